@@ -1,0 +1,167 @@
+/**
+ * Shared vocabulary of shared-batch-kit: the words model/ and impl/ both speak, as types only.
+ *
+ * This module holds no logic (a few constant lists aside). model/ and impl/ may both import it;
+ * impl/ never imports model/ or conformance/. The semantics behind every word are in
+ * vocab/PROTOCOL.md, which both halves implement independently.
+ */
+
+/** How the workers of one process coalesce their per-interval batches. */
+export type Variant = 'off' | 'best-effort' | 'barrier';
+export const VARIANTS: readonly Variant[] = ['off', 'best-effort', 'barrier'];
+
+/** Named, realistic bugs that can be switched on in impl/ (and, for the review bug, in model/). */
+export type BugName =
+  | 'sweep-upgrade-race'
+  | 'drop-without-finish'
+  | 'late-handle-joins-finished-builder'
+  | 'barrier-lost-wakeup'
+  | 'barrier-skip-double-count'
+  | 'append-keeps-batches-on-mismatch'
+  | 'threshold-inclusive';
+export const BUG_NAMES: readonly BugName[] = [
+  'sweep-upgrade-race',
+  'drop-without-finish',
+  'late-handle-joins-finished-builder',
+  'barrier-lost-wakeup',
+  'barrier-skip-double-count',
+  'append-keeps-batches-on-mismatch',
+  'threshold-inclusive',
+];
+
+/** A logical timestamp (non-negative integer). */
+export type Time = number;
+/** Identifies one update of the desired collection (the same id on every replica). */
+export type UpdateId = number;
+/** Identifies a shared batch within one process's registry: the description's mint sequence number. */
+export type SharedId = number;
+
+/**
+ * A batch description, minted by the mint operator of one replica and broadcast to its workers.
+ * - `lower < upper`; lowers strictly increase per replica; at most one is live at a time.
+ * - `appendWorker` = (mint sequence number) mod (workers of the replica): round robin.
+ * - `sharedId` = mint sequence number (0, 1, 2 … per replica).
+ * - `maxBytes` = the `shared_batch_max_bytes` knob as read once, at mint. SUBTLE: every worker of the
+ *   interval must see the same value, or a barrier waits for a worker that decided not to share.
+ */
+export interface Description {
+  readonly lower: Time;
+  readonly upper: Time;
+  readonly appendWorker: number;
+  readonly sharedId: SharedId;
+  readonly maxBytes: number;
+}
+
+/** Persist tunables that decide how batches become parts. */
+export interface PersistConfig {
+  /** A builder cuts a part once its buffered payload bytes reach this (default 128 MiB). */
+  readonly blobTargetSize: number;
+  /** A part whose payload bytes are below this (exclusive) is inline (default 4096). */
+  readonly inlineSingleMaxBytes: number;
+  /** An append whose inline parts would bring state's inline bytes to this or more is refused
+   * with inline backpressure; the writer flushes its inline parts to blob and retries (default 1 MiB). */
+  readonly inlineTotalMaxBytes: number;
+}
+
+/** Parts of one or more batches, hollow (one blob PUT each) and inline (in consensus state) apart. */
+export interface PartsSummary {
+  readonly hollow: number;
+  readonly inline: number;
+}
+
+/** What the trace says about one batch: which updates it holds (ascending ids) and its parts. */
+export interface BatchSummary {
+  readonly updates: readonly UpdateId[];
+  readonly parts: PartsSummary;
+}
+
+/** Where an event happened. `worker` is the worker's index within its replica (0 … P·W−1);
+ * `process` = floor(worker / workersPerProcess). */
+export interface WorkerRef {
+  readonly replica: number;
+  readonly process: number;
+  readonly worker: number;
+}
+
+/** A worker's decision for one description (see PROTOCOL.md, "Routing"). */
+export type Route = 'shared' | 'own' | 'none';
+
+/** Outcome of one compare-and-append. */
+export type AppendResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly current: Time };
+
+/**
+ * The abstract protocol events that impl/ emits through its observer, in the order they happen, and
+ * that model/ accepts (and, exploring, generates). Fields marked (predicted) are observables: the
+ * model computes them itself and the conformance suite requires equality. Unmarked fields are
+ * inputs (who acted, which chunk was pushed, the knob value read).
+ */
+export type TraceEvent =
+  /** The replica's desired frontier advanced: all updates with time < upper are known. */
+  | { readonly kind: 'frontier'; readonly replica: number; readonly upper: Time }
+  /** The mint operator minted a description (lower, upper, appendWorker, sharedId predicted; maxBytes input). */
+  | { readonly kind: 'mint'; readonly replica: number; readonly desc: Description }
+  /** A worker took its updates in [lower, upper) and decided its route (updates, bytes, route predicted). */
+  | (WorkerRef & {
+      readonly kind: 'stage';
+      readonly sharedId: SharedId;
+      readonly updates: readonly UpdateId[];
+      readonly bytes: number;
+      readonly route: Route;
+    })
+  /** builder(id, desc[, participants]) returned a handle; `created` (predicted): a new builder state. */
+  | (WorkerRef & { readonly kind: 'open'; readonly sharedId: SharedId; readonly created: boolean })
+  /** One chunk of the worker's staged updates entered the builder's channel (in staged order). */
+  | (WorkerRef & { readonly kind: 'push'; readonly sharedId: SharedId; readonly updates: readonly UpdateId[] })
+  /** finish() began; `last` (predicted): best-effort — this handle dropped the last reference;
+   * barrier — this arrival finalized the barrier. */
+  | (WorkerRef & { readonly kind: 'finish-begin'; readonly sharedId: SharedId; readonly last: boolean })
+  /** finish() returned; `received` (predicted): the batch, or null for every handle but the receiver. */
+  | (WorkerRef & { readonly kind: 'finish-end'; readonly sharedId: SharedId; readonly received: BatchSummary | null })
+  /** Barrier only: noteSkip(id, participants); `early` (predicted): no state existed, the skip was recorded. */
+  | (WorkerRef & { readonly kind: 'skip'; readonly sharedId: SharedId; readonly early: boolean })
+  /** The worker finished writing its own (fallback or unshared) batch (batch predicted). */
+  | (WorkerRef & { readonly kind: 'own-batch'; readonly sharedId: SharedId; readonly batch: BatchSummary })
+  /** The worker handed its batches for the description (0 or 1; predicted) to the append worker. */
+  | (WorkerRef & { readonly kind: 'hand'; readonly sharedId: SharedId; readonly batches: readonly BatchSummary[] })
+  /** The append worker's one compare_and_append over [lower, upper) (everything but replica/lower/upper predicted). */
+  | {
+      readonly kind: 'append';
+      readonly replica: number;
+      readonly lower: Time;
+      readonly upper: Time;
+      readonly batches: number;
+      readonly parts: PartsSummary;
+      readonly updates: readonly UpdateId[];
+      readonly result: AppendResult;
+    }
+  /** The append worker deleted batches it could not append (predicted count). */
+  | {
+      readonly kind: 'delete';
+      readonly replica: number;
+      readonly lower: Time;
+      readonly batches: number;
+      readonly reason: 'mismatch' | 'stale';
+    }
+  /** The registry sweep removed dead entries (clean implementation: one atomic step). */
+  | { readonly kind: 'sweep'; readonly replica: number; readonly process: number; readonly removed: readonly SharedId[] }
+  /** sweep-upgrade-race only: the sweep took a temporary strong reference to a live entry… */
+  | { readonly kind: 'sweep-hold'; readonly replica: number; readonly process: number; readonly sharedId: SharedId }
+  /** …and released it; `closed` (predicted): it was the last reference, so the batch went to nobody. */
+  | {
+      readonly kind: 'sweep-release';
+      readonly replica: number;
+      readonly process: number;
+      readonly sharedId: SharedId;
+      readonly closed: boolean;
+    }
+  /** drop-without-finish only: a handle was dropped without finish(); `closed` as for sweep-release. */
+  | (WorkerRef & { readonly kind: 'drop'; readonly sharedId: SharedId; readonly closed: boolean });
+
+export type TraceEventKind = TraceEvent['kind'];
+
+/** Receives protocol events from impl/. Optional; production passes none. */
+export interface Observer {
+  event(e: TraceEvent): void;
+}
