@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { ChoiceScheduler, formatLog } from './choice-scheduler.ts';
+
+/** Two tasks that each append their name at three points. */
+async function twoTasks(s: ChoiceScheduler, out: string[]): Promise<string> {
+  const task = async (name: string, worker: number) => {
+    for (let i = 0; i < 3; i++) {
+      await s.point({ label: `step${i}`, replica: 0, worker });
+      out.push(`${name}${i}`);
+    }
+  };
+  await Promise.all([task('a', 0), task('b', 1)]);
+  return out.join(' ');
+}
+
+describe('ChoiceScheduler', () => {
+  it('resumes the oldest pending point when the choices are used up (FIFO)', async () => {
+    const s = new ChoiceScheduler([]);
+    const out = await s.drive(twoTasks(s, []));
+    expect(out).toEqual({ kind: 'settled', value: 'a0 b0 a1 b1 a2 b2', steps: 6 });
+  });
+
+  it('follows the choices: index mod number pending', async () => {
+    const s = new ChoiceScheduler([1, 1, 1]);
+    const out = await s.drive(twoTasks(s, []));
+    // step 0 picks b (index 1 of [a,b]); step 1 picks b again (of [a,b]); step 2 picks b (of [a,b]).
+    expect(out.kind === 'settled' && out.value).toBe('b0 b1 b2 a0 a1 a2');
+    expect(formatLog(s.log)).toContain('<- picked #1 of 2');
+  });
+
+  it('is deterministic for the same choices', async () => {
+    const choices = [5, 3, 8, 1, 0, 2];
+    const runs = await Promise.all([0, 1].map(async () => {
+      const s = new ChoiceScheduler(choices);
+      return s.drive(twoTasks(s, []));
+    }));
+    expect(runs[0]).toEqual(runs[1]);
+  });
+
+  it('reports a deadlock instead of hanging when every task waits on a peer', async () => {
+    const s = new ChoiceScheduler([]);
+    const never = new Promise<void>(() => {});
+    const run = (async () => {
+      await s.point({ label: 'before-wait', replica: 0, worker: 0 });
+      await never;
+    })();
+    const out = await s.drive(run);
+    expect(out).toEqual({ kind: 'deadlock', steps: 1 });
+  });
+
+  it('reports a thrown error with the steps taken', async () => {
+    const s = new ChoiceScheduler([]);
+    const run = (async () => {
+      await s.point({ label: 'x', replica: 0 });
+      throw new Error('boom');
+    })();
+    const out = await s.drive(run);
+    expect(out.kind).toBe('threw');
+    expect(out.kind === 'threw' && (out.error as Error).message).toBe('boom');
+  });
+
+  it('stops at the step limit and names the points still pending', async () => {
+    const s = new ChoiceScheduler([], 3);
+    const run = (async () => {
+      for (;;) await s.point({ label: 'spin', replica: 1, process: 0 });
+    })();
+    const out = await s.drive(run);
+    expect(out.kind).toBe('step-limit');
+    expect(out.kind === 'step-limit' && out.pending.map((p) => p.label)).toEqual(['spin']);
+    expect(formatLog(s.log)).toContain('r1 p0');
+  });
+});

@@ -1,0 +1,108 @@
+/**
+ * A scheduler driven by a shrinkable list of choice indices.
+ *
+ * Why not `fc.scheduler()`: its ordering choices never shrink (../shared/FINDINGS.md), so its
+ * counterexamples stay 9–34 events long. Here every ordering decision is one number from a list that
+ * fast-check generates and shrinks like any other array: removing an element or lowering it towards 0
+ * moves the run towards plain FIFO order, so a counterexample shrinks to the few choices that matter.
+ *
+ * How a run is driven: every task of the implementation stops at each scheduling point
+ * (`point(site)`). `drive` lets the microtask queue drain (one `setImmediate` turn: the code under test
+ * never waits on timers), then resumes exactly one pending point — the one at index
+ * `choices[step] mod pending` in arrival order, or the oldest once the list is used up — and repeats.
+ * When nothing is pending and the run has not settled, every task is blocked on a peer: a deadlock.
+ */
+import type { PointSite, Scheduler } from '../impl/seams.ts';
+
+interface Pending {
+  readonly seq: number;
+  readonly site: PointSite;
+  readonly resume: () => void;
+}
+
+/** One resumed point, as the scheduler log prints it. */
+export interface ResumeRecord {
+  readonly step: number;
+  readonly site: PointSite;
+  /** How many points were pending when this one was chosen, and which (by arrival order) it was. */
+  readonly of: number;
+  readonly index: number;
+}
+
+export type DriveOutcome<T> =
+  | { readonly kind: 'settled'; readonly value: T; readonly steps: number }
+  | { readonly kind: 'threw'; readonly error: unknown; readonly steps: number }
+  | { readonly kind: 'deadlock'; readonly steps: number }
+  | { readonly kind: 'step-limit'; readonly steps: number; readonly pending: readonly PointSite[] };
+
+export class ChoiceScheduler implements Scheduler {
+  private readonly pending: Pending[] = [];
+  private seq = 0;
+  private step = 0;
+  readonly log: ResumeRecord[] = [];
+
+  constructor(
+    private readonly choices: readonly number[],
+    private readonly maxSteps = 100_000,
+  ) {}
+
+  point(site: PointSite): Promise<void> {
+    return new Promise<void>((resume) => {
+      this.pending.push({ seq: this.seq++, site, resume });
+    });
+  }
+
+  /** Runs `run` to completion under this scheduler's choices. Never hangs: a run with no pending point
+   * and no result is reported as a deadlock, and a run past `maxSteps` as a step limit. */
+  async drive<T>(run: Promise<T>): Promise<DriveOutcome<T>> {
+    let result: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
+    run.then(
+      (value) => (result = { ok: true, value }),
+      (error: unknown) => (result = { ok: false, error }),
+    );
+    for (;;) {
+      await drain();
+      if (result !== undefined) {
+        return result.ok
+          ? { kind: 'settled', value: result.value, steps: this.step }
+          : { kind: 'threw', error: result.error, steps: this.step };
+      }
+      if (this.pending.length === 0) return { kind: 'deadlock', steps: this.step };
+      if (this.step >= this.maxSteps) {
+        return { kind: 'step-limit', steps: this.step, pending: this.pending.map((p) => p.site) };
+      }
+      const choice = this.choices[this.step] ?? 0;
+      const index = choice % this.pending.length;
+      const [chosen] = this.pending.splice(index, 1);
+      // `index` is always within bounds: pending is non-empty here.
+      if (chosen === undefined) throw new Error('unreachable: no pending point at a valid index');
+      this.log.push({ step: this.step, site: chosen.site, of: this.pending.length + 1, index });
+      this.step += 1;
+      chosen.resume();
+    }
+  }
+}
+
+/** Lets every microtask chain started by the last resume run until it blocks or reaches a point. */
+function drain(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** `r0 w3 p0` style actor name for a point. */
+export function actorOf(site: PointSite): string {
+  const parts = [`r${site.replica}`];
+  if (site.worker !== undefined) parts.push(`w${site.worker}`);
+  else if (site.process !== undefined) parts.push(`p${site.process}`);
+  return parts.join(' ');
+}
+
+/** The scheduler log, one line per resumed point; choices that were not the oldest are marked. */
+export function formatLog(log: readonly ResumeRecord[]): string {
+  return log
+    .map((r) => {
+      const pick = r.index === 0 ? '' : `  <- picked #${r.index} of ${r.of}`;
+      const bytes = r.site.bytes === undefined ? '' : ` ${r.site.bytes}B`;
+      return `${String(r.step).padStart(4)}  ${actorOf(r.site).padEnd(8)} ${r.site.label}${bytes}${pick}`;
+    })
+    .join('\n');
+}
