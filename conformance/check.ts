@@ -1,0 +1,166 @@
+/**
+ * `sbkit check`: many random workloads × schedules per variant through the harness; on the first
+ * failure fast-check shrinks workload and schedule together, and the report is the reproduction.
+ */
+import fc from 'fast-check';
+import { VARIANTS, type BugName, type Variant } from '../vocab/index.ts';
+import { properties } from '../spec/properties.ts';
+import { formatEvent, runOnce, type RunReport } from './harness.ts';
+import { decodeToken, encodeToken } from './token.ts';
+import { DEFAULT_BOUNDS, workloadArb, type Workload } from './workload.ts';
+
+/** Runs per variant when none are asked for: what `npm start` and `npm test` use. */
+export const DEFAULT_RUNS = 300;
+
+/** The variants on which each gallery bug can show (a barrier bug cannot show without a barrier). */
+export const BUG_VARIANTS: Readonly<Record<BugName, readonly Variant[]>> = {
+  'sweep-upgrade-race': ['best-effort'],
+  'drop-without-finish': ['best-effort', 'barrier'],
+  'late-handle-joins-finished-builder': ['best-effort'],
+  'barrier-lost-wakeup': ['barrier'],
+  'barrier-skip-double-count': ['barrier'],
+  'append-keeps-batches-on-mismatch': ['off', 'best-effort', 'barrier'],
+  'threshold-inclusive': ['best-effort', 'barrier'],
+};
+
+export interface CheckOptions {
+  readonly variant: Variant | 'all';
+  readonly runs?: number;
+  readonly seed?: number;
+  readonly bug?: BugName;
+  readonly replay?: string;
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+export interface VariantOutcome {
+  readonly variant: Variant;
+  readonly runs: number;
+  readonly failed: boolean;
+  /** Runs executed until the first failure (1-based), when one failed. */
+  readonly runsToFailure?: number;
+  readonly msToFailure?: number;
+  readonly shrinks?: number;
+  readonly report?: RunReport;
+  /** How many runs witnessed each `sometimes` property. */
+  readonly witnessed: Readonly<Record<string, number>>;
+}
+
+export interface CheckResult {
+  readonly exitCode: 0 | 1;
+  readonly output: string;
+  readonly summary: string;
+  readonly variants: readonly VariantOutcome[];
+}
+
+/** The schedule: one choice per scheduling point (index mod the number pending); the tail is FIFO. */
+export const choicesArb = fc.array(fc.nat({ max: 63 }), { maxLength: 400 });
+
+export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
+  if (opts.replay !== undefined) return replay(opts.replay);
+  const seed = opts.seed ?? Date.now() % 2 ** 31;
+  const runs = opts.runs ?? DEFAULT_RUNS;
+  const variants = opts.variant === 'all' ? (opts.bug === undefined ? VARIANTS : BUG_VARIANTS[opts.bug]) : [opts.variant];
+  const outcomes: VariantOutcome[] = [];
+  let done = 0;
+  for (const variant of variants) {
+    const outcome = await checkVariant(variant, runs, seed, opts.bug, () => opts.onProgress?.(++done, runs * variants.length));
+    outcomes.push(outcome);
+    if (outcome.failed) break;
+  }
+  const failed = outcomes.find((o) => o.failed);
+  const output = failed?.report === undefined ? passOutput(outcomes) : failureOutput(failed.report, { seed, variant: failed.variant, runsToFailure: failed.runsToFailure, shrinks: failed.shrinks });
+  const totalRuns = outcomes.reduce((n, o) => n + o.runs, 0);
+  const summary = `sbkit check: ${failed ? 'FAILED' : 'ok'} — ${totalRuns} runs, variants ${outcomes.map((o) => o.variant).join(', ')}, ${propertyCount()} properties + refinement + audit checked, seed ${seed}${opts.bug ? `, bug ${opts.bug}` : ''}`;
+  return { exitCode: failed ? 1 : 0, output, summary, variants: outcomes };
+}
+
+async function checkVariant(variant: Variant, runs: number, seed: number, bug: BugName | undefined, tick: () => void): Promise<VariantOutcome> {
+  const witnessed: Record<string, number> = {};
+  let executed = 0;
+  let firstFailure: { run: number; ms: number } | undefined;
+  const started = performance.now();
+  const property = fc.asyncProperty(workloadArb(variant, DEFAULT_BOUNDS), choicesArb, async (workload: Workload, choices: number[]) => {
+    const report = await runOnce(workload, choices, bug);
+    if (firstFailure === undefined) {
+      executed += 1;
+      tick();
+      for (const name of report.witnessed) witnessed[name] = (witnessed[name] ?? 0) + 1;
+    }
+    if (report.failures.length > 0) {
+      firstFailure ??= { run: executed, ms: performance.now() - started };
+      throw new Error(report.failures.map((f) => `${f.check}: ${f.why}`).join('\n'));
+    }
+  });
+  const details = await fc.check(property, { seed, numRuns: runs });
+  if (!details.failed || details.counterexample === null) return { variant, runs: executed, failed: false, witnessed };
+  const [workload, choices] = details.counterexample;
+  const report = await runOnce(workload, choices, bug);
+  return {
+    variant,
+    runs: executed,
+    failed: true,
+    runsToFailure: firstFailure?.run ?? executed,
+    msToFailure: firstFailure?.ms ?? 0,
+    shrinks: details.numShrinks,
+    report,
+    witnessed,
+  };
+}
+
+async function replay(token: string): Promise<CheckResult> {
+  const c = decodeToken(token);
+  const report = await runOnce(c.workload, c.choices, c.bug);
+  const failed = report.failures.length > 0;
+  const output = failed ? failureOutput(report, {}) : `replayed ${describeWorkload(c.workload)}: every check holds`;
+  const summary = `sbkit check --replay: ${failed ? 'FAILED' : 'ok'} — 1 run, variant ${c.workload.variant}${c.bug ? `, bug ${c.bug}` : ''}`;
+  return {
+    exitCode: failed ? 1 : 0,
+    output,
+    summary,
+    variants: [{ variant: c.workload.variant, runs: 1, failed, report, witnessed: {} }],
+  };
+}
+
+function propertyCount(): number {
+  return properties.filter((p) => p.kind !== 'sometimes').length;
+}
+
+function passOutput(outcomes: readonly VariantOutcome[]): string {
+  return outcomes
+    .map((o) => {
+      const seen = Object.entries(o.witnessed)
+        .map(([name, n]) => `${name} ${n}/${o.runs}`)
+        .join(', ');
+      return `${o.variant.padEnd(11)} ${o.runs} runs, every check held${seen ? `; sometimes-witnesses: ${seen}` : ''}`;
+    })
+    .join('\n');
+}
+
+export function describeWorkload(w: Workload): string {
+  const loads = w.loads.map((row, t) => `t${t}:[${row.join(' ')}]`).join(' ');
+  return (
+    `${w.variant}, ${w.replicas} replica(s) × ${w.processes} process(es) × ${w.workersPerProcess} worker(s), ${w.intervals} interval(s); ` +
+    `knob by lower ${JSON.stringify(w.knob)}; loads ${loads}; blobTarget ${w.blobTargetSize}, inlineTotalMax ${w.inlineTotalMaxBytes}, pushChunk ${w.pushChunkUpdates}`
+  );
+}
+
+function failureOutput(
+  r: RunReport,
+  ctx: { seed?: number; variant?: Variant; runsToFailure?: number | undefined; shrinks?: number | undefined },
+): string {
+  const token = encodeToken({ workload: r.workload, choices: r.choices, ...(r.bug === undefined ? {} : { bug: r.bug }) });
+  const lines: string[] = [];
+  lines.push(`FAILED ${r.workload.variant}${r.bug ? ` with bug ${r.bug}` : ''} (run ended: ${r.outcome})`);
+  if (ctx.seed !== undefined) lines.push(`seed ${ctx.seed}; failed on run ${ctx.runsToFailure ?? '?'}; shrunk in ${ctx.shrinks ?? 0} steps`);
+  lines.push(`workload: ${describeWorkload(r.workload)}`);
+  lines.push(`schedule choices: [${r.choices.join(', ')}] (then FIFO)`);
+  lines.push('what failed:');
+  for (const f of r.failures) lines.push(`  - [${f.kind}] ${f.check}: ${f.why}`);
+  const at = r.failures.find((f) => f.at !== undefined)?.at;
+  lines.push(`executed protocol events (${r.trace.length}):`);
+  r.trace.forEach((e, i) => lines.push(`  ${i === at ? '>>' : '  '}${String(i).padStart(3)} ${formatEvent(e)}`));
+  lines.push(`scheduler log (${r.schedulerLog.split('\n').length} resumes):`);
+  lines.push(r.schedulerLog.replace(/^/gm, '  '));
+  lines.push(`replay: sbkit check --replay ${token}`);
+  return lines.join('\n');
+}

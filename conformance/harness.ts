@@ -1,0 +1,165 @@
+/**
+ * One conformance run: the implementation under a chosen schedule, then every check on what it did.
+ *
+ * 1. The implementation runs under a ChoiceScheduler and emits its protocol trace.
+ * 2. Liveness: the run must settle; a run where every task waits on a peer is a deadlock, with its own
+ *    message (never a test timeout).
+ * 3. Refinement: the trace is replayed on the model's step function, event by event; each event must be
+ *    enabled there and its predicted fields equal to the model's. A settled run must leave the model final.
+ * 4. Properties from spec/ on the run's view (built from the trace alone), and the implementation's own
+ *    audit of the shard (lost, duplicated) and of blob storage (leaked blobs), which no trace can see.
+ */
+import type { BugName, TraceEvent } from '../vocab/index.ts';
+import { runSink, type RunResult } from '../impl/run.ts';
+import { encodedUpdateSize, partitionWorker } from '../impl/update.ts';
+import type { ModelConfig } from '../model/config.ts';
+import { enabledActions, initialState, isFinal, step } from '../model/system.ts';
+import { properties } from '../spec/properties.ts';
+import { viewFromTrace } from '../spec/view.ts';
+import { ChoiceScheduler, formatLog, type DriveOutcome } from './choice-scheduler.ts';
+import { knobAt, materialize, persistOf, type Workload } from './workload.ts';
+
+export type FailureKind = 'liveness' | 'impl-error' | 'property' | 'audit' | 'refinement';
+
+export interface Failure {
+  readonly kind: FailureKind;
+  /** The property or check that failed. */
+  readonly check: string;
+  readonly why: string;
+  /** For refinement: the index of the trace event where model and implementation diverged. */
+  readonly at?: number;
+}
+
+export interface RunReport {
+  readonly workload: Workload;
+  readonly choices: readonly number[];
+  readonly bug: BugName | undefined;
+  readonly trace: readonly TraceEvent[];
+  readonly schedulerLog: string;
+  readonly outcome: DriveOutcome<RunResult>['kind'];
+  readonly failures: readonly Failure[];
+  /** Names of the `sometimes` properties this run witnessed. */
+  readonly witnessed: readonly string[];
+}
+
+export function modelConfigOf(w: Workload, updates = materialize(w)): ModelConfig {
+  const workers = w.processes * w.workersPerProcess;
+  return {
+    variant: w.variant,
+    replicas: w.replicas,
+    processes: w.processes,
+    workersPerProcess: w.workersPerProcess,
+    intervals: w.intervals,
+    updates: updates.map((u) => ({ id: u.id, time: u.time, worker: partitionWorker(u.key, workers), size: encodedUpdateSize(u) })),
+    persist: persistOf(w),
+    maxBytesChoices: [...new Set(w.knob)],
+  };
+}
+
+export async function runOnce(workload: Workload, choices: readonly number[], bug?: BugName): Promise<RunReport> {
+  const updates = materialize(workload);
+  const cfg = modelConfigOf(workload, updates);
+  const trace: TraceEvent[] = [];
+  const scheduler = new ChoiceScheduler(choices);
+  const run = runSink({
+    variant: workload.variant,
+    replicas: workload.replicas,
+    processes: workload.processes,
+    workersPerProcess: workload.workersPerProcess,
+    intervals: workload.intervals,
+    updates,
+    maxBytes: ({ lower }) => knobAt(workload, lower),
+    persist: persistOf(workload),
+    pushChunkUpdates: workload.pushChunkUpdates,
+    bugs: bug === undefined ? [] : [bug],
+    scheduler,
+    observer: { event: (e) => trace.push(e) },
+  });
+  const outcome = await scheduler.drive(run);
+  const failures: Failure[] = [];
+
+  // Liveness and crashes.
+  if (outcome.kind === 'deadlock') {
+    failures.push({ kind: 'liveness', check: 'no-deadlock', why: `deadlock after ${outcome.steps} steps: every task waits on a peer (${stuck(trace)})` });
+  } else if (outcome.kind === 'step-limit') {
+    failures.push({ kind: 'liveness', check: 'terminates', why: `no end after ${outcome.steps} steps; still pending: ${outcome.pending.map((p) => p.label).join(', ')}` });
+  } else if (outcome.kind === 'threw') {
+    failures.push({ kind: 'impl-error', check: 'no-error', why: describeError(outcome.error) });
+  }
+  const settled = outcome.kind === 'settled';
+
+  // Properties on the run's view, and the implementation's audit.
+  const view = viewFromTrace(cfg, trace, { final: settled });
+  const witnessed: string[] = [];
+  for (const p of properties) {
+    const verdict = p.check(view);
+    if (p.kind === 'sometimes') {
+      if (verdict.ok) witnessed.push(p.name);
+    } else if (!verdict.ok && (p.kind === 'always' || settled)) {
+      failures.push({ kind: 'property', check: p.name, why: verdict.why });
+    }
+  }
+  if (settled) {
+    const { audit } = outcome.value;
+    if (audit.lost > 0) failures.push({ kind: 'audit', check: 'shard-has-every-update', why: `${audit.lost} update(s) of the desired collection are not in the shard` });
+    if (audit.duplicated > 0) failures.push({ kind: 'audit', check: 'shard-has-no-duplicate', why: `${audit.duplicated} update(s) are in the shard more than once` });
+    if (audit.leakedBlobs > 0) failures.push({ kind: 'audit', check: 'no-leaked-blobs', why: `${audit.leakedBlobs} blob(s) were written, never referenced by shard state and never deleted` });
+  }
+
+  // Refinement: replay on the model.
+  let state = initialState(cfg);
+  let diverged = false;
+  for (const [i, e] of trace.entries()) {
+    const r = step(cfg, state, e);
+    if (!r.ok) {
+      const expected = r.expected === undefined ? '' : `\n      model expected: ${formatEvent(r.expected)}`;
+      failures.push({ kind: 'refinement', check: 'trace-refines-model', at: i, why: `event #${i} ${formatEvent(e)}: ${r.reason}${expected}` });
+      diverged = true;
+      break;
+    }
+    state = r.state;
+  }
+  if (!diverged && settled && !isFinal(cfg, state)) {
+    const next = enabledActions(cfg, state).slice(0, 4).map(formatEvent).join('; ');
+    failures.push({ kind: 'refinement', check: 'trace-refines-model', at: trace.length, why: `the implementation ended but the model still has enabled: ${next}` });
+  }
+
+  return {
+    workload,
+    choices,
+    bug,
+    trace,
+    schedulerLog: formatLog(scheduler.log),
+    outcome: outcome.kind,
+    failures,
+    witnessed,
+  };
+}
+
+/** Which finishes began and never returned, for a deadlock message. */
+function stuck(trace: readonly TraceEvent[]): string {
+  const open = new Map<string, TraceEvent>();
+  for (const e of trace) {
+    if (e.kind === 'finish-begin') open.set(`${e.replica}/${e.worker}/${e.sharedId}`, e);
+    if (e.kind === 'finish-end') open.delete(`${e.replica}/${e.worker}/${e.sharedId}`);
+  }
+  if (open.size === 0) return 'no finish is waiting';
+  return [...open.values()].map((e) => `finish of r${e.replica} w${'worker' in e ? e.worker : '?'} id ${'sharedId' in e ? e.sharedId : '?'} never returned`).join('; ');
+}
+
+function describeError(e: unknown): string {
+  if (e instanceof Error) return `${e.name}: ${e.message}`;
+  return String(e);
+}
+
+/** An event as one short line: `r0 w1 finish-begin id=0 last=true`. */
+export function formatEvent(e: TraceEvent): string {
+  const { kind, replica, ...rest } = e as TraceEvent & Record<string, unknown>;
+  const who = 'worker' in rest ? `r${replica} w${String(rest['worker'])}` : 'process' in rest ? `r${replica} p${String(rest['process'])}` : `r${replica}`;
+  delete rest['worker'];
+  delete rest['process'];
+  const fields = Object.entries(rest)
+    .map(([k, v]) => `${k === 'sharedId' ? 'id' : k}=${JSON.stringify(v)}`)
+    .join(' ');
+  return `${who} ${kind}${fields ? ' ' + fields : ''}`;
+}

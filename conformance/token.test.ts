@@ -1,0 +1,33 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { VARIANTS } from '../vocab/index.ts';
+import { decodeToken, encodeToken, ReplayTokenError } from './token.ts';
+import { workloadArb } from './workload.ts';
+import { choicesArb } from './check.ts';
+
+describe('replay tokens', () => {
+  it('round-trip every generated counterexample exactly', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...VARIANTS).chain((v) => workloadArb(v)), choicesArb, fc.option(fc.constant('threshold-inclusive' as const), { nil: undefined }), (workload, choices, bug) => {
+        const c = { workload, choices, ...(bug === undefined ? {} : { bug }) };
+        expect(decodeToken(encodeToken(c))).toEqual(c);
+      }),
+      { numRuns: 200, seed: 7 },
+    );
+  });
+
+  it.each([
+    ['xx', /must start with "sb1\."/],
+    ['sb1.%%%', /not valid base64url JSON/],
+    ['sb1.' + Buffer.from('{"v":"sideways"}').toString('base64url'), /invalid variant/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1]}').toString('base64url'), /invalid shape/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[]}').toString('base64url'), /invalid knob/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["9"]}').toString('base64url'), /invalid load class/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"c":[-1]}').toString('base64url'), /invalid choices/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"c":[],"b":"nope"}').toString('base64url'), /invalid bug name/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[0,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"c":[]}').toString('base64url'), /invalid shape/],
+  ])('rejects %s with a typed error naming the problem', (token, message) => {
+    expect(() => decodeToken(token)).toThrow(ReplayTokenError);
+    expect(() => decodeToken(token)).toThrow(message);
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * Replay tokens: a counterexample (workload, schedule choices, bug switch) packed into one paste-able
+ * string, so `sbkit check --replay <token>` reruns exactly the failing run, independent of how
+ * fast-check generated it.
+ */
+import { BUG_NAMES, VARIANTS, type BugName } from '../vocab/index.ts';
+import { LOAD_CLASSES, type LoadClass, type Workload } from './workload.ts';
+
+export interface Counterexample {
+  readonly workload: Workload;
+  readonly choices: readonly number[];
+  readonly bug?: BugName;
+}
+
+const PREFIX = 'sb1.';
+
+export class ReplayTokenError extends Error {
+  override readonly name = 'ReplayTokenError';
+}
+
+export function encodeToken(c: Counterexample): string {
+  const w = c.workload;
+  const packed = {
+    v: w.variant,
+    s: [w.replicas, w.processes, w.workersPerProcess, w.intervals, w.threshold, w.blobTargetSize, w.inlineTotalMaxBytes, w.pushChunkUpdates],
+    k: w.knob,
+    l: w.loads.map((row) => row.map((l) => LOAD_CLASSES.indexOf(l)).join('')),
+    c: c.choices,
+    ...(c.bug === undefined ? {} : { b: c.bug }),
+  };
+  return PREFIX + Buffer.from(JSON.stringify(packed)).toString('base64url');
+}
+
+export function decodeToken(token: string): Counterexample {
+  if (!token.startsWith(PREFIX)) throw new ReplayTokenError(`replay token must start with "${PREFIX}", got "${token.slice(0, 8)}…"`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(Buffer.from(token.slice(PREFIX.length), 'base64url').toString('utf8'));
+  } catch {
+    throw new ReplayTokenError('replay token is not valid base64url JSON (was it cut when pasted?)');
+  }
+  const bad = (what: string): never => {
+    throw new ReplayTokenError(`replay token has an invalid ${what}`);
+  };
+  if (typeof raw !== 'object' || raw === null) return bad('body');
+  const o = raw as Record<string, unknown>;
+  const variant = VARIANTS.find((v) => v === o['v']) ?? bad('variant');
+  const s = o['s'];
+  if (!Array.isArray(s) || s.length !== 8 || !s.every(isNat)) return bad('shape');
+  const nums = s as number[];
+  const [replicas, processes, workersPerProcess, intervals, threshold, blobTargetSize, inlineTotalMaxBytes, pushChunkUpdates] =
+    nums as [number, number, number, number, number, number, number, number];
+  const knob = o['k'];
+  if (!Array.isArray(knob) || knob.length === 0 || !knob.every(isNat)) return bad('knob');
+  const loadsRaw = o['l'];
+  if (!Array.isArray(loadsRaw) || loadsRaw.length !== intervals) return bad('loads');
+  const loads = loadsRaw.map((row): LoadClass[] => {
+    if (typeof row !== 'string' || row.length !== processes * workersPerProcess) return bad('loads row');
+    return [...row].map((ch) => LOAD_CLASSES[Number(ch)] ?? bad('load class'));
+  });
+  const choices = o['c'];
+  if (!Array.isArray(choices) || !choices.every(isNat)) return bad('choices');
+  const bugRaw = o['b'];
+  const bug = bugRaw === undefined ? undefined : (BUG_NAMES.find((b) => b === bugRaw) ?? bad('bug name'));
+  if (replicas < 1 || processes < 1 || workersPerProcess < 1 || intervals < 1 || pushChunkUpdates < 1) return bad('shape');
+  const workload: Workload = {
+    variant,
+    replicas,
+    processes,
+    workersPerProcess,
+    intervals,
+    threshold,
+    knob: knob as number[],
+    loads,
+    blobTargetSize,
+    inlineTotalMaxBytes,
+    pushChunkUpdates,
+  };
+  return { workload, choices: choices as number[], ...(bug === undefined ? {} : { bug }) };
+}
+
+function isNat(x: unknown): x is number {
+  return typeof x === 'number' && Number.isInteger(x) && x >= 0;
+}
