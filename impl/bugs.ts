@@ -1,0 +1,53 @@
+/**
+ * The bug gallery: realistic defects behind switches. Each is configuration (RunConfig.bugs), off by
+ * default, and costs a production path one `bugs.has(...)` test at the one place it matters.
+ * PROTOCOL.md "Bugs of the gallery" defines them; each has a targeted test in impl/test/bugs.test.ts.
+ */
+import type { BugName } from '../vocab/index.ts';
+import { BUG_NAMES } from '../vocab/index.ts';
+import { SbkitError, show } from './errors.ts';
+
+/** One line each: what goes wrong, and what a user would see. */
+export const BUG_DESCRIPTIONS: Record<BugName, string> = {
+  'sweep-upgrade-race':
+    'The registry sweep tests liveness with a temporary strong reference (weak.upgrade()); a finish() that runs while it is held is not last, so every handle gets null: the interval is sealed without that data (lost for good) and its parts leak.',
+  'drop-without-finish':
+    "The description's append worker drops its shared handle instead of calling finish(): when it held the last reference the batch is built for nobody (data lost, parts leaked); under the barrier the other workers wait forever.",
+  'late-handle-joins-finished-builder':
+    'builder() reuses a dead registry entry whose channel is already closed: a worker that opens after the others finished pushes into nothing, and its updates are silently missing from the shard.',
+  'barrier-lost-wakeup':
+    'A barrier waiter re-checks `finalized`, yields, and only then registers for the notification: if the last finisher notifies in between, the waiter sleeps forever and the interval never appends.',
+  'barrier-skip-double-count':
+    'A skip recorded before the barrier state existed is subtracted twice when the state is created: the barrier finalizes before every worker finished, a late pusher\'s updates are lost and its finish() fails with barrier-over-report.',
+  'append-keeps-batches-on-mismatch':
+    'On an upper mismatch the append worker drops its batches instead of deleting them: their blobs stay in storage, referenced by nothing (leaked blobs).',
+  'threshold-inclusive':
+    'The sharing threshold compares bytes <= maxBytes instead of <: a worker whose staged bytes equal the threshold shares instead of writing its own batch (wrong route, different part counts).',
+};
+
+/** The switched-on bugs of one run. */
+export class BugSwitches {
+  static readonly none = new BugSwitches([]);
+  readonly #on: ReadonlySet<BugName>;
+
+  /** Throws `unknown-bug` for a name the gallery does not have (configs may come from JSON). */
+  constructor(names: readonly string[]) {
+    const on = new Set<BugName>();
+    for (const name of names) {
+      const known = BUG_NAMES.find((b) => b === name);
+      if (known === undefined) {
+        throw new SbkitError('unknown-bug', `unknown bug ${show(name)}; known: ${BUG_NAMES.join(', ')}`);
+      }
+      on.add(known);
+    }
+    this.#on = on;
+  }
+
+  has(name: BugName): boolean {
+    return this.#on.has(name);
+  }
+
+  get list(): readonly BugName[] {
+    return [...this.#on];
+  }
+}

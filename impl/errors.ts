@@ -1,0 +1,73 @@
+/**
+ * Typed errors of impl/. One class, `SbkitError`, with a `code` naming the problem; the message says
+ * what was wrong and with which value, e.g. "maxBytes must be a non-negative integer, got -1".
+ *
+ * Bad input and broken invariants always throw one of these: never a hang, never silent loss.
+ */
+
+export type SbkitErrorCode =
+  /** `maxBytes` (a number or the value a knob function returned) is negative, NaN or fractional. */
+  | 'invalid-max-bytes'
+  /** Fewer than one worker (or process, or replica, or participant). */
+  | 'invalid-workers'
+  /** Any other malformed configuration: intervals, persist tunables, duplicate update ids … */
+  | 'invalid-config'
+  /** A bug name the gallery does not know. */
+  | 'unknown-bug'
+  /** builder()/noteSkip() for a live shared id with a different [lower, upper) or participants. */
+  | 'conflicting-descriptions'
+  /** push() on a handle that already finished or was dropped. */
+  | 'push-after-finish'
+  /** finish() (or drop()) on a handle that already finished or was dropped. */
+  | 'finish-twice'
+  /** A barrier received more arrivals (finish or skip) than it has participants. */
+  | 'barrier-over-report'
+  /** An update whose time is outside the batch's [lower, upper). */
+  | 'update-outside-description'
+  /** delete() or compareAndAppend() of a batch that was already appended or deleted. */
+  | 'batch-consumed'
+  /** compareAndAppend() arguments that cannot describe one append (e.g. a batch for another range). */
+  | 'invalid-append'
+  /** Bytes that do not decode as a part or a state diff. */
+  | 'corrupt-data'
+  /** A consensus implementation broke its contract (e.g. a sequence number that does not advance). */
+  | 'consensus-invariant';
+
+export class SbkitError extends Error {
+  override readonly name = 'SbkitError';
+  constructor(
+    readonly code: SbkitErrorCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** True iff `e` is an SbkitError (with `code`, when given). */
+export function isSbkitError(e: unknown, code?: SbkitErrorCode): e is SbkitError {
+  return e instanceof SbkitError && (code === undefined || e.code === code);
+}
+
+/** Renders a value for an error message: numbers as written, strings quoted. */
+export function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) {
+    return String(value);
+  }
+  if (typeof value === 'function') return 'a function';
+  return JSON.stringify(value) ?? String(value);
+}
+
+/** Throws unless `n` is an integer ≥ `min`; `what` names the field in the message. */
+export function requireInteger(
+  n: number,
+  min: number,
+  what: string,
+  code: SbkitErrorCode = 'invalid-config',
+): number {
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n < min) {
+    const bound = min === 0 ? 'a non-negative integer' : `an integer ≥ ${min}`;
+    throw new SbkitError(code, `${what} must be ${bound}, got ${show(n)}`);
+  }
+  return n;
+}

@@ -1,0 +1,76 @@
+/**
+ * What one run cost and did, counted where it happens (blob client, shard writer, builders, append).
+ *
+ * Definitions:
+ * - `appends`: successful compare-and-appends of the sink that carried at least one batch
+ *   (`emptyAppends` only advanced the upper; `bumps` are the empty appends of the current < lower case).
+ * - `appendAttempts`: every compareAndAppend call the sink made (bumps included).
+ * - `consensusCommands`: every consensus compare-and-set attempted (committed or not).
+ * - `stateDiffBytes`: encoded bytes of every state diff committed to consensus.
+ * - parts and batches: of appended batches, after inline backpressure flushed parts to blob.
+ * - `updatesWritten`: updates in every batch a builder finished (shared, own, orphaned alike).
+ * - `batchesOrphaned`: shared batches built that no handle received (their parts leak).
+ * - `blobsLeaked`: blob keys neither referenced by shard state nor deleted (from the audit).
+ */
+export interface Metrics {
+  readonly blobPuts: number;
+  readonly blobPutBytes: number;
+  readonly blobDeletes: number;
+  readonly blobsLeaked: number;
+  readonly consensusCommands: number;
+  readonly consensusHeads: number;
+  readonly stateDiffBytes: number;
+  readonly appends: number;
+  readonly emptyAppends: number;
+  readonly appendAttempts: number;
+  readonly bumps: number;
+  readonly mismatches: number;
+  readonly partsHollow: number;
+  readonly partsInline: number;
+  readonly inlineFlushedParts: number;
+  readonly batchesAppended: number;
+  readonly batchesDeleted: number;
+  readonly batchesOrphaned: number;
+  readonly partsPerAppend: number;
+  readonly batchesPerAppend: number;
+  readonly updatesWritten: number;
+  readonly updatesAppended: number;
+}
+
+type Counters = { -readonly [K in Exclude<keyof Metrics, 'partsPerAppend' | 'batchesPerAppend' | 'blobsLeaked'>]: number };
+
+/** The mutable counters of a run; `snapshot` derives the ratios. */
+export class MetricsRecorder {
+  readonly c: Counters = {
+    blobPuts: 0,
+    blobPutBytes: 0,
+    blobDeletes: 0,
+    consensusCommands: 0,
+    consensusHeads: 0,
+    stateDiffBytes: 0,
+    appends: 0,
+    emptyAppends: 0,
+    appendAttempts: 0,
+    bumps: 0,
+    mismatches: 0,
+    partsHollow: 0,
+    partsInline: 0,
+    inlineFlushedParts: 0,
+    batchesAppended: 0,
+    batchesDeleted: 0,
+    batchesOrphaned: 0,
+    updatesWritten: 0,
+    updatesAppended: 0,
+  };
+
+  snapshot(blobsLeaked: number): Metrics {
+    const c = this.c;
+    const per = (n: number): number => (c.appends === 0 ? 0 : n / c.appends);
+    return {
+      ...c,
+      blobsLeaked,
+      partsPerAppend: per(c.partsHollow + c.partsInline),
+      batchesPerAppend: per(c.batchesAppended),
+    };
+  }
+}

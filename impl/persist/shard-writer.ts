@@ -1,0 +1,128 @@
+/**
+ * One writer's handle on a shard (persist's `WriteHandle`): compare-and-append over consensus.
+ *
+ * compareAndAppend(batches, expectedUpper, newUpper) appends every batch's parts as ONE batch over
+ * [expectedUpper, newUpper) with ONE consensus compare-and-set:
+ * - scheduling point `consensus.cas`, then head (+ scan of new diffs) and the CaS in the same step;
+ * - wrong upper → `upper-mismatch` result (no CaS; the caller still owns its batches);
+ * - inline backpressure (inline payload I > 0 and state.inlineBytes + I ≥ inlineTotalMaxBytes) →
+ *   refused: the batches' inline parts are flushed to blob, then the whole step is retried (the
+ *   flush awaits PUTs, so another writer can interleave and the retry can see a mismatch);
+ * - success consumes the batches.
+ *
+ * SUBTLE: under a scheduler that runs one step at a time nothing interleaves between head and CaS,
+ * so each call issues exactly one CaS. With real concurrency (the pass-through scheduler and several
+ * replicas) another writer can commit in between; the CaS then fails on its sequence number and the
+ * step is re-evaluated against the fresh state (a second attempt, counted in consensusCommands).
+ */
+import type { PartsSummary, PersistConfig, Time } from '../../vocab/index.ts';
+import { SbkitError, requireInteger } from '../errors.ts';
+import type { MetricsRecorder } from '../metrics.ts';
+import type { Scheduler } from '../seams.ts';
+import { pointAt, type Where } from '../runtime/where.ts';
+import type { Batch } from './batch.ts';
+import type { BlobClient } from './blob-client.ts';
+import type { Consensus } from './consensus.ts';
+import { countParts } from './part.ts';
+import { EMPTY_SHARD_STATE, applyDiff, applyVersions, inlinePayload, type ShardState, type StateDiff } from './state.ts';
+import { encodeDiff } from './state-diff.ts';
+
+export type CompareAndAppendResult =
+  | { readonly kind: 'ok'; readonly parts: PartsSummary; readonly flushedParts: number }
+  | { readonly kind: 'upper-mismatch'; readonly current: Time; readonly expected: Time };
+
+export interface ShardWriterDeps {
+  readonly shardId: string;
+  readonly consensus: Consensus;
+  readonly blob: BlobClient;
+  readonly scheduler: Scheduler;
+  readonly metrics: MetricsRecorder;
+  readonly config: PersistConfig;
+  readonly where: Where;
+}
+
+export class ShardWriter {
+  #state: ShardState = EMPTY_SHARD_STATE;
+
+  constructor(private readonly deps: ShardWriterDeps) {}
+
+  /** The state as this writer last saw it. */
+  get cachedState(): ShardState {
+    return this.#state;
+  }
+
+  /** Refreshes from consensus (a scheduling point first) and returns the state. */
+  async fetchState(): Promise<ShardState> {
+    await pointAt(this.deps.scheduler, 'consensus.head', this.deps.where);
+    await this.#refresh();
+    return this.#state;
+  }
+
+  async compareAndAppend(batches: readonly Batch[], expectedUpper: Time, newUpper: Time): Promise<CompareAndAppendResult> {
+    this.#validate(batches, expectedUpper, newUpper);
+    const { consensus, metrics, config, shardId } = this.deps;
+    let flushedParts = 0;
+    for (;;) {
+      await pointAt(this.deps.scheduler, 'consensus.cas', this.deps.where);
+      await this.#refresh();
+      const state = this.#state;
+      if (state.upper !== expectedUpper) return { kind: 'upper-mismatch', current: state.upper, expected: expectedUpper };
+
+      const parts = batches.flatMap((b) => b.parts);
+      const inline = inlinePayload(parts);
+      if (inline > 0 && state.inlineBytes + inline >= config.inlineTotalMaxBytes) {
+        for (const b of batches) flushedParts += await b.flushInlineToBlob();
+        continue;
+      }
+
+      const seqNo = state.seqNo === null ? 0 : state.seqNo + 1;
+      const diff: StateDiff = {
+        seqNo,
+        upper: newUpper,
+        since: state.since,
+        batch: batches.length === 0 ? null : { lower: expectedUpper, upper: newUpper, parts },
+      };
+      const data = encodeDiff(diff);
+      metrics.c.consensusCommands += 1;
+      const cas = await consensus.compareAndSet(shardId, state.seqNo, { seqNo, data });
+      if (!cas.ok) continue; // lost a race between head and CaS: re-evaluate on fresh state
+      metrics.c.stateDiffBytes += data.length;
+      metrics.c.inlineFlushedParts += flushedParts;
+      this.#state = applyDiff(state, diff);
+      for (const b of batches) b.markConsumed();
+      return { kind: 'ok', parts: countParts(parts), flushedParts };
+    }
+  }
+
+  #validate(batches: readonly Batch[], expectedUpper: Time, newUpper: Time): void {
+    requireInteger(expectedUpper, 0, 'expectedUpper', 'invalid-append');
+    requireInteger(newUpper, 0, 'newUpper', 'invalid-append');
+    if (newUpper <= expectedUpper) {
+      throw new SbkitError('invalid-append', `newUpper ${newUpper} must be greater than expectedUpper ${expectedUpper}`);
+    }
+    const seen = new Set<Batch>();
+    for (const b of batches) {
+      if (seen.has(b)) throw new SbkitError('invalid-append', `batch [${b.lower}, ${b.upper}) passed twice`);
+      seen.add(b);
+      if (b.status !== 'owned') {
+        throw new SbkitError('batch-consumed', `cannot append batch [${b.lower}, ${b.upper}): it was ${b.status}`);
+      }
+      if (b.lower !== expectedUpper || b.upper !== newUpper) {
+        throw new SbkitError(
+          'invalid-append',
+          `batch [${b.lower}, ${b.upper}) cannot be appended over [${expectedUpper}, ${newUpper})`,
+        );
+      }
+    }
+  }
+
+  async #refresh(): Promise<void> {
+    const { consensus, shardId, metrics } = this.deps;
+    metrics.c.consensusHeads += 1;
+    const head = await consensus.head(shardId);
+    if (head === undefined) return;
+    const have = this.#state.seqNo;
+    if (have !== null && head.seqNo <= have) return;
+    this.#state = applyVersions(this.#state, await consensus.scan(shardId, have === null ? 0 : have + 1));
+  }
+}

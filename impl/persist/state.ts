@@ -1,0 +1,75 @@
+/**
+ * Shard state as rebuilt from consensus: the fold of every state diff.
+ *
+ * Invariants (checked by applyDiff, each failure `consensus-invariant`):
+ * - diffs apply in seqNo order without gaps; `upper` never regresses;
+ * - batches are contiguous: each appended batch's lower is the previous upper;
+ * - `inlineBytes` = Σ payload of inline parts in state (drives inline backpressure).
+ */
+import type { Time } from '../../vocab/index.ts';
+import { SbkitError } from '../errors.ts';
+import type { Consensus, SeqNo } from './consensus.ts';
+import type { Part } from './part.ts';
+import { decodeDiff } from './state-diff.ts';
+
+export interface StateBatch {
+  readonly lower: Time;
+  readonly upper: Time;
+  readonly parts: readonly Part[];
+}
+
+export interface ShardState {
+  /** null: no version written yet. */
+  readonly seqNo: SeqNo | null;
+  readonly upper: Time;
+  readonly since: Time;
+  readonly batches: readonly StateBatch[];
+  readonly inlineBytes: number;
+}
+
+/** What one successful command changes. `batch` null: the command only advanced the upper. */
+export interface StateDiff {
+  readonly seqNo: SeqNo;
+  readonly upper: Time;
+  readonly since: Time;
+  readonly batch: StateBatch | null;
+}
+
+export const EMPTY_SHARD_STATE: ShardState = { seqNo: null, upper: 0, since: 0, batches: [], inlineBytes: 0 };
+
+export function inlinePayload(parts: readonly Part[]): number {
+  let sum = 0;
+  for (const p of parts) if (p.kind === 'inline') sum += p.payloadBytes;
+  return sum;
+}
+
+export function applyDiff(state: ShardState, diff: StateDiff): ShardState {
+  const want = state.seqNo === null ? 0 : state.seqNo + 1;
+  const broken = (why: string): never => {
+    throw new SbkitError('consensus-invariant', `state diff ${diff.seqNo}: ${why}`);
+  };
+  if (diff.seqNo !== want) broken(`expected seqNo ${want}`);
+  if (diff.upper < state.upper) broken(`upper regresses from ${state.upper} to ${diff.upper}`);
+  if (diff.batch !== null && (diff.batch.lower !== state.upper || diff.batch.upper !== diff.upper)) {
+    broken(`batch [${diff.batch.lower}, ${diff.batch.upper}) does not extend upper ${state.upper} to ${diff.upper}`);
+  }
+  return {
+    seqNo: diff.seqNo,
+    upper: diff.upper,
+    since: diff.since,
+    batches: diff.batch === null ? state.batches : [...state.batches, diff.batch],
+    inlineBytes: state.inlineBytes + (diff.batch === null ? 0 : inlinePayload(diff.batch.parts)),
+  };
+}
+
+/** Applies versions (as scanned from consensus) to `state`. */
+export function applyVersions(state: ShardState, versions: readonly { readonly data: Uint8Array }[]): ShardState {
+  let s = state;
+  for (const v of versions) s = applyDiff(s, decodeDiff(v.data));
+  return s;
+}
+
+/** The shard's state as consensus has it now, read without scheduling points (audits, tools). */
+export async function loadShardState(consensus: Consensus, shardId: string): Promise<ShardState> {
+  return applyVersions(EMPTY_SHARD_STATE, await consensus.scan(shardId, 0));
+}

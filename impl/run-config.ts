@@ -1,0 +1,116 @@
+/**
+ * RunConfig: one run of R replicas writing one shard, and its validation into a ResolvedRun.
+ * Every malformed field is a typed error naming the field and the value.
+ */
+import type { BugName, Observer, PersistConfig, Variant } from '../vocab/index.ts';
+import { VARIANTS } from '../vocab/index.ts';
+import { BugSwitches } from './bugs.ts';
+import { SbkitError, requireInteger, show } from './errors.ts';
+import { MemBlob, type Blob } from './persist/blob.ts';
+import { resolvePersistConfig } from './persist/config.ts';
+import { MemConsensus, type Consensus } from './persist/consensus.ts';
+import { passThroughScheduler, type Scheduler } from './seams.ts';
+import type { Pacing } from './sink/replica-state.ts';
+import { readMaxBytes, type MaxBytesKnob } from './sink/route.ts';
+import type { Update } from './update.ts';
+
+export interface RunConfig {
+  variant: Variant;
+  replicas: number;
+  processes: number;
+  workersPerProcess: number;
+  /** K: desired frontier advances 1..K, update times in [0, K). */
+  intervals: number;
+  /** The desired collection, identical on every replica; worker = partitionWorker(key, P·W). */
+  updates: readonly Update[];
+  /** The knob, read ONCE per description at mint. */
+  maxBytes: MaxBytesKnob;
+  /** Defaults 128 MiB / 4096 / 1 MiB. */
+  persist?: Partial<PersistConfig>;
+  /** A shared worker pushes its staged updates in chunks of at most this many (default 256). */
+  pushChunkUpdates?: number;
+  bugs?: readonly BugName[];
+  /** Default passThroughScheduler. */
+  scheduler?: Scheduler;
+  /** Trace events (vocab TraceEvent). */
+  observer?: Observer;
+  /** Default fresh in-memory ones. */
+  blob?: Blob;
+  consensus?: Consensus;
+  /** How the input advances (default 'lockstep': one description per frontier step while the sink
+   * keeps up; 'free' lets the input run ahead so descriptions may span several steps). */
+  pacing?: Pacing;
+}
+
+export interface ResolvedRun {
+  readonly variant: Variant;
+  readonly replicas: number;
+  readonly processes: number;
+  readonly workersPerProcess: number;
+  readonly intervals: number;
+  readonly updates: readonly Update[];
+  readonly maxBytes: MaxBytesKnob;
+  readonly persist: PersistConfig;
+  readonly pushChunkUpdates: number;
+  readonly bugs: BugSwitches;
+  readonly scheduler: Scheduler;
+  readonly observer: Observer | undefined;
+  readonly blob: Blob;
+  readonly consensus: Consensus;
+  readonly pacing: Pacing;
+}
+
+export const DEFAULT_PUSH_CHUNK_UPDATES = 256;
+
+export function resolveRunConfig(config: RunConfig): ResolvedRun {
+  if (!VARIANTS.includes(config.variant)) {
+    throw new SbkitError('invalid-config', `variant must be one of ${VARIANTS.join(', ')}, got ${show(config.variant)}`);
+  }
+  requireInteger(config.replicas, 1, 'replicas');
+  requireInteger(config.processes, 1, 'processes', 'invalid-workers');
+  requireInteger(config.workersPerProcess, 1, 'workersPerProcess', 'invalid-workers');
+  requireInteger(config.intervals, 0, 'intervals');
+  if (typeof config.maxBytes === 'number') readMaxBytes(config.maxBytes, { replica: 0, lower: 0, seq: 0 });
+  else if (typeof config.maxBytes !== 'function') {
+    throw new SbkitError('invalid-max-bytes', `maxBytes must be a non-negative integer or a function, got ${show(config.maxBytes)}`);
+  }
+  const pushChunkUpdates = requireInteger(config.pushChunkUpdates ?? DEFAULT_PUSH_CHUNK_UPDATES, 1, 'pushChunkUpdates');
+  const pacing = config.pacing ?? 'lockstep';
+  if (pacing !== 'lockstep' && pacing !== 'free') {
+    throw new SbkitError('invalid-config', `pacing must be 'lockstep' or 'free', got ${show(pacing)}`);
+  }
+  validateUpdates(config.updates, config.intervals);
+  return {
+    variant: config.variant,
+    replicas: config.replicas,
+    processes: config.processes,
+    workersPerProcess: config.workersPerProcess,
+    intervals: config.intervals,
+    updates: config.updates,
+    maxBytes: config.maxBytes,
+    persist: resolvePersistConfig(config.persist),
+    pushChunkUpdates,
+    bugs: new BugSwitches(config.bugs ?? []),
+    scheduler: config.scheduler ?? passThroughScheduler,
+    observer: config.observer,
+    blob: config.blob ?? new MemBlob(),
+    consensus: config.consensus ?? new MemConsensus(),
+    pacing,
+  };
+}
+
+function validateUpdates(updates: readonly Update[], intervals: number): void {
+  if (!Array.isArray(updates)) throw new SbkitError('invalid-config', `updates must be an array, got ${show(updates)}`);
+  const ids = new Set<number>();
+  for (const u of updates) {
+    requireInteger(u.id, 0, 'update id');
+    if (ids.has(u.id)) throw new SbkitError('invalid-config', `update id ${u.id} appears twice`);
+    ids.add(u.id);
+    if (typeof u.key !== 'string') throw new SbkitError('invalid-config', `update ${u.id}: key must be a string`);
+    if (!(u.value instanceof Uint8Array)) throw new SbkitError('invalid-config', `update ${u.id}: value must be a Uint8Array`);
+    if (!Number.isSafeInteger(u.diff)) throw new SbkitError('invalid-config', `update ${u.id}: diff must be an integer, got ${show(u.diff)}`);
+    if (!Number.isSafeInteger(u.time) || u.time < 0 || u.time >= intervals) {
+      throw new SbkitError('update-outside-description', `update ${u.id} has time ${show(u.time)}, outside [0, ${intervals}) (intervals)`);
+    }
+  }
+}

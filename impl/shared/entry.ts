@@ -1,0 +1,41 @@
+/**
+ * A registry entry: the builder state shared by every handle of one shared id (and overlap group).
+ *
+ * Reference counting maps onto Materialize's Rust as follows: the registry's map holds a
+ * `Weak<BuilderState>` (no count); each handle holds an `Arc` (refs += 1 at open); `finish()` drops
+ * it, and `Arc::try_unwrap`/`into_inner` succeeding is "this was the last reference" (refs hit 0).
+ * `Weak::strong_count() > 0` is `live`. We count explicitly rather than lean on GC (WeakRef and
+ * FinalizationRegistry are non-deterministic), which also lets the kit observe a drop without finish.
+ *
+ * Invariants:
+ * - refs = open handles (best-effort: until finish-begin; barrier: until finish-end), plus a sweep's
+ *   temporary hold under the sweep-upgrade-race bug;
+ * - live ⇔ refs > 0; a dead entry is replaced by the next open, never revived (except under the
+ *   late-handle-joins-finished-builder bug);
+ * - `barrier` is present iff the entry was opened with `participants`.
+ */
+import type { SharedId } from '../../vocab/index.ts';
+import type { BarrierState } from './barrier-state.ts';
+import type { BuilderInstance } from './builder-instance.ts';
+import type { BatchRange } from './context.ts';
+
+export class BuilderEntry {
+  refs = 0;
+  #nextHandleId = 0;
+
+  constructor(
+    readonly id: SharedId,
+    readonly range: BatchRange,
+    readonly participants: number | undefined,
+    readonly instance: BuilderInstance,
+    readonly barrier: BarrierState | undefined,
+  ) {}
+
+  get live(): boolean {
+    return this.refs > 0;
+  }
+
+  nextHandleId(): number {
+    return this.#nextHandleId++;
+  }
+}

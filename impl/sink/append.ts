@@ -1,0 +1,116 @@
+/**
+ * The append operator of one worker: for each description it is the append worker of, collect the
+ * hands of all P·W workers, then one compare_and_append(batches, lower, upper).
+ *
+ * - ok: lower = upper; the description ends.
+ * - mismatch with current < lower (unreachable when lowers come from the shard upper, as here): bump
+ *   the shard with an empty append from current to lower, then retry.
+ * - any other mismatch (another replica wrote): lower = current; delete the unappended batches
+ *   (`delete`, reason mismatch); nothing is retried — the next description rewrites what is missing.
+ * - hands that arrive for a description that already passed are deleted (`delete`, reason stale).
+ */
+import { match } from 'ts-pattern';
+import type { Description } from '../../vocab/index.ts';
+import type { Batch } from '../persist/batch.ts';
+import type { CompareAndAppendResult } from '../persist/shard-writer.ts';
+import { NO_PARTS, addParts, ascending } from '../runtime/trace.ts';
+import { pointAt, type Where } from '../runtime/where.ts';
+import { at, type Hand, type ReplicaState } from './replica-state.ts';
+
+export async function runAppender(r: ReplicaState, worker: number): Promise<void> {
+  const queue = at(r.appendQueues, worker);
+  const inbox = at(r.inboxes, worker);
+  for (;;) {
+    const desc = await queue.recv();
+    if (desc === undefined) {
+      await deleteStale(r, worker, inbox.takeWhere(() => true));
+      return;
+    }
+    const hands: Hand[] = [];
+    for (;;) {
+      await deleteStale(r, worker, inbox.takeWhere((h) => h.desc.sharedId !== desc.sharedId));
+      hands.push(...inbox.takeWhere((h) => h.desc.sharedId === desc.sharedId));
+      if (hands.length >= r.workers) break;
+      await inbox.changed();
+    }
+    await appendDescription(r, r.where(worker), desc, hands.flatMap((h) => h.batches));
+  }
+}
+
+async function appendDescription(r: ReplicaState, where: Where, desc: Description, batches: readonly Batch[]): Promise<void> {
+  const { scheduler, trace, metrics, bugs } = r.deps;
+  const { replica } = r.settings;
+  await pointAt(scheduler, 'append', where);
+  const result = await appendWithBump(r, desc, batches);
+  const parts = match(result)
+    .with({ kind: 'ok' }, (ok) => ok.parts)
+    .with({ kind: 'upper-mismatch' }, () => batches.reduce((sum, b) => addParts(sum, b.partsSummary()), NO_PARTS))
+    .exhaustive();
+  const event = {
+    kind: 'append',
+    replica,
+    lower: desc.lower,
+    upper: desc.upper,
+    batches: batches.length,
+    parts,
+    updates: ascending(batches.flatMap((b) => b.updateIds)),
+  } as const;
+
+  await match(result)
+    .with({ kind: 'ok' }, async () => {
+      const c = metrics.c;
+      if (batches.length > 0) c.appends += 1;
+      else c.emptyAppends += 1;
+      c.partsHollow += parts.hollow;
+      c.partsInline += parts.inline;
+      c.batchesAppended += batches.length;
+      c.updatesAppended += event.updates.length;
+      trace.emit({ ...event, result: { ok: true } });
+      r.setLower(desc.upper);
+    })
+    .with({ kind: 'upper-mismatch' }, async ({ current }) => {
+      metrics.c.mismatches += 1;
+      trace.emit({ ...event, result: { ok: false, current } });
+      r.setLower(current);
+      if (batches.length === 0) return;
+      // BUG (append-keeps-batches-on-mismatch): the batches are dropped, their blobs leak.
+      if (bugs.has('append-keeps-batches-on-mismatch')) return;
+      await pointAt(scheduler, 'append.delete', where);
+      for (const b of batches) await b.delete();
+      metrics.c.batchesDeleted += batches.length;
+      trace.emit({ kind: 'delete', replica, lower: desc.lower, batches: batches.length, reason: 'mismatch' });
+    })
+    .exhaustive();
+  r.endDescription();
+}
+
+async function appendWithBump(r: ReplicaState, desc: Description, batches: readonly Batch[]): Promise<CompareAndAppendResult> {
+  const { shard, metrics } = r.deps;
+  for (;;) {
+    metrics.c.appendAttempts += 1;
+    const result = await shard.compareAndAppend(batches, desc.lower, desc.upper);
+    if (result.kind === 'ok' || result.current >= desc.lower) return result;
+    // The shard is behind our lower: advance it with an empty append, then retry. Either we or a
+    // concurrent writer moved it; the retry decides.
+    metrics.c.bumps += 1;
+    metrics.c.appendAttempts += 1;
+    await shard.compareAndAppend([], result.current, desc.lower);
+  }
+}
+
+/** Deletes the batches of hands whose description already passed (grouped per description). */
+async function deleteStale(r: ReplicaState, worker: number, hands: readonly Hand[]): Promise<void> {
+  const byDesc = new Map<number, { desc: Description; batches: Batch[] }>();
+  for (const h of hands) {
+    if (h.batches.length === 0) continue;
+    const group = byDesc.get(h.desc.sharedId) ?? { desc: h.desc, batches: [] };
+    group.batches.push(...h.batches);
+    byDesc.set(h.desc.sharedId, group);
+  }
+  for (const { desc, batches } of byDesc.values()) {
+    await pointAt(r.deps.scheduler, 'append.stale', r.where(worker));
+    for (const b of batches) await b.delete();
+    r.deps.metrics.c.batchesDeleted += batches.length;
+    r.deps.trace.emit({ kind: 'delete', replica: r.settings.replica, lower: desc.lower, batches: batches.length, reason: 'stale' });
+  }
+}

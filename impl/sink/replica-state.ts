@@ -1,0 +1,152 @@
+/**
+ * The state one replica's sink operators share, and the edges between them.
+ *
+ * Invariants:
+ * - `lower` only grows (to `upper` on a successful append, to the shard's `current` on a mismatch);
+ * - at most one description is `live`; it is minted with lower = `lower` and ends after its append
+ *   (and, after a mismatch, after its batches were deleted);
+ * - every change to `desired`, `lower` or `live` notifies `changed` (input and mint wait on it).
+ */
+import type { Description, Variant } from '../../vocab/index.ts';
+import type { BugSwitches } from '../bugs.ts';
+import type { MetricsRecorder } from '../metrics.ts';
+import type { Batch } from '../persist/batch.ts';
+import type { BatchWriter } from '../persist/batch-builder.ts';
+import type { ShardWriter } from '../persist/shard-writer.ts';
+import { Mailbox } from '../runtime/mailbox.ts';
+import { Notify } from '../runtime/notify.ts';
+import type { Spawn } from '../runtime/task-group.ts';
+import type { Trace } from '../runtime/trace.ts';
+import type { Where } from '../runtime/where.ts';
+import type { Scheduler } from '../seams.ts';
+import { SharedBatches } from '../shared/shared-batches.ts';
+import type { Update } from '../update.ts';
+import type { MaxBytesKnob } from './route.ts';
+
+/** How the input advances the desired frontier. `lockstep`: only once the sink caught up
+ * (lower ≥ desired), one description per step, like a sink that keeps up with its input. `free`: as
+ * fast as the scheduler lets it, so a description may span several steps. */
+export type Pacing = 'lockstep' | 'free';
+
+export interface SinkSettings {
+  readonly replica: number;
+  readonly variant: Variant;
+  readonly processes: number;
+  readonly workersPerProcess: number;
+  readonly intervals: number;
+  readonly maxBytes: MaxBytesKnob;
+  readonly pushChunkUpdates: number;
+  readonly pacing: Pacing;
+}
+
+export interface SinkDeps {
+  readonly scheduler: Scheduler;
+  readonly trace: Trace;
+  readonly bugs: BugSwitches;
+  readonly metrics: MetricsRecorder;
+  readonly spawn: Spawn;
+  readonly shard: ShardWriter;
+  readonly writer: BatchWriter;
+}
+
+/** What a worker hands to the description's append worker: 0 or 1 batches. */
+export interface Hand {
+  readonly desc: Description;
+  readonly worker: number;
+  readonly batches: readonly Batch[];
+}
+
+export class ReplicaState {
+  desired = 0;
+  lower = 0;
+  seq = 0;
+  live: Description | null = null;
+  readonly changed = new Notify();
+  readonly writeQueues: readonly Mailbox<Description>[];
+  readonly appendQueues: readonly Mailbox<Description>[];
+  readonly inboxes: readonly Mailbox<Hand>[];
+  readonly registries: readonly SharedBatches[];
+
+  constructor(
+    readonly settings: SinkSettings,
+    readonly deps: SinkDeps,
+    /** Per worker, its updates ascending by (time, id). */
+    readonly updatesByWorker: readonly (readonly Update[])[],
+  ) {
+    const n = this.workers;
+    this.writeQueues = Array.from({ length: n }, () => new Mailbox<Description>());
+    this.appendQueues = Array.from({ length: n }, () => new Mailbox<Description>());
+    this.inboxes = Array.from({ length: n }, () => new Mailbox<Hand>());
+    this.registries = Array.from(
+      { length: settings.processes },
+      (_, process) =>
+        new SharedBatches({
+          replica: settings.replica,
+          process,
+          writer: deps.writer,
+          scheduler: deps.scheduler,
+          trace: deps.trace,
+          bugs: deps.bugs,
+          spawn: deps.spawn,
+        }),
+    );
+  }
+
+  /** P·W: the workers of this replica. */
+  get workers(): number {
+    return this.settings.processes * this.settings.workersPerProcess;
+  }
+
+  processOf(worker: number): number {
+    return Math.floor(worker / this.settings.workersPerProcess);
+  }
+
+  where(worker?: number): Where {
+    return worker === undefined
+      ? { replica: this.settings.replica }
+      : { replica: this.settings.replica, process: this.processOf(worker), worker };
+  }
+
+  /** The worker's updates with lower ≤ time < upper, ascending by id (the staged order). */
+  staged(worker: number, lower: number, upper: number): Update[] {
+    const mine = at(this.updatesByWorker, worker);
+    const slice = mine.slice(firstAtOrAfter(mine, lower), firstAtOrAfter(mine, upper));
+    return upper - lower > 1 ? slice.sort((a, b) => a.id - b.id) : slice;
+  }
+
+  setLower(lower: number): void {
+    this.lower = lower;
+    this.changed.notifyWaiters();
+  }
+
+  endDescription(): void {
+    this.live = null;
+    this.changed.notifyWaiters();
+  }
+
+  /** The sink is done (lower reached K): every worker's queues close and its tasks end. */
+  closeQueues(): void {
+    for (const q of this.writeQueues) q.close();
+    for (const q of this.appendQueues) q.close();
+    for (const q of this.inboxes) q.close();
+  }
+}
+
+/** The element of `list` at `i`, which the caller knows exists (worker and process indices). */
+export function at<T>(list: readonly T[], i: number): T {
+  const v = list[i];
+  if (v === undefined) throw new RangeError(`index ${i} outside [0, ${list.length})`);
+  return v;
+}
+
+/** Index of the first update with time ≥ t in a list sorted by time. */
+function firstAtOrAfter(sorted: readonly Update[], t: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (at(sorted, mid).time < t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}

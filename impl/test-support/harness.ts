@@ -1,0 +1,42 @@
+/**
+ * A SharedBatches registry over in-memory persist, for unit tests of the registry alone.
+ */
+import type { BugName, PersistConfig, TraceEvent } from '../../vocab/index.ts';
+import { BugSwitches } from '../bugs.ts';
+import { MetricsRecorder } from '../metrics.ts';
+import { BlobClient } from '../persist/blob-client.ts';
+import { MemBlob } from '../persist/blob.ts';
+import { resolvePersistConfig } from '../persist/config.ts';
+import { TaskGroup } from '../runtime/task-group.ts';
+import { Trace } from '../runtime/trace.ts';
+import { passThroughScheduler, type Scheduler } from '../seams.ts';
+import { SharedBatches } from '../shared/shared-batches.ts';
+
+export function sharedHarness(
+  opts: { scheduler?: Scheduler; bugs?: readonly BugName[]; persist?: Partial<PersistConfig>; blob?: MemBlob } = {},
+) {
+  const scheduler = opts.scheduler ?? passThroughScheduler;
+  const metrics = new MetricsRecorder();
+  const blob = opts.blob ?? new MemBlob();
+  const tasks = new TaskGroup();
+  const events: TraceEvent[] = [];
+  const trace = new Trace({ event: (e) => events.push(e) });
+  const config = resolvePersistConfig(opts.persist);
+  const client = new BlobClient(blob, scheduler, metrics, 'r0');
+  const writer = { config, blob: client, metrics };
+  const registry = new SharedBatches({
+    replica: 0,
+    process: 0,
+    writer,
+    scheduler,
+    trace,
+    bugs: new BugSwitches(opts.bugs ?? []),
+    spawn: tasks.spawn,
+  });
+  return { scheduler, metrics, blob, client, tasks, events, trace, writer, registry, config };
+}
+
+/** Events of one kind. */
+export function ofKind<K extends TraceEvent['kind']>(events: readonly TraceEvent[], kind: K): Extract<TraceEvent, { kind: K }>[] {
+  return events.filter((e): e is Extract<TraceEvent, { kind: K }> => e.kind === kind);
+}

@@ -1,0 +1,206 @@
+/**
+ * The bug gallery: each switch, in a deterministic scenario that shows its real consequence, and the
+ * same scenario with the switch off behaving correctly.
+ */
+import { describe, expect, it } from 'vitest';
+import type { BugName, TraceEvent } from '../../vocab/index.ts';
+import { BUG_NAMES } from '../../vocab/index.ts';
+import { BUG_DESCRIPTIONS, BugSwitches } from '../bugs.ts';
+import { isSbkitError } from '../errors.ts';
+import type { RunConfig } from '../run.ts';
+import type { PointSite } from '../seams.ts';
+import { ofKind } from '../test-support/harness.ts';
+import { settled, steppedRun } from '../test-support/run-harness.ts';
+import { byPriority, fifo } from '../test-support/step-scheduler.ts';
+import { perWorker } from '../test-support/workloads.ts';
+import { encodedUpdateSize } from '../update.ts';
+
+const hollow = { inlineSingleMaxBytes: 0 }; // every part is a blob, so leaks are visible
+
+function base(over: Partial<RunConfig>): RunConfig {
+  return {
+    variant: 'best-effort',
+    replicas: 1,
+    processes: 1,
+    workersPerProcess: 2,
+    intervals: 1,
+    updates: perWorker(1, 2, [3, 3], 16),
+    maxBytes: 1 << 20,
+    persist: hollow,
+    ...over,
+  };
+}
+
+const both = (bug: BugName) => [
+  { on: true, bugs: [bug] },
+  { on: false, bugs: [] },
+] as const;
+
+describe('bug gallery', () => {
+  it('describes every bug in one line', () => {
+    expect(Object.keys(BUG_DESCRIPTIONS).sort()).toEqual([...BUG_NAMES].sort());
+    for (const d of Object.values(BUG_DESCRIPTIONS)) {
+      expect(d.length).toBeGreaterThan(40);
+      expect(d).not.toContain('\n');
+    }
+    expect(() => new BugSwitches(['no-such-bug'])).toThrow(expect.objectContaining({ code: 'unknown-bug' }));
+    expect(new BugSwitches(['threshold-inclusive']).list).toEqual(['threshold-inclusive']);
+  });
+
+  describe('sweep-upgrade-race: a finish during the sweep\'s hold is not last → data lost, parts leaked', () => {
+    // One worker: its open starts the sweep, which runs at once and holds the live entry; the
+    // release waits until nothing else can run, so the worker's finish happens during the hold.
+    const pick = byPriority((s) => (s.label === 'sweep' ? 0 : s.label === 'sweep.release' ? 2 : 1));
+    for (const { on, bugs } of both('sweep-upgrade-race')) {
+      it(on ? 'on: every handle gets null, the interval is sealed empty' : 'off: the finisher receives the batch', async () => {
+        const run = await steppedRun(base({ workersPerProcess: 1, updates: perWorker(1, 1, [4], 16), bugs }), pick);
+        const result = settled(run);
+        if (on) {
+          expect(ofKind(run.events, 'sweep-hold')).toHaveLength(1);
+          expect(ofKind(run.events, 'finish-begin')[0]?.last).toBe(false);
+          expect(ofKind(run.events, 'sweep-release')[0]?.closed).toBe(true);
+          expect(ofKind(run.events, 'append')[0]).toMatchObject({ batches: 0, result: { ok: true } });
+          expect(result.audit.lost).toBe(4);
+          expect(result.audit.leakedBlobs).toBe(1);
+          expect(result.metrics.batchesOrphaned).toBe(1);
+        } else {
+          expect(ofKind(run.events, 'sweep-hold')).toHaveLength(0);
+          expect(ofKind(run.events, 'finish-begin')[0]?.last).toBe(true);
+          expect(result.audit).toMatchObject({ lost: 0, duplicated: 0, leakedBlobs: 0 });
+        }
+      });
+    }
+  });
+
+  describe('drop-without-finish: the append worker drops its handle', () => {
+    // Worker 0 (the append worker of description 0) reaches its finish/drop last.
+    const pick = byPriority((s) => (s.worker === 0 && (s.label === 'shared.drop' || s.label === 'shared.finish') ? 2 : 1));
+    for (const { on, bugs } of both('drop-without-finish')) {
+      it(on ? 'on, best-effort: it held the last reference → the batch goes to nobody' : 'off: the last finisher receives everything', async () => {
+        const run = await steppedRun(base({ bugs }), pick);
+        const result = settled(run);
+        if (on) {
+          expect(ofKind(run.events, 'drop')).toEqual([expect.objectContaining({ worker: 0, closed: true })]);
+          expect(result.audit.lost).toBe(6);
+          expect(result.audit.leakedBlobs).toBe(1);
+        } else {
+          expect(ofKind(run.events, 'drop')).toHaveLength(0);
+          expect(result.audit).toMatchObject({ lost: 0, leakedBlobs: 0 });
+          expect(result.metrics.batchesPerAppend).toBe(1);
+        }
+      });
+    }
+    it('on, barrier: the dropped participant never arrives → the others wait forever', async () => {
+      const run = await steppedRun(base({ variant: 'barrier', bugs: ['drop-without-finish'] }), pick);
+      expect(run.out.kind).toBe('never-settled');
+      expect(ofKind(run.events, 'finish-end')).toHaveLength(0);
+      const off = await steppedRun(base({ variant: 'barrier' }), pick);
+      expect(settled(off).audit.lost).toBe(0);
+    });
+  });
+
+  describe('late-handle-joins-finished-builder: a late open revives a closed builder', () => {
+    // Worker 1 runs only after worker 0 handed; the sweep runs at once (and finds entry 0 live).
+    const pick = byPriority((s) => (s.label === 'sweep' ? 0 : s.worker === 1 ? 2 : 1));
+    for (const { on, bugs } of both('late-handle-joins-finished-builder')) {
+      it(on ? 'on: the late pushes are silently lost' : 'off: the late worker gets a separate batch', async () => {
+        const run = await steppedRun(base({ bugs }), pick);
+        const result = settled(run);
+        const opens = ofKind(run.events, 'open');
+        if (on) {
+          expect(opens.map((o) => o.created)).toEqual([true, false]);
+          expect(ofKind(run.events, 'finish-end').map((e) => e.received?.updates.length ?? null)).toEqual([3, null]);
+          expect(result.audit.lost).toBe(3);
+        } else {
+          expect(opens.map((o) => o.created)).toEqual([true, true]);
+          expect(ofKind(run.events, 'append')[0]?.batches).toBe(2);
+          expect(result.audit.lost).toBe(0);
+        }
+      });
+    }
+  });
+
+  describe('barrier-lost-wakeup: register after re-check', () => {
+    // Worker 0 finishes first; its registration is delayed past worker 1's finalizing finish.
+    const prio = (s: PointSite): number =>
+      s.label === 'barrier.register' ? 3 : s.worker === 1 && s.label === 'shared.finish' ? 2 : 1;
+    for (const { on, bugs } of both('barrier-lost-wakeup')) {
+      it(on ? 'on: the waiter sleeps forever (tasks never settle)' : 'off: the waiter wakes', async () => {
+        const run = await steppedRun(base({ variant: 'barrier', bugs }), byPriority(prio));
+        const ends = ofKind(run.events, 'finish-end');
+        if (on) {
+          expect(run.out.kind).toBe('never-settled');
+          expect(ends.map((e) => e.worker)).toEqual([1]); // only the deliverer returned
+          expect(ofKind(run.events, 'append')).toHaveLength(0);
+        } else {
+          expect(settled(run).audit.lost).toBe(0);
+          expect(ends.map((e) => e.worker).sort()).toEqual([0, 1]);
+        }
+      });
+    }
+  });
+
+  describe('barrier-skip-double-count: an early skip applied twice', () => {
+    // Worker 2 has nothing and skips first; worker 1 opens early but pushes late.
+    const updates = perWorker(1, 3, [2, 2, 0], 16);
+    const early = new Set(['write.stage', 'shared.open']);
+    const pick = byPriority((s) => (s.worker === 2 ? 0 : s.worker === 1 && !early.has(s.label) ? 2 : 1));
+    for (const { on, bugs } of both('barrier-skip-double-count')) {
+      it(on ? 'on: finalizes early; the late push is lost and its finish over-reports' : 'off: one batch of both writers', async () => {
+        const run = await steppedRun(base({ variant: 'barrier', workersPerProcess: 3, updates, bugs }), pick);
+        const received = (e: TraceEvent): number | null => (e.kind === 'finish-end' ? (e.received?.updates.length ?? null) : null);
+        if (on) {
+          expect(run.out.kind).toBe('rejected');
+          if (run.out.kind === 'rejected') expect(isSbkitError(run.out.error, 'barrier-over-report')).toBe(true);
+          expect(ofKind(run.events, 'finish-begin')[0]).toMatchObject({ worker: 0, last: true });
+          expect(ofKind(run.events, 'finish-end').map(received)).toEqual([2]); // worker 1's 2 updates missing
+          expect(ofKind(run.events, 'open').map((o) => o.worker)).toEqual([0, 1]); // both joined the state
+          expect(ofKind(run.events, 'push').some((p) => p.worker === 1)).toBe(true); // …and pushed into a closed channel
+        } else {
+          const result = settled(run);
+          expect(ofKind(run.events, 'finish-end').map(received).sort()).toEqual([4, null]);
+          expect(result.audit.lost).toBe(0);
+        }
+      });
+    }
+  });
+
+  describe('append-keeps-batches-on-mismatch: no delete after a mismatch', () => {
+    for (const { on, bugs } of both('append-keeps-batches-on-mismatch')) {
+      it(on ? 'on: the loser\'s blobs leak' : 'off: the loser deletes its batches', async () => {
+        const run = await steppedRun(base({ replicas: 2, intervals: 3, updates: perWorker(3, 2, [2, 2], 16), bugs }), fifo);
+        const result = settled(run);
+        expect(result.metrics.mismatches).toBeGreaterThan(0);
+        expect(result.audit).toMatchObject({ lost: 0, duplicated: 0 });
+        const mismatchedBatches = ofKind(run.events, 'append')
+          .filter((a) => !a.result.ok)
+          .reduce((n, a) => n + a.parts.hollow, 0);
+        expect(mismatchedBatches).toBeGreaterThan(0);
+        if (on) {
+          expect(ofKind(run.events, 'delete')).toHaveLength(0);
+          expect(result.audit.leakedBlobs).toBe(mismatchedBatches);
+        } else {
+          expect(ofKind(run.events, 'delete').every((d) => d.reason === 'mismatch')).toBe(true);
+          expect(result.metrics.blobDeletes).toBe(mismatchedBatches);
+          expect(result.audit.leakedBlobs).toBe(0);
+        }
+      });
+    }
+  });
+
+  describe('threshold-inclusive: bytes equal to maxBytes', () => {
+    const updates = perWorker(1, 2, [4, 1], 16);
+    const w0Bytes = updates.slice(0, 4).reduce((n, u) => n + encodedUpdateSize(u), 0);
+    for (const { on, bugs } of both('threshold-inclusive')) {
+      it(on ? 'on: routes shared (wrong)' : 'off: routes own', async () => {
+        const run = await steppedRun(base({ updates, maxBytes: w0Bytes, bugs }), fifo);
+        const result = settled(run);
+        const stage0 = ofKind(run.events, 'stage').find((s) => s.worker === 0);
+        expect(stage0?.bytes).toBe(w0Bytes);
+        expect(stage0?.route).toBe(on ? 'shared' : 'own');
+        expect(result.metrics.batchesPerAppend).toBe(on ? 1 : 2);
+        expect(result.audit.lost).toBe(0);
+      });
+    }
+  });
+});
