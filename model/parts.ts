@@ -1,0 +1,92 @@
+/**
+ * Persist's rules for turning updates into parts, as pure functions (vocab/PROTOCOL.md, "Batches and parts").
+ *
+ * Source: Materialize `src/persist-client/src/batch.rs` (part cuts at `blob_target_size`, inlining below
+ * `inline_writes_single_max_bytes`) and `write.rs` (inline backpressure at `inline_writes_total_max_bytes`),
+ * as used by PRs #37591/#37617. Abstracted away: encoding, compression, part headers (PROTOCOL.md's
+ * **decision**: decisions measure payload bytes only), blob keys, run ordering, consolidation.
+ */
+import type { BatchSummary, PartsSummary, PersistConfig, UpdateId } from '../vocab/index.ts';
+
+/** A batch as the model holds it: its updates (ascending) and the payload bytes of each part, in cut order. */
+export interface Batch {
+  readonly updates: readonly UpdateId[];
+  readonly partBytes: readonly number[];
+}
+
+/**
+ * Cuts updates, in the order a builder receives them, into parts: after each update, a buffer whose
+ * payload bytes reach `blobTargetSize` becomes a part; a non-empty buffer at finish is the last part.
+ */
+export function cutParts(
+  order: readonly UpdateId[],
+  sizes: ReadonlyMap<UpdateId, number>,
+  persist: PersistConfig,
+): readonly number[] {
+  const parts: number[] = [];
+  let buffered = 0;
+  let count = 0;
+  for (const id of order) {
+    buffered += sizes.get(id) ?? 0;
+    count += 1;
+    if (buffered >= persist.blobTargetSize) {
+      parts.push(buffered);
+      buffered = 0;
+      count = 0;
+    }
+  }
+  if (count > 0) parts.push(buffered);
+  return parts;
+}
+
+/** Builds the batch a builder finishes after receiving `order`; `null` when nothing was received. */
+export function buildBatch(
+  order: readonly UpdateId[],
+  sizes: ReadonlyMap<UpdateId, number>,
+  persist: PersistConfig,
+): Batch | null {
+  if (order.length === 0) return null;
+  return { updates: [...order].sort((a, b) => a - b), partBytes: cutParts(order, sizes, persist) };
+}
+
+export const isInline = (bytes: number, persist: PersistConfig): boolean => bytes < persist.inlineSingleMaxBytes;
+
+export function partsOf(partBytes: readonly number[], persist: PersistConfig): PartsSummary {
+  let inline = 0;
+  for (const b of partBytes) if (isInline(b, persist)) inline += 1;
+  return { hollow: partBytes.length - inline, inline };
+}
+
+export function summarize(batch: Batch, persist: PersistConfig): BatchSummary {
+  return { updates: batch.updates, parts: partsOf(batch.partBytes, persist) };
+}
+
+/** What one successful compare_and_append commits, after inline backpressure. */
+export interface AppendCommit {
+  readonly parts: PartsSummary;
+  /** Inline payload bytes added to shard state (0 when backpressure flushed them). */
+  readonly inlineBytesAdded: number;
+}
+
+/**
+ * Inline backpressure (append ok only): when the append's inline bytes `I > 0` would bring the shard's
+ * inline bytes to `inlineTotalMaxBytes` or more, every inline part is flushed to blob (becomes hollow).
+ * **decision** (PROTOCOL.md): refuse, flush and retry are one atomic step here.
+ */
+export function commitParts(batches: readonly Batch[], shardInlineBytes: number, persist: PersistConfig): AppendCommit {
+  const all = batches.flatMap((b) => b.partBytes);
+  const parts = partsOf(all, persist);
+  const inlineBytes = all.filter((b) => isInline(b, persist)).reduce((s, b) => s + b, 0);
+  if (inlineBytes > 0 && shardInlineBytes + inlineBytes >= persist.inlineTotalMaxBytes) {
+    return { parts: { hollow: parts.hollow + parts.inline, inline: 0 }, inlineBytesAdded: 0 };
+  }
+  return { parts, inlineBytesAdded: inlineBytes };
+}
+
+/** Σ parts of some batches, without backpressure (what a refused append reports). */
+export function sumParts(batches: readonly Batch[], persist: PersistConfig): PartsSummary {
+  return partsOf(
+    batches.flatMap((b) => b.partBytes),
+    persist,
+  );
+}

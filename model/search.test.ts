@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import type { TraceEvent } from '../vocab/index.ts';
+import { noLossNoDuplication, properties, propertyByName } from '../spec/properties.ts';
+import { viewFromTrace } from '../spec/view.ts';
+import type { ModelConfig } from './config.ts';
+import { search, shortestTrace } from './search.ts';
+import type { SystemState } from './state.ts';
+import { initialState, isFinal, isSealed, step } from './system.ts';
+import { config, tiny, u } from './test-support/driver.ts';
+import { viewOf } from './view.ts';
+
+/** Pinned: a change to the model changes these (2 workers, 1 process, 1 interval, knob ∈ {50, 1000}). */
+const PINNED = { off: 36, 'best-effort': 371, barrier: 240 } as const;
+
+function replay(cfg: ModelConfig, trace: readonly TraceEvent[]): SystemState {
+  let s = initialState(cfg);
+  for (const e of trace) {
+    const r = step(cfg, s, e);
+    if (!r.ok) throw new Error(r.reason);
+    s = r.state;
+  }
+  return s;
+}
+
+describe('exhaustive search of the tiny configuration', () => {
+  for (const variant of ['off', 'best-effort', 'barrier'] as const) {
+    it(`${variant}: ${PINNED[variant]} reachable states, every property holds, no deadlock`, () => {
+      const cfg = tiny(variant);
+      const r = search(cfg, { maxStates: 100_000, properties });
+      expect(r.complete).toBe(true);
+      expect(r.states).toBe(PINNED[variant]);
+      expect(r.violations).toEqual([]);
+      expect(r.finals).toBeGreaterThan(0);
+      expect(shortestTrace(cfg, (s) => isFinal(cfg, s) && !isSealed(s), 100_000)).toBeNull();
+    });
+  }
+
+  it('reaches the sometimes properties where the variant allows them', () => {
+    const witnessed = (cfg: ModelConfig) => search(cfg, { maxStates: 100_000, properties }).witnesses.map((w) => w.property);
+    expect(witnessed(tiny('best-effort'))).toEqual(
+      expect.arrayContaining([
+        'sometimes-several-batches-for-one-id',
+        'sometimes-fallback-and-shared-in-one-append',
+        'sometimes-interval-sealed-with-data',
+      ]),
+    );
+    expect(witnessed(tiny('barrier'))).toEqual(
+      expect.arrayContaining(['sometimes-fallback-and-shared-in-one-append', 'sometimes-interval-sealed-with-data']),
+    );
+    // the barrier builds one batch per process and interval: never a second instance.
+    expect(witnessed(tiny('barrier'))).not.toContain('sometimes-several-batches-for-one-id');
+    const twoReplicas = config({ variant: 'off', replicas: 2, workersPerProcess: 1, updates: [u(0, 0, 0, 5)] });
+    expect(witnessed(twoReplicas)).toContain('sometimes-refused-append');
+  });
+
+  it('every witness trace is a trace the model accepts, and the view from it shows the witness', () => {
+    const cfg = tiny('best-effort');
+    for (const w of search(cfg, { maxStates: 100_000, properties }).witnesses) {
+      const s = replay(cfg, w.trace);
+      const prop = propertyByName(w.property);
+      expect(prop?.check(viewOf(cfg, s)).ok).toBe(true);
+      expect(prop?.check(viewFromTrace(cfg, w.trace, { final: isFinal(cfg, s) })).ok).toBe(true);
+    }
+  });
+
+  it('stops at the hard state limit and says so', () => {
+    const r = search(tiny('best-effort'), { maxStates: 50 });
+    expect(r.complete).toBe(false);
+    expect(r.states).toBe(50);
+    expect(r.unreached).toEqual([]);
+  });
+});
+
+describe('the review bug: the sweep\'s weak.upgrade() race (#37591)', () => {
+  const base = config({ variant: 'best-effort', updates: [u(0, 0, 0, 10), u(1, 0, 1, 20)], maxBytesChoices: [1000] });
+  const buggy: ModelConfig = { ...base, bugs: { sweepUpgradeRace: true } };
+  const sealedEmpty = (s: SystemState) =>
+    s.history.appends.some((a) => a.result.ok && a.updates.length === 0 && base.updates.some((x) => x.time < a.upper));
+
+  it('a short search finds a shortest trace that seals an interval empty; no-loss fails on it', () => {
+    const trace = shortestTrace(buggy, sealedEmpty, 100_000);
+    expect(trace).not.toBeNull();
+    const t = trace as readonly TraceEvent[];
+    expect(t.length).toBeLessThanOrEqual(16);
+    expect(t.filter((e) => e.kind === 'finish-begin').every((e) => e.kind === 'finish-begin' && !e.last)).toBe(true);
+    expect(t.some((e) => e.kind === 'sweep-hold')).toBe(true);
+    const s = replay(buggy, t);
+    expect(noLossNoDuplication.check(viewOf(buggy, s)).ok).toBe(false);
+    expect(noLossNoDuplication.check(viewFromTrace(buggy, t, { final: false })).ok).toBe(false);
+  });
+
+  it('search reports the no-loss violation with a shortest trace ending in the append', () => {
+    const r = search(buggy, { maxStates: 100_000, properties: [noLossNoDuplication], stopAtFirstViolation: true });
+    expect(r.violations).toHaveLength(1);
+    expect(r.complete).toBe(false);
+    const v = r.violations[0];
+    expect(v?.property).toBe('no-loss-no-duplication');
+    expect(v?.trace.at(-1)?.kind).toBe('append');
+    expect(v?.why).toMatch(/appended \[0, 1\) with updates/);
+  });
+
+  it('with the bug off, no-loss holds on every reachable state', () => {
+    const r = search(base, { maxStates: 100_000, properties });
+    expect(r.complete).toBe(true);
+    expect(r.violations).toEqual([]);
+  });
+
+  it('the barrier is immune: its deliverer does not depend on reference counts', () => {
+    const r = search({ ...buggy, variant: 'barrier' }, { maxStates: 100_000, properties });
+    expect(r.complete).toBe(true);
+    expect(r.violations).toEqual([]);
+  });
+});

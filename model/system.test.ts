@@ -1,0 +1,458 @@
+import { describe, expect, it } from 'vitest';
+import type { TraceEvent } from '../vocab/index.ts';
+import { classifyStagedBytes, ConfigError, validateConfig, type ModelConfig } from './config.ts';
+import { buildBatch, commitParts, cutParts } from './parts.ts';
+import { enabledActions, firstDifference, initialState, isFinal, isSealed, serialize, step, successors } from './system.ts';
+import { config, Driver, ev, persist, rng, tiny, u } from './test-support/driver.ts';
+
+const expectKind = <K extends TraceEvent['kind']>(e: TraceEvent, kind: K): Extract<TraceEvent, { kind: K }> => {
+  expect(e.kind).toBe(kind);
+  return e as Extract<TraceEvent, { kind: K }>;
+};
+
+describe('config', () => {
+  const good = tiny('barrier');
+  const bad: [string, Partial<ModelConfig>][] = [
+    ['variant', { variant: 'sometimes' as never }],
+    ['replicas', { replicas: 0 }],
+    ['processes', { processes: 1.5 }],
+    ['workersPerProcess', { workersPerProcess: -1 }],
+    ['intervals', { intervals: 0 }],
+    ['updates[0].id', { updates: [u(-1, 0, 0, 1)] }],
+    ['updates[1].id', { updates: [u(0, 0, 0, 1), u(0, 0, 1, 1)] }],
+    ['updates[0].time', { updates: [u(0, 1, 0, 1)] }],
+    ['updates[0].worker', { updates: [u(0, 0, 2, 1)] }],
+    ['updates[0].size', { updates: [u(0, 0, 0, 0)] }],
+    ['persist.blobTargetSize', { persist: { ...persist, blobTargetSize: 0 } }],
+    ['persist.inlineSingleMaxBytes', { persist: { ...persist, inlineSingleMaxBytes: -1 } }],
+    ['persist.inlineTotalMaxBytes', { persist: { ...persist, inlineTotalMaxBytes: 0 } }],
+    ['maxBytesChoices', { maxBytesChoices: [] }],
+    ['maxBytesChoices[1]', { maxBytesChoices: [1, 0.5] }],
+  ];
+  it.each(bad)('names the bad field %s', (field, over) => {
+    const attempt = () => validateConfig({ ...good, ...over });
+    expect(attempt).toThrow(ConfigError);
+    try {
+      attempt();
+    } catch (e) {
+      expect((e as ConfigError).field).toBe(field);
+      expect((e as ConfigError).message).toContain(field);
+    }
+    expect(() => initialState({ ...good, ...over })).toThrow(ConfigError);
+  });
+  it('accepts a good config unchanged', () => expect(validateConfig(good)).toBe(good));
+  it('classifies staged bytes', () => {
+    expect(classifyStagedBytes(10, 50, persist)).toBe('inline-small');
+    expect(classifyStagedBytes(40, 50, persist)).toBe('below-threshold');
+    expect(classifyStagedBytes(50, 50, persist)).toBe('above-threshold');
+    expect(classifyStagedBytes(1, 0, persist)).toBe('above-threshold');
+  });
+});
+
+describe('parts (one rule for shared and own batches)', () => {
+  const sizes = new Map([
+    [1, 30],
+    [2, 40],
+    [3, 10],
+    [4, 64],
+  ]);
+  it('cuts a part as soon as the buffer reaches blobTargetSize, in receive order', () => {
+    expect(cutParts([1, 2, 3], sizes, persist)).toEqual([70, 10]);
+    expect(cutParts([3, 1, 2], sizes, persist)).toEqual([80]);
+    expect(cutParts([4], sizes, persist)).toEqual([64]);
+    expect(cutParts([], sizes, persist)).toEqual([]);
+  });
+  it('inline iff below inlineSingleMaxBytes; nothing received → no batch', () => {
+    expect(buildBatch([1, 2, 3], sizes, persist)).toEqual({ updates: [1, 2, 3], partBytes: [70, 10] });
+    expect(buildBatch([], sizes, persist)).toBeNull();
+    expect(commitParts([{ updates: [3], partBytes: [10] }, { updates: [1], partBytes: [32] }], 0, persist).parts).toEqual({
+      hollow: 1,
+      inline: 1,
+    });
+  });
+  it('inline backpressure flushes every inline part when state would reach the total', () => {
+    const p = { ...persist, inlineTotalMaxBytes: 100 };
+    const batches = [{ updates: [3], partBytes: [10, 20] }];
+    expect(commitParts(batches, 69, p)).toEqual({ parts: { hollow: 0, inline: 2 }, inlineBytesAdded: 30 });
+    expect(commitParts(batches, 70, p)).toEqual({ parts: { hollow: 2, inline: 0 }, inlineBytesAdded: 0 });
+    expect(commitParts([{ updates: [4], partBytes: [64] }], 99, p)).toEqual({ parts: { hollow: 1, inline: 0 }, inlineBytesAdded: 0 });
+  });
+});
+
+describe('per replica: frontier, mint, round robin, sharedId', () => {
+  it('advances the frontier to K, mints [lower, desired) with sharedId = seq and appendWorker = seq mod P·W', () => {
+    const cfg = config({ variant: 'off', intervals: 3, updates: [u(0, 0, 0, 1), u(1, 2, 1, 1)] });
+    const d = new Driver(cfg);
+    expect(expectKind(d.do(ev.frontier()), 'frontier').upper).toBe(1);
+    expect(expectKind(d.do(ev.mint(7)), 'mint').desc).toEqual({ lower: 0, upper: 1, appendWorker: 0, sharedId: 0, maxBytes: 7 });
+    d.all(ev.frontier(), ev.frontier());
+    expect(step(cfg, d.state, { kind: 'frontier', replica: 0, upper: 4 })).toMatchObject({
+      ok: false,
+      reason: "not enabled: frontier: replica 0's desired frontier is already 3",
+    });
+    expect(step(cfg, d.state, ev.mint(1))).toMatchObject({ ok: false, reason: expect.stringContaining('already has a live description') });
+    d.all(ev.stage(0), ev.stage(1), ev.ownBatch(0), ev.hand(0), ev.hand(1), ev.append());
+    expect(expectKind(d.do(ev.mint(0)), 'mint').desc).toEqual({ lower: 1, upper: 3, appendWorker: 1, sharedId: 1, maxBytes: 0 });
+    d.drain();
+    expect(isSealed(d.state)).toBe(true);
+    expect(step(cfg, d.state, ev.mint(1)).ok).toBe(false);
+  });
+
+  it('refuses a mint with a bad knob value and a mint with nothing to do', () => {
+    const cfg = tiny('off');
+    const s = initialState(cfg);
+    expect(step(cfg, s, ev.mint(1))).toMatchObject({ reason: expect.stringContaining('is not below its desired frontier') });
+    const d = new Driver(cfg);
+    d.do(ev.frontier());
+    expect(step(cfg, d.state, ev.mint(-1))).toMatchObject({ reason: expect.stringContaining('maxBytes must be a non-negative integer') });
+    expect(step(cfg, d.state, ev.mint(0.5)).ok).toBe(false);
+  });
+
+  it('takes the mint event\'s maxBytes as input (not only the configured choices)', () => {
+    const cfg = tiny('best-effort');
+    const d = new Driver(cfg);
+    d.do(ev.frontier());
+    expect(step(cfg, d.state, { kind: 'mint', replica: 0, desc: { lower: 0, upper: 1, appendWorker: 0, sharedId: 0, maxBytes: 12345 } }).ok).toBe(true);
+  });
+});
+
+describe('routing (strict threshold)', () => {
+  const cfg = (variant: 'off' | 'best-effort' | 'barrier') =>
+    config({ variant, updates: [u(0, 0, 0, 20), u(1, 0, 0, 30), u(2, 0, 1, 49)] });
+  it('shares below maxBytes, falls back at or above it, routes none without updates', () => {
+    const d = new Driver(cfg('best-effort'));
+    d.all(ev.frontier(), ev.mint(50));
+    const s0 = expectKind(d.do(ev.stage(0)), 'stage');
+    const s1 = expectKind(d.do(ev.stage(1)), 'stage');
+    expect([s0.updates, s0.bytes, s0.route]).toEqual([[0, 1], 50, 'own']);
+    expect([s1.updates, s1.bytes, s1.route]).toEqual([[2], 49, 'shared']);
+  });
+  it('maxBytes = 0 disables sharing, also for the barrier (no skips)', () => {
+    const d = new Driver(cfg('barrier'));
+    d.all(ev.frontier(), ev.mint(0));
+    expect(expectKind(d.do(ev.stage(1)), 'stage').route).toBe('own');
+    expect(enabledActions(d.cfg, d.state).some((e) => e.kind === 'skip')).toBe(false);
+    d.do(ev.ownBatch(1));
+  });
+  it('off never shares', () => {
+    const d = new Driver(cfg('off'));
+    d.all(ev.frontier(), ev.mint(1000));
+    expect(expectKind(d.do(ev.stage(1)), 'stage').route).toBe('own');
+  });
+  it('a worker with nothing staged routes none and hands nothing', () => {
+    const d = new Driver(config({ variant: 'best-effort', updates: [u(0, 0, 0, 1)] }));
+    d.all(ev.frontier(), ev.mint(10));
+    expect(expectKind(d.do(ev.stage(1)), 'stage').route).toBe('none');
+    expect(expectKind(d.do(ev.hand(1)), 'hand').batches).toEqual([]);
+  });
+});
+
+describe('best-effort: refcounts, receivers, overlap groups, chunked pushes', () => {
+  const cfg = config({
+    variant: 'best-effort',
+    updates: [u(0, 0, 0, 30), u(1, 0, 1, 30), u(2, 0, 0, 10), u(3, 0, 1, 10)],
+  });
+
+  it('chunks are consecutive prefixes of the staged order; parts are cut in push order', () => {
+    const d = new Driver(cfg);
+    d.all(ev.frontier(), ev.mint(1000), ev.stage(0), ev.stage(1));
+    expect(expectKind(d.do(ev.open(0)), 'open').created).toBe(true);
+    expect(expectKind(d.do(ev.open(1)), 'open').created).toBe(false);
+    expect(step(cfg, d.state, ev.push(0, [2]))).toMatchObject({
+      ok: false,
+      reason: "not enabled: push: worker 0's push [2] does not continue its staged updates [0, 2] after 0 pushed",
+    });
+    d.all(ev.push(0, [0]), ev.push(1, [1]), ev.push(0, [2]));
+    expect(step(cfg, d.state, ev.finishBegin(1)).ok).toBe(false);
+    d.do(ev.push(1, [3]));
+    expect(expectKind(d.do(ev.finishBegin(1)), 'finish-begin').last).toBe(false);
+    expect(expectKind(d.do(ev.finishEnd(1)), 'finish-end').received).toBeNull();
+    expect(expectKind(d.do(ev.finishBegin(0)), 'finish-begin').last).toBe(true);
+    // push order 0(30) 1(30) 2(10) → cut at 70 ≥ 64; then 3(10) → a last inline part.
+    expect(expectKind(d.do(ev.finishEnd(0)), 'finish-end').received).toEqual({
+      updates: [0, 1, 2, 3],
+      parts: { hollow: 1, inline: 1 },
+    });
+    d.all(ev.hand(0), ev.hand(1));
+    const a = expectKind(d.do(ev.append()), 'append');
+    expect(a).toMatchObject({ batches: 1, parts: { hollow: 1, inline: 1 }, updates: [0, 1, 2, 3], result: { ok: true } });
+  });
+
+  it('a handle opened after every earlier handle finished starts a new instance (overlap groups)', () => {
+    const d = new Driver(cfg);
+    d.all(ev.frontier(), ev.mint(1000), ev.stage(0), ev.open(0), ev.push(0, [0, 2]));
+    expect(expectKind(d.do(ev.finishBegin(0)), 'finish-begin').last).toBe(true);
+    d.do(ev.stage(1));
+    expect(expectKind(d.do(ev.open(1)), 'open').created).toBe(true);
+    d.do(ev.push(1, [1, 3]));
+    expect(expectKind(d.do(ev.finishBegin(1)), 'finish-begin').last).toBe(true);
+    expect(expectKind(d.do(ev.finishEnd(0)), 'finish-end').received?.updates).toEqual([0, 2]);
+    expect(expectKind(d.do(ev.finishEnd(1)), 'finish-end').received?.updates).toEqual([1, 3]);
+    d.all(ev.hand(1), ev.hand(0));
+    expect(expectKind(d.do(ev.append()), 'append')).toMatchObject({ batches: 2, parts: { hollow: 2, inline: 0 } });
+  });
+
+  it('reports the first differing predicted field with the model\'s event', () => {
+    const d = new Driver(cfg);
+    d.all(ev.frontier(), ev.mint(1000), ev.stage(0), ev.open(0), ev.push(0, [0, 2]));
+    const wrong: TraceEvent = { kind: 'finish-begin', replica: 0, process: 0, worker: 0, sharedId: 0, last: false };
+    const r = step(cfg, d.state, wrong);
+    expect(r).toEqual({
+      ok: false,
+      reason: 'predicted field differs: finish-begin.last expected true, got false',
+      expected: { ...wrong, last: true },
+    });
+    expect(step(cfg, d.state, { ...wrong, last: true, sharedId: 3 })).toMatchObject({
+      reason: 'predicted field differs: finish-begin.sharedId expected 0, got 3',
+    });
+  });
+});
+
+describe('barrier: pending participants, early skips, deliverer', () => {
+  const cfg = config({
+    variant: 'barrier',
+    workersPerProcess: 3,
+    updates: [u(0, 0, 0, 10), u(1, 0, 1, 10), u(2, 0, 2, 500)],
+  });
+
+  it('records an early skip, counts it at creation, and delivers to the last finisher', () => {
+    const d = new Driver(cfg);
+    d.all(ev.frontier(), ev.mint(100), ev.stage(2));
+    expect(expectKind(d.do(ev.skip(2)), 'skip').early).toBe(true);
+    d.all(ev.stage(0), ev.stage(1), ev.open(0), ev.open(1), ev.push(0, [0]), ev.push(1, [1]));
+    expect(expectKind(d.do(ev.finishBegin(1)), 'finish-begin').last).toBe(false);
+    expect(step(cfg, d.state, ev.finishEnd(1))).toMatchObject({
+      reason: 'not enabled: finish-end: worker 1 waits at the barrier of builder 0 (pending 1)',
+    });
+    expect(expectKind(d.do(ev.finishBegin(0)), 'finish-begin').last).toBe(true);
+    expect(expectKind(d.do(ev.finishEnd(1)), 'finish-end').received).toBeNull();
+    expect(expectKind(d.do(ev.finishEnd(0)), 'finish-end').received?.updates).toEqual([0, 1]);
+    d.do(ev.ownBatch(2));
+    d.all(ev.hand(0), ev.hand(1), ev.hand(2));
+    expect(expectKind(d.do(ev.append()), 'append')).toMatchObject({ batches: 2, updates: [0, 1, 2] });
+  });
+
+  it('a late skip finalizes the barrier; the deliverer stays the last finisher', () => {
+    const d = new Driver(cfg);
+    d.all(ev.frontier(), ev.mint(100), ev.stage(0), ev.stage(1), ev.stage(2), ev.open(0), ev.open(1));
+    d.all(ev.push(0, [0]), ev.push(1, [1]), ev.finishBegin(1), ev.finishBegin(0));
+    expect(expectKind(d.do(ev.skip(2)), 'skip').early).toBe(false);
+    expect(expectKind(d.do(ev.finishEnd(1)), 'finish-end').received).toBeNull();
+    expect(expectKind(d.do(ev.finishEnd(0)), 'finish-end').received?.updates).toEqual([0, 1]);
+  });
+
+  it('removes the skip record when every participant skipped', () => {
+    const c = config({ variant: 'barrier', updates: [u(0, 0, 0, 500), u(1, 0, 1, 500)] });
+    const d = new Driver(c);
+    d.all(ev.frontier(), ev.mint(100), ev.stage(0), ev.stage(1));
+    expect(expectKind(d.do(ev.skip(0)), 'skip').early).toBe(true);
+    expect(expectKind(d.do(ev.skip(1)), 'skip').early).toBe(true);
+    expect(d.state.replicas[0]?.registries[0]?.builders[0]?.context.earlySkips).toBe(0);
+    d.drain();
+    expect(isSealed(d.state)).toBe(true);
+  });
+});
+
+describe('append: mismatch and delete across replicas', () => {
+  const cfg = config({ variant: 'off', replicas: 2 });
+  it('the second replica is refused, deletes its batches, and moves its lower to the shard\'s upper', () => {
+    const d = new Driver(cfg);
+    for (const r of [0, 1]) d.all(ev.frontier(r), ev.mint(0, r), ev.stage(0, 0, r), ev.stage(1, 0, r));
+    for (const r of [0, 1]) d.all(ev.ownBatch(0, 0, r), ev.ownBatch(1, 0, r), ev.hand(0, 0, r), ev.hand(1, 0, r));
+    expect(expectKind(d.do(ev.append(0)), 'append').result).toEqual({ ok: true });
+    expect(step(cfg, d.state, ev.delete(1)).ok).toBe(false);
+    expect(expectKind(d.do(ev.append(1)), 'append')).toMatchObject({ batches: 2, result: { ok: false, current: 1 } });
+    expect(step(cfg, d.state, ev.append(1))).toMatchObject({ reason: expect.stringContaining('already appended') });
+    expect(step(cfg, d.state, ev.frontier(1)).ok).toBe(false);
+    expect(expectKind(d.do(ev.delete(1)), 'delete')).toEqual({ kind: 'delete', replica: 1, lower: 0, batches: 2, reason: 'mismatch' });
+    expect(isFinal(cfg, d.state)).toBe(true);
+    expect(isSealed(d.state)).toBe(true);
+    expect(d.state.history.appends[1]?.deleted).toBe(2);
+  });
+  it('a refused append with no batches ends the description at once', () => {
+    const c = config({ variant: 'off', replicas: 2, intervals: 2, updates: [u(0, 1, 0, 1)] });
+    const d = new Driver(c);
+    d.all(ev.frontier(0), ev.mint(0, 0), ev.stage(0), ev.stage(1), ev.hand(0), ev.hand(1), ev.append(0));
+    d.all(ev.frontier(1), ev.mint(0, 1), ev.stage(0, 0, 1), ev.stage(1, 0, 1), ev.hand(0, 0, 1), ev.hand(1, 0, 1));
+    expect(expectKind(d.do(ev.append(1)), 'append').result).toEqual({ ok: false, current: 1 });
+    expect(d.state.replicas[1]?.mint.context).toMatchObject({ lower: 1, live: null });
+  });
+  it('an append waits for every worker to hand', () => {
+    const d = new Driver(tiny('off'));
+    d.all(ev.frontier(), ev.mint(0), ev.stage(0), ev.ownBatch(0), ev.hand(0));
+    expect(step(d.cfg, d.state, ev.append())).toMatchObject({ reason: "not enabled: append: replica 0's append waits for workers 1 to hand" });
+  });
+  it('inline backpressure turns the append\'s inline parts hollow once state would be full', () => {
+    const c = config({ variant: 'off', intervals: 2, updates: [u(0, 0, 0, 20), u(1, 1, 0, 20)], persist: { ...persist, inlineTotalMaxBytes: 40 } });
+    const d = new Driver(c);
+    d.all(ev.frontier(), ev.mint(0), ev.stage(0), ev.stage(1), ev.ownBatch(0), ev.hand(0), ev.hand(1));
+    expect(expectKind(d.do(ev.append()), 'append').parts).toEqual({ hollow: 0, inline: 1 });
+    d.all(ev.frontier(), ev.mint(0), ev.stage(0), ev.stage(1), ev.ownBatch(0), ev.hand(0), ev.hand(1));
+    expect(expectKind(d.do(ev.append()), 'append').parts).toEqual({ hollow: 1, inline: 0 });
+    expect(d.state.shard.inlineBytes).toBe(20);
+  });
+});
+
+describe('sweep', () => {
+  it('becomes pending when an open creates an entry past 2·retained and removes dead entries', () => {
+    const c = config({ variant: 'best-effort', intervals: 2, updates: [u(0, 0, 0, 1), u(1, 1, 0, 1)] });
+    const d = new Driver(c);
+    expect(step(c, d.state, ev.sweep())).toMatchObject({ reason: 'not enabled: sweep: no sweep is pending in process 0 of replica 0' });
+    d.all(ev.frontier(), ev.mint(10), ev.stage(0), ev.open(0));
+    expect(expectKind(d.do(ev.sweep()), 'sweep').removed).toEqual([]); // the entry is live: retained = 1
+    d.all(ev.push(0, [0]), ev.finishBegin(0), ev.finishEnd(0), ev.stage(1), ev.hand(0), ev.hand(1), ev.append());
+    d.all(ev.frontier(), ev.mint(10), ev.stage(0), ev.open(0)); // size 2 = 2·1: no sweep
+    expect(enabledActions(c, d.state).some((e) => e.kind === 'sweep')).toBe(false);
+  });
+  it('sweep-hold/-release are bug-only, in ascending id order of live entries', () => {
+    const c = config({ variant: 'best-effort', updates: [u(0, 0, 0, 1)], bugs: { sweepUpgradeRace: true } });
+    const d = new Driver(c);
+    d.all(ev.frontier(), ev.mint(10), ev.stage(0), ev.open(0));
+    expect(step(c, d.state, ev.sweep())).toMatchObject({ reason: 'not enabled: sweep: the sweep must first visit live entries 0' });
+    expect(step(c, d.state, ev.sweepHold(1)).ok).toBe(false);
+    expect(step(c, d.state, ev.sweepRelease(0)).ok).toBe(false);
+    d.do(ev.sweepHold(0));
+    expect(expectKind(d.do(ev.sweepRelease(0)), 'sweep-release').closed).toBe(false);
+    expect(expectKind(d.do(ev.sweep()), 'sweep').removed).toEqual([]);
+    const clean = config({ variant: 'best-effort', updates: [u(0, 0, 0, 1)] });
+    const e = new Driver(clean);
+    e.all(ev.frontier(), ev.mint(10), ev.stage(0), ev.open(0));
+    expect(step(clean, e.state, ev.sweepHold(0))).toMatchObject({ reason: expect.stringContaining('only with the sweep-upgrade-race bug') });
+  });
+});
+
+describe('events the model never enables', () => {
+  const cfg = tiny('best-effort');
+  const d = new Driver(cfg);
+  d.all(ev.frontier(), ev.mint(1000));
+  const cases: [string, TraceEvent, string][] = [
+    ['no such replica', ev.stage(0, 0, 5), 'there is no replica 5'],
+    ['no such worker', ev.stage(9), 'replica 0 has no worker 9'],
+    ['wrong process', ev.stage(1, 1), 'worker 1 lives in process 0, not 1'],
+    ['open before stage', ev.open(1), 'worker 1 has not staged'],
+    ['push before open', ev.push(1, [1]), 'worker 1 has not staged; it holds no handle'],
+    ['finish-end without handle', ev.finishEnd(1), 'holds no handle'],
+    ['skip outside barrier', ev.skip(1), 'worker 1 has not staged; it reports no skip'],
+    ['own batch before stage', ev.ownBatch(1), 'it writes no own batch now'],
+    ['hand before stage', ev.hand(1), 'it cannot hand now'],
+    ['delete with nothing refused', ev.delete(), 'no refused append'],
+    ['no such process', ev.sweep(3), 'replica 0 has no process 3'],
+    ['drop', { kind: 'drop', replica: 0, process: 0, worker: 0, sharedId: 0, closed: false }, 'drop-without-finish'],
+  ];
+  it.each(cases)('%s', (_, event, reason) => {
+    const r = step(cfg, d.state, event);
+    expect(r.ok).toBe(false);
+    if (!r.ok) expect(r.reason).toContain(reason);
+  });
+  it('offers the actor\'s enabled event as `expected`', () => {
+    const r = step(cfg, d.state, ev.open(1));
+    expect(r).toMatchObject({ ok: false, expected: { kind: 'stage', worker: 1, route: 'shared' } });
+  });
+  it('a replica-level event with no live description', () => {
+    const s = initialState(cfg);
+    expect(step(cfg, s, ev.append())).toMatchObject({ reason: 'not enabled: append: replica 0 has no live description' });
+    expect(step(cfg, s, ev.stage(0))).toMatchObject({ reason: 'not enabled: stage: replica 0 has no live description' });
+  });
+  it('worker phases in messages', () => {
+    const e = new Driver(config({ variant: 'barrier', updates: [u(0, 0, 0, 10), u(1, 0, 1, 500)] }));
+    e.all(ev.frontier(), ev.mint(100), ev.stage(0), ev.stage(1));
+    const reason = (x: TraceEvent) => {
+      const r = step(e.cfg, e.state, x);
+      return r.ok ? '' : r.reason;
+    };
+    expect(reason(ev.stage(0))).toContain('worker 0 must open its handle next');
+    expect(reason(ev.hand(1))).toContain('worker 1 must report a skip next');
+    e.all(ev.skip(1));
+    expect(reason(ev.hand(1))).toContain('worker 1 must write its own batch next');
+    e.all(ev.open(0));
+    expect(reason(ev.stage(0))).toContain('worker 0 holds an open handle (opened)');
+    expect(reason(ev.finishBegin(0))).toContain('worker 0 has pushed 0 of its 1 staged updates');
+    expect(reason(ev.finishEnd(0))).toContain('worker 0 has not begun its finish');
+    e.all(ev.push(0, [0]), ev.finishBegin(0));
+    expect(reason(ev.push(0, [0]))).toContain('worker 0 is finishing');
+    expect(reason(ev.finishBegin(0))).toContain('already began its finish');
+    e.all(ev.finishEnd(0), ev.ownBatch(1));
+    expect(reason(ev.stage(1))).toContain('worker 1 must hand its batches next');
+    e.all(ev.hand(1));
+    expect(reason(ev.stage(1))).toContain('worker 1 is done with the description');
+  });
+});
+
+describe('firstDifference', () => {
+  it('names nested paths and whole plain arrays', () => {
+    expect(firstDifference({ a: { b: 1 } }, { a: { b: 2 } }, 'x')).toBe('x.a.b expected 1, got 2');
+    expect(firstDifference({ a: [1, 2] }, { a: [1, 3] }, 'x')).toBe('x.a expected [1,2], got [1,3]');
+    expect(firstDifference({ a: [1] }, { a: 1 }, 'x')).toBe('x.a expected [1], got 1');
+    expect(firstDifference({ a: [{ b: 1 }] }, { a: [{ b: 2 }] }, 'x')).toBe('x.a[0].b expected 1, got 2');
+    expect(firstDifference({ a: { b: 1 } }, { a: null }, 'x')).toBe('x.a expected {"b":1}, got null');
+    expect(firstDifference({ a: 1 }, { a: 1, extra: 2 }, 'x')).toBeNull();
+  });
+});
+
+describe('exploration invariants', () => {
+  const variants = ['off', 'best-effort', 'barrier'] as const;
+  for (const variant of variants) {
+    it(`${variant}: every enabled action is accepted by step; random walks end sealed`, () => {
+      const cfg = config({
+        variant,
+        replicas: 2,
+        processes: 2,
+        workersPerProcess: 2,
+        intervals: 2,
+        updates: [u(0, 0, 0, 10), u(1, 0, 1, 40), u(2, 1, 2, 70), u(3, 1, 3, 5), u(4, 0, 3, 30)],
+        maxBytesChoices: [0, 50, 1000],
+        bugs: { sweepUpgradeRace: variant === 'barrier' },
+      });
+      const pick = rng(7);
+      for (let walk = 0; walk < 12; walk++) {
+        let s = initialState(cfg);
+        for (;;) {
+          const next = successors(cfg, s);
+          if (next.length === 0) break;
+          for (const { event } of next) expect(step(cfg, s, event).ok).toBe(true);
+          s = (next[pick(next.length)] as (typeof next)[number]).next;
+        }
+        expect(isSealed(s)).toBe(true);
+        expect(s.shard.upper).toBe(cfg.intervals);
+      }
+    });
+  }
+
+  it('serialize is canonical: equal states (keys sorted) serialize equally', () => {
+    const sortKeys = (x: unknown): unknown =>
+      Array.isArray(x)
+        ? x.map(sortKeys)
+        : typeof x === 'object' && x !== null
+          ? Object.fromEntries(Object.entries(x).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, sortKeys(v)]))
+          : x;
+    const cfg = tiny('best-effort');
+    const bySorted = new Map<string, string>();
+    const queue = [initialState(cfg)];
+    const seen = new Set<string>();
+    while (queue.length > 0) {
+      const s = queue.pop() as (typeof queue)[number];
+      const key = serialize(s);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const sorted = JSON.stringify(sortKeys(s));
+      const prior = bySorted.get(sorted);
+      if (prior !== undefined) expect(prior).toBe(key);
+      bySorted.set(sorted, key);
+      for (const { next } of successors(cfg, s)) queue.push(next);
+    }
+    expect(bySorted.size).toBe(seen.size);
+  });
+});
+
+describe('a replica sealed by another replica', () => {
+  it('still sees its desired frontier advance', () => {
+    const cfg = config({ variant: 'off', replicas: 2, intervals: 2, workersPerProcess: 1, updates: [u(0, 0, 0, 1)] });
+    const d = new Driver(cfg);
+    d.all(ev.frontier(1), ev.mint(0, 1), ev.stage(0, 0, 1));
+    d.all(ev.frontier(0), ev.frontier(0), ev.mint(0, 0), ev.stage(0), ev.ownBatch(0), ev.hand(0), ev.append(0));
+    d.all(ev.ownBatch(0, 0, 1), ev.hand(0, 0, 1), ev.append(1), ev.delete(1));
+    expect(d.state.replicas[1]?.mint.value).toBe('sealed');
+    expect(expectKind(d.do(ev.frontier(1)), 'frontier').upper).toBe(2);
+    expect(isFinal(cfg, d.state)).toBe(true);
+  });
+});

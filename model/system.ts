@@ -1,0 +1,778 @@
+/**
+ * The system: R replicas × P processes × W workers over K intervals, composed from the machines of this
+ * folder, as a pure step function over `TraceEvent`s (vocab/index.ts) — the contract of vocab/PROTOCOL.md.
+ *
+ * Source: Materialize PRs #37591 (shared batches, best-effort, threshold/fallback, the sweep and its review
+ * bug) and #37617 (the barrier). Abstracted away: see each machine's header; here additionally the shard
+ * is an upper and an inline byte count (consensus), and every event is one atomic scheduling point.
+ *
+ * Shape of one step (Stateright's "actions, enabledness, next state"):
+ *   `predict(cfg, state, event)` decides whether the event's *actor* can take that kind of step now
+ *   (guards, in the machines), and if so computes the model's own version of the event — every predicted
+ *   field — and the next state (effects, in the machines). `step` then compares the model's version with
+ *   the given event field by field. `enabledActions` proposes one event per actor and choice, and keeps
+ *   those `predict` accepts, so every event it lists is accepted by `step`.
+ */
+import { match } from 'ts-pattern';
+import type { Description, Route, SharedId, TraceEvent, WorkerRef } from '../vocab/index.ts';
+import { append } from './append.ts';
+import { builder, isEntry, isLive, type BuilderContext } from './builder.ts';
+import { processOf, sizeIndex, validateConfig, workersPerReplica, type ModelConfig } from './config.ts';
+import { handle, type HandleContext } from './handle.ts';
+import { isIn, pathOf, type Local } from './local.ts';
+import { mint } from './mint.ts';
+import { buildBatch, summarize, type Batch } from './parts.ts';
+import type { History, Registry, ReplicaState, SystemState } from './state.ts';
+import { sweep } from './sweep.ts';
+import { worker, type WorkerContext } from './worker.ts';
+
+export type { SystemState } from './state.ts';
+
+export type StepResult =
+  | { readonly ok: true; readonly state: SystemState }
+  | { readonly ok: false; readonly reason: string; readonly expected?: TraceEvent };
+
+/** The model's version of an event and the state after it, or why the event is not enabled. */
+export type Prediction =
+  | { readonly ok: true; readonly expected: TraceEvent; readonly next: SystemState }
+  | { readonly ok: false; readonly reason: string };
+
+// ---------------------------------------------------------------------------------------------------
+// Initial state
+
+export function initialState(cfg: ModelConfig): SystemState {
+  validateConfig(cfg);
+  const workers = workersPerReplica(cfg);
+  const replica: ReplicaState = {
+    mint: mint.start({ intervals: cfg.intervals, workers }),
+    append: null,
+    workers: Array.from({ length: workers }, () => worker.start(undefined)),
+    handles: Array.from({ length: workers }, () => null),
+    registries: Array.from({ length: cfg.processes }, () => ({
+      sweep: sweep.start({ upgradeRace: cfg.bugs?.sweepUpgradeRace === true }),
+      builders: [],
+    })),
+  };
+  return {
+    shard: { upper: 0, inlineBytes: 0 },
+    replicas: Array.from({ length: cfg.replicas }, () => replica),
+    history: { appends: [], shardUppers: [0], finishesBegun: 0, finishesEnded: 0, ownBatches: 0, deleted: 0 },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Small immutable helpers
+
+const fail = (reason: string): Prediction => ({ ok: false, reason });
+const ok = (expected: TraceEvent, next: SystemState): Prediction => ({ ok: true, expected, next });
+const set = <T>(xs: readonly T[], i: number, x: T): readonly T[] => xs.map((y, j) => (j === i ? x : y));
+
+function withReplica(s: SystemState, r: number, change: Partial<ReplicaState>, history?: Partial<History>): SystemState {
+  const rep = s.replicas[r] as ReplicaState;
+  return {
+    shard: s.shard,
+    replicas: set(s.replicas, r, { ...rep, ...change }),
+    history: history === undefined ? s.history : { ...s.history, ...history },
+  };
+}
+
+const withRegistry = (rep: ReplicaState, p: number, reg: Registry): Partial<ReplicaState> => ({
+  registries: set(rep.registries, p, reg),
+});
+
+function withBuilder(reg: Registry, id: SharedId, b: Local<BuilderContext>): Registry {
+  const builders = [...reg.builders];
+  while (builders.length <= id) builders.push(null);
+  builders[id] = b;
+  return { sweep: reg.sweep, builders };
+}
+
+interface Derived {
+  readonly workers: number;
+  readonly sizes: ReadonlyMap<number, number>;
+}
+const derivedCache = new WeakMap<ModelConfig, Derived>();
+function derived(cfg: ModelConfig): Derived {
+  let d = derivedCache.get(cfg);
+  if (d === undefined) {
+    d = { workers: workersPerReplica(cfg), sizes: sizeIndex(cfg) };
+    derivedCache.set(cfg, d);
+  }
+  return d;
+}
+
+const sortedIds = (ids: readonly number[]): readonly number[] => [...ids].sort((a, b) => a - b);
+
+// ---------------------------------------------------------------------------------------------------
+// Where an event happens
+
+interface ReplicaSite {
+  readonly rep: ReplicaState;
+  readonly r: number;
+}
+
+function replicaSite(cfg: ModelConfig, s: SystemState, r: number): ReplicaSite | string {
+  const rep = Number.isInteger(r) ? s.replicas[r] : undefined;
+  if (rep === undefined) return `there is no replica ${r} (replicas: ${cfg.replicas})`;
+  return { rep, r };
+}
+
+interface WorkerSite extends ReplicaSite {
+  readonly w: number;
+  readonly p: number;
+  readonly desc: Description;
+  readonly wk: Local<WorkerContext>;
+  readonly reg: Registry;
+}
+
+function workerSite(cfg: ModelConfig, s: SystemState, e: WorkerRef): WorkerSite | string {
+  const site = replicaSite(cfg, s, e.replica);
+  if (typeof site === 'string') return site;
+  const wk = Number.isInteger(e.worker) ? site.rep.workers[e.worker] : undefined;
+  if (wk === undefined) return `replica ${e.replica} has no worker ${e.worker}`;
+  const p = processOf(cfg, e.worker);
+  if (e.process !== p) return `worker ${e.worker} lives in process ${p}, not ${e.process}`;
+  const desc = site.rep.mint.context.live;
+  if (desc === null) return `replica ${e.replica} has no live description`;
+  return { ...site, w: e.worker, p, desc, wk, reg: site.rep.registries[p] as Registry };
+}
+
+/** What a worker does next, for messages: "worker 1 has not staged", "… expects push". */
+function workerPhase(site: WorkerSite): string {
+  const path = pathOf(site.wk.value);
+  const next = match(path)
+    .with('idle', () => 'has not staged')
+    .with('shared.opening', () => 'must open its handle next')
+    .with('shared.holdingHandle', () => `holds an open handle (${pathOf(site.rep.handles[site.w]?.value ?? 'none')})`)
+    .with('fallback.reportingSkip', 'noData.reportingSkip', () => 'must report a skip next')
+    .with('fallback.writing', () => 'must write its own batch next')
+    .with('handing', () => 'must hand its batches next')
+    .otherwise(() => 'is done with the description');
+  return `worker ${site.w} ${next}`;
+}
+
+function builderOf(cfg: ModelConfig, reg: Registry, id: SharedId): Local<BuilderContext> {
+  return (
+    reg.builders[id] ??
+    builder.start({ barrier: cfg.variant === 'barrier', participants: cfg.workersPerProcess })
+  );
+}
+
+const ids = (reg: Registry, keep: (path: string) => boolean): readonly SharedId[] =>
+  reg.builders.flatMap((b, id) => (b !== null && keep(pathOf(b.value)) ? [id] : []));
+
+const workerRef = (site: WorkerSite) => ({ replica: site.r, process: site.p, worker: site.w });
+
+// ---------------------------------------------------------------------------------------------------
+// Replica events: frontier, mint, append, delete
+
+function frontier(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'frontier' }>): Prediction {
+  const site = replicaSite(cfg, s, e.replica);
+  if (typeof site === 'string') return fail(site);
+  const next = mint.fire(site.rep.mint, { type: 'FRONTIER' });
+  if (next === null) return fail(`replica ${e.replica}'s desired frontier is already ${cfg.intervals}`);
+  return ok({ kind: 'frontier', replica: e.replica, upper: next.context.desired }, withReplica(s, e.replica, { mint: next }));
+}
+
+function mintEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'mint' }>): Prediction {
+  const site = replicaSite(cfg, s, e.replica);
+  if (typeof site === 'string') return fail(site);
+  const { maxBytes } = e.desc;
+  if (!Number.isInteger(maxBytes) || maxBytes < 0) {
+    return fail(`mint.desc.maxBytes must be a non-negative integer, got ${JSON.stringify(maxBytes)}`);
+  }
+  const m = site.rep.mint;
+  const next = mint.fire(m, { type: 'MINT', maxBytes });
+  if (next === null || next.context.live === null) {
+    return fail(
+      m.context.live !== null
+        ? `replica ${e.replica} already has a live description (sharedId ${m.context.live.sharedId})`
+        : `replica ${e.replica}'s lower ${m.context.lower} is not below its desired frontier ${m.context.desired}`,
+    );
+  }
+  const desc = next.context.live;
+  const { workers } = derived(cfg);
+  return ok(
+    { kind: 'mint', replica: e.replica, desc },
+    withReplica(s, e.replica, {
+      mint: next,
+      append: append.start({ lower: desc.lower, upper: desc.upper, workers }),
+      workers: Array.from({ length: workers }, () => worker.start(undefined)),
+      handles: Array.from({ length: workers }, () => null),
+    }),
+  );
+}
+
+function appendEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'append' }>): Prediction {
+  const site = replicaSite(cfg, s, e.replica);
+  if (typeof site === 'string') return fail(site);
+  const { rep } = site;
+  const a = rep.append;
+  const desc = rep.mint.context.live;
+  if (a === null || desc === null) return fail(`replica ${e.replica} has no live description`);
+  if (!isIn(a, 'ready')) {
+    if (!isIn(a, 'collecting')) return fail(`replica ${e.replica} already appended description ${desc.sharedId}`);
+    const waiting = a.context.handed.flatMap((h, w) => (h === null ? [w] : []));
+    return fail(`replica ${e.replica}'s append waits for workers ${waiting.join(', ')} to hand`);
+  }
+  const next = append.fire(a, {
+    type: 'APPEND',
+    shardUpper: s.shard.upper,
+    shardInlineBytes: s.shard.inlineBytes,
+    persist: cfg.persist,
+  }) as Local<typeof a.context>;
+  const { result, parts } = next.context;
+  const handed = next.context.handed.map((h) => h as NonNullable<typeof h>);
+  const batches = handed.flatMap((h) => h.batches);
+  const updates = sortedIds(batches.flatMap((b) => b.updates));
+  const expected: TraceEvent = {
+    kind: 'append',
+    replica: e.replica,
+    lower: desc.lower,
+    upper: desc.upper,
+    batches: batches.length,
+    parts: parts ?? { hollow: 0, inline: 0 },
+    updates,
+    result: result ?? { ok: true },
+  };
+  const record = {
+    replica: e.replica,
+    sharedId: desc.sharedId,
+    lower: desc.lower,
+    upper: desc.upper,
+    maxBytes: desc.maxBytes,
+    routes: rep.workers.map((w) => w.context.route),
+    batches: handed.flatMap((h, w) =>
+      h.batches.map((b) => ({
+        worker: w,
+        process: processOf(cfg, w),
+        route: h.route === 'shared' ? ('shared' as const) : ('own' as const),
+        ...summarize(b, cfg.persist),
+      })),
+    ),
+    updates,
+    parts: expected.parts,
+    result: expected.result,
+    deleted: null,
+  };
+  const history: Partial<History> = { appends: [...s.history.appends, record] };
+  if (result?.ok === true) {
+    const after = withReplica(
+      s,
+      e.replica,
+      { mint: mint.fire(rep.mint, { type: 'END', lower: desc.upper }) ?? rep.mint, append: null },
+      { ...history, shardUppers: [...s.history.shardUppers, desc.upper] },
+    );
+    return ok(expected, {
+      ...after,
+      shard: { upper: desc.upper, inlineBytes: s.shard.inlineBytes + next.context.inlineBytesAdded },
+    });
+  }
+  if (isIn(next, 'mismatched')) return ok(expected, withReplica(s, e.replica, { append: next }, history));
+  // A refused append with nothing to delete: the description ends at once, at the shard's upper.
+  const lower = s.shard.upper;
+  return ok(
+    expected,
+    withReplica(s, e.replica, { mint: mint.fire(rep.mint, { type: 'END', lower }) ?? rep.mint, append: null }, history),
+  );
+}
+
+function deleteEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'delete' }>): Prediction {
+  const site = replicaSite(cfg, s, e.replica);
+  if (typeof site === 'string') return fail(site);
+  const { rep } = site;
+  const a = rep.append;
+  const next = a === null ? null : append.fire(a, { type: 'DELETE' });
+  if (a === null || next === null) return fail(`replica ${e.replica} has no refused append whose batches to delete`);
+  const count = a.context.handed.reduce((n, h) => n + (h?.batches.length ?? 0), 0);
+  const result = a.context.result;
+  const lower = result !== null && !result.ok ? result.current : a.context.upper;
+  const appends = [...s.history.appends];
+  const at = appends.map((x) => x.replica).lastIndexOf(e.replica);
+  const last = appends[at];
+  if (last !== undefined) appends[at] = { ...last, deleted: count };
+  return ok(
+    { kind: 'delete', replica: e.replica, lower: a.context.lower, batches: count, reason: 'mismatch' },
+    withReplica(
+      s,
+      e.replica,
+      { mint: mint.fire(rep.mint, { type: 'END', lower }) ?? rep.mint, append: null },
+      { appends, deleted: s.history.deleted + count },
+    ),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Worker events: stage, open, push, finish-begin, finish-end, skip, own-batch, hand
+
+function stage(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'stage' }>): Prediction {
+  const site = workerSite(cfg, s, e);
+  if (typeof site === 'string') return fail(site);
+  const { desc } = site;
+  const mine = cfg.updates
+    .filter((u) => u.worker === site.w && desc.lower <= u.time && u.time < desc.upper)
+    .sort((a, b) => a.id - b.id);
+  const updates = mine.map((u) => u.id);
+  const bytes = mine.reduce((n, u) => n + u.size, 0);
+  const sharing = cfg.variant !== 'off' && desc.maxBytes > 0;
+  const next = worker.fire(site.wk, {
+    type: 'STAGE',
+    updates,
+    bytes,
+    maxBytes: desc.maxBytes,
+    sharing,
+    reportsSkips: sharing && cfg.variant === 'barrier',
+  });
+  if (next === null) return fail(`${workerPhase(site)}; it stages once per description`);
+  const route = next.context.route as Route;
+  return ok(
+    { kind: 'stage', ...workerRef(site), sharedId: desc.sharedId, updates, bytes, route },
+    withReplica(s, site.r, { workers: set(site.rep.workers, site.w, next) }),
+  );
+}
+
+function open(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'open' }>): Prediction {
+  const site = workerSite(cfg, s, e);
+  if (typeof site === 'string') return fail(site);
+  const wk = worker.fire(site.wk, { type: 'OPEN' });
+  if (wk === null) return fail(`${workerPhase(site)}, it cannot open a handle`);
+  const id = site.desc.sharedId;
+  const before = builderOf(cfg, site.reg, id);
+  const created = !isLive(pathOf(before.value));
+  const b = builder.fire(before, { type: 'OPEN' });
+  if (b === null) return fail(`builder ${id} of process ${site.p} is finalized: no participant may join it`);
+  let reg = withBuilder(site.reg, id, b);
+  if (created) {
+    const size = ids(reg, isEntry).length;
+    reg = { ...reg, sweep: sweep.fire(reg.sweep, { type: 'ENTRY_CREATED', size }) ?? reg.sweep };
+  }
+  const h = handle.start({ staged: site.wk.context.staged, instance: b.context.instances.length - 1 });
+  return ok(
+    { kind: 'open', ...workerRef(site), sharedId: id, created },
+    withReplica(s, site.r, {
+      workers: set(site.rep.workers, site.w, wk),
+      handles: set(site.rep.handles, site.w, h),
+      ...withRegistry(site.rep, site.p, reg),
+    }),
+  );
+}
+
+interface HandleSite extends WorkerSite {
+  readonly h: Local<HandleContext>;
+  readonly b: Local<BuilderContext>;
+}
+
+function handleSite(cfg: ModelConfig, s: SystemState, e: WorkerRef): HandleSite | string {
+  const site = workerSite(cfg, s, e);
+  if (typeof site === 'string') return site;
+  const h = site.rep.handles[site.w];
+  if (h === null || h === undefined || !isIn(site.wk, 'shared.holdingHandle')) {
+    return `${workerPhase(site)}; it holds no handle`;
+  }
+  return { ...site, h, b: builderOf(cfg, site.reg, site.desc.sharedId) };
+}
+
+function withHandleAndBuilder(
+  s: SystemState,
+  site: HandleSite,
+  h: Local<HandleContext>,
+  b: Local<BuilderContext>,
+  change: Partial<ReplicaState> = {},
+  history?: Partial<History>,
+): SystemState {
+  return withReplica(
+    s,
+    site.r,
+    {
+      handles: set(site.rep.handles, site.w, h),
+      ...withRegistry(site.rep, site.p, withBuilder(site.reg, site.desc.sharedId, b)),
+      ...change,
+    },
+    history,
+  );
+}
+
+function push(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'push' }>): Prediction {
+  const site = handleSite(cfg, s, e);
+  if (typeof site === 'string') return fail(site);
+  const h = handle.fire(site.h, { type: 'PUSH', updates: e.updates });
+  if (h === null) {
+    const { staged, pushed } = site.h.context;
+    if (isIn(site.h, 'finishing')) return fail(`worker ${site.w} is finishing; it pushes no more`);
+    return fail(
+      `worker ${site.w}'s push [${e.updates.join(', ')}] does not continue its staged updates ` +
+        `[${staged.join(', ')}] after ${pushed} pushed`,
+    );
+  }
+  const b = builder.fire(site.b, { type: 'PUSH', updates: e.updates });
+  if (b === null) return fail(`builder ${site.desc.sharedId} of process ${site.p} is not live`);
+  return ok(
+    { kind: 'push', ...workerRef(site), sharedId: site.desc.sharedId, updates: e.updates },
+    withHandleAndBuilder(s, site, h, b),
+  );
+}
+
+function finishBegin(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'finish-begin' }>): Prediction {
+  const site = handleSite(cfg, s, e);
+  if (typeof site === 'string') return fail(site);
+  if (handle.fire(site.h, { type: 'FINISH_BEGIN', last: false }) === null) {
+    const { staged, pushed } = site.h.context;
+    return fail(
+      isIn(site.h, 'finishing')
+        ? `worker ${site.w} already began its finish`
+        : `worker ${site.w} has pushed ${pushed} of its ${staged.length} staged updates`,
+    );
+  }
+  const b = builder.fire(site.b, { type: 'FINISH_BEGIN', worker: site.w });
+  if (b === null) return fail(`builder ${site.desc.sharedId} of process ${site.p} is not live`);
+  const last = pathOf(b.value) === (cfg.variant === 'barrier' ? 'finalized' : 'notLive.dead');
+  const h = handle.fire(site.h, { type: 'FINISH_BEGIN', last }) as Local<HandleContext>;
+  return ok(
+    { kind: 'finish-begin', ...workerRef(site), sharedId: site.desc.sharedId, last },
+    withHandleAndBuilder(s, site, h, b, {}, { finishesBegun: s.history.finishesBegun + 1 }),
+  );
+}
+
+function finishEnd(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'finish-end' }>): Prediction {
+  const site = handleSite(cfg, s, e);
+  if (typeof site === 'string') return fail(site);
+  if (!isIn(site.h, 'finishing')) return fail(`worker ${site.w} has not begun its finish`);
+  const { instance } = site.h.context;
+  const b = builder.fire(site.b, { type: 'FINISH_END', worker: site.w, instance });
+  if (b === null) {
+    const c = site.b.context;
+    return fail(`worker ${site.w} waits at the barrier of builder ${site.desc.sharedId} (pending ${c.pending})`);
+  }
+  const record = b.context.instances[instance];
+  const batch: Batch | null =
+    record !== undefined && record.receiver === site.w ? buildBatch(record.pushed, derived(cfg).sizes, cfg.persist) : null;
+  const h = handle.fire(site.h, { type: 'FINISH_END', released: true, batch }) as Local<HandleContext>;
+  const wk = worker.fire(site.wk, { type: 'FINISH_END', batch }) as Local<WorkerContext>;
+  return ok(
+    {
+      kind: 'finish-end',
+      ...workerRef(site),
+      sharedId: site.desc.sharedId,
+      received: batch === null ? null : summarize(batch, cfg.persist),
+    },
+    withHandleAndBuilder(
+      s,
+      site,
+      h,
+      b,
+      { workers: set(site.rep.workers, site.w, wk) },
+      { finishesEnded: s.history.finishesEnded + 1 },
+    ),
+  );
+}
+
+function skip(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'skip' }>): Prediction {
+  const site = workerSite(cfg, s, e);
+  if (typeof site === 'string') return fail(site);
+  const wk = worker.fire(site.wk, { type: 'SKIP' });
+  if (wk === null) return fail(`${workerPhase(site)}; it reports no skip`);
+  const id = site.desc.sharedId;
+  const before = builderOf(cfg, site.reg, id);
+  const early = !isLive(pathOf(before.value));
+  const b = builder.fire(before, { type: 'SKIP' });
+  if (b === null) return fail(`builder ${id} of process ${site.p} is finalized: a skip would over-report`);
+  return ok(
+    { kind: 'skip', ...workerRef(site), sharedId: id, early },
+    withReplica(s, site.r, {
+      workers: set(site.rep.workers, site.w, wk),
+      ...withRegistry(site.rep, site.p, withBuilder(site.reg, id, b)),
+    }),
+  );
+}
+
+function ownBatch(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'own-batch' }>): Prediction {
+  const site = workerSite(cfg, s, e);
+  if (typeof site === 'string') return fail(site);
+  const batch = buildBatch(site.wk.context.staged, derived(cfg).sizes, cfg.persist);
+  const wk = batch === null ? null : worker.fire(site.wk, { type: 'OWN_BATCH', batch });
+  if (wk === null || batch === null) return fail(`${workerPhase(site)}; it writes no own batch now`);
+  return ok(
+    { kind: 'own-batch', ...workerRef(site), sharedId: site.desc.sharedId, batch: summarize(batch, cfg.persist) },
+    withReplica(
+      s,
+      site.r,
+      { workers: set(site.rep.workers, site.w, wk) },
+      { ownBatches: s.history.ownBatches + 1 },
+    ),
+  );
+}
+
+function hand(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'hand' }>): Prediction {
+  const site = workerSite(cfg, s, e);
+  if (typeof site === 'string') return fail(site);
+  const wk = worker.fire(site.wk, { type: 'HAND' });
+  const a = site.rep.append;
+  const { batch, route } = site.wk.context;
+  const batches = batch === null ? [] : [batch];
+  const next =
+    wk === null || a === null
+      ? null
+      : append.fire(a, { type: 'HAND', worker: site.w, hand: { route: route ?? 'none', batches } });
+  if (wk === null || next === null) return fail(`${workerPhase(site)}; it cannot hand now`);
+  return ok(
+    {
+      kind: 'hand',
+      ...workerRef(site),
+      sharedId: site.desc.sharedId,
+      batches: batches.map((b) => summarize(b, cfg.persist)),
+    },
+    withReplica(s, site.r, { workers: set(site.rep.workers, site.w, wk), append: next }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Registry events: sweep, and with the review bug sweep-hold / sweep-release
+
+interface RegistrySite extends ReplicaSite {
+  readonly p: number;
+  readonly reg: Registry;
+}
+
+function registrySite(cfg: ModelConfig, s: SystemState, r: number, p: number): RegistrySite | string {
+  const site = replicaSite(cfg, s, r);
+  if (typeof site === 'string') return site;
+  const reg = Number.isInteger(p) ? site.rep.registries[p] : undefined;
+  if (reg === undefined) return `replica ${r} has no process ${p}`;
+  return { ...site, p, reg };
+}
+
+function sweepEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'sweep' }>): Prediction {
+  const site = registrySite(cfg, s, e.replica, e.process);
+  if (typeof site === 'string') return fail(site);
+  const { reg } = site;
+  const removed = ids(reg, (path) => path === 'notLive.dead');
+  const liveIds = ids(reg, isLive);
+  const sw = sweep.fire(reg.sweep, {
+    type: 'SWEEP',
+    size: ids(reg, isEntry).length - removed.length,
+    liveIds,
+  });
+  if (sw === null) {
+    if (!isIn(reg.sweep, 'pending')) return fail(`no sweep is pending in process ${e.process} of replica ${e.replica}`);
+    return fail(`the sweep must first visit live entries ${liveIds.filter((id) => id > reg.sweep.context.visited).join(', ')}`);
+  }
+  const builders = reg.builders.map((b) => (b !== null && pathOf(b.value) === 'notLive.dead' ? builder.fire(b, { type: 'SWEEP' }) : b));
+  return ok(
+    { kind: 'sweep', replica: e.replica, process: e.process, removed },
+    withReplica(s, e.replica, withRegistry(site.rep, e.process, { sweep: sw, builders })),
+  );
+}
+
+function sweepHold(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'sweep-hold' }>): Prediction {
+  if (cfg.bugs?.sweepUpgradeRace !== true) {
+    return fail('sweep-hold happens only with the sweep-upgrade-race bug (bugs.sweepUpgradeRace)');
+  }
+  const site = registrySite(cfg, s, e.replica, e.process);
+  if (typeof site === 'string') return fail(site);
+  const { reg } = site;
+  const sw = sweep.fire(reg.sweep, { type: 'SWEEP_HOLD', sharedId: e.sharedId, liveIds: ids(reg, isLive) });
+  const before = reg.builders[e.sharedId];
+  const b = sw === null || before === null || before === undefined ? null : builder.fire(before, { type: 'SWEEP_HOLD' });
+  if (sw === null || b === null) {
+    return fail(`the sweep of process ${e.process} is not about to visit live entry ${e.sharedId}`);
+  }
+  return ok(
+    { kind: 'sweep-hold', replica: e.replica, process: e.process, sharedId: e.sharedId },
+    withReplica(s, e.replica, withRegistry(site.rep, e.process, { ...withBuilder(reg, e.sharedId, b), sweep: sw })),
+  );
+}
+
+function sweepRelease(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'sweep-release' }>): Prediction {
+  const site = registrySite(cfg, s, e.replica, e.process);
+  if (typeof site === 'string') return fail(site);
+  const { reg } = site;
+  const before = reg.builders[e.sharedId];
+  if (reg.sweep.context.holding !== e.sharedId || before === null || before === undefined) {
+    return fail(`the sweep of process ${e.process} holds no reference to entry ${e.sharedId}`);
+  }
+  const sw = sweep.fire(reg.sweep, { type: 'SWEEP_RELEASE' }) ?? reg.sweep;
+  const b = builder.fire(before, { type: 'SWEEP_RELEASE' }) ?? before;
+  return ok(
+    {
+      kind: 'sweep-release',
+      replica: e.replica,
+      process: e.process,
+      sharedId: e.sharedId,
+      closed: pathOf(b.value) === 'notLive.dead',
+    },
+    withReplica(s, e.replica, withRegistry(site.rep, e.process, { ...withBuilder(reg, e.sharedId, b), sweep: sw })),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The step function
+
+/** The model's version of `event` and the next state, or why the event's actor cannot take it now. */
+export function predict(cfg: ModelConfig, s: SystemState, event: TraceEvent): Prediction {
+  return match(event)
+    .with({ kind: 'frontier' }, (e) => frontier(cfg, s, e))
+    .with({ kind: 'mint' }, (e) => mintEvent(cfg, s, e))
+    .with({ kind: 'stage' }, (e) => stage(cfg, s, e))
+    .with({ kind: 'open' }, (e) => open(cfg, s, e))
+    .with({ kind: 'push' }, (e) => push(cfg, s, e))
+    .with({ kind: 'finish-begin' }, (e) => finishBegin(cfg, s, e))
+    .with({ kind: 'finish-end' }, (e) => finishEnd(cfg, s, e))
+    .with({ kind: 'skip' }, (e) => skip(cfg, s, e))
+    .with({ kind: 'own-batch' }, (e) => ownBatch(cfg, s, e))
+    .with({ kind: 'hand' }, (e) => hand(cfg, s, e))
+    .with({ kind: 'append' }, (e) => appendEvent(cfg, s, e))
+    .with({ kind: 'delete' }, (e) => deleteEvent(cfg, s, e))
+    .with({ kind: 'sweep' }, (e) => sweepEvent(cfg, s, e))
+    .with({ kind: 'sweep-hold' }, (e) => sweepHold(cfg, s, e))
+    .with({ kind: 'sweep-release' }, (e) => sweepRelease(cfg, s, e))
+    .with({ kind: 'drop' }, () =>
+      fail('drop (a handle dropped without finish) is the drop-without-finish bug; every model handle finishes'),
+    )
+    .exhaustive();
+}
+
+/**
+ * First field (depth-first, in the model's field order) where `actual` differs from `expected`, as
+ * `path expected X, got Y`. Arrays of plain values are reported whole (`stage.updates expected [1,2] …`).
+ */
+export function firstDifference(expected: unknown, actual: unknown, path: string): string | null {
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual) || actual.length !== expected.length) return describeDiff(path, expected, actual);
+    for (let i = 0; i < expected.length; i++) {
+      const d = firstDifference(expected[i], actual[i], `${path}[${i}]`);
+      if (d !== null) return isPlain(expected[i]) ? describeDiff(path, expected, actual) : d;
+    }
+    return null;
+  }
+  if (typeof expected === 'object' && expected !== null) {
+    if (typeof actual !== 'object' || actual === null || Array.isArray(actual)) {
+      return describeDiff(path, expected, actual);
+    }
+    const act = actual as Record<string, unknown>;
+    for (const [key, value] of Object.entries(expected)) {
+      const d = firstDifference(value, act[key], `${path}.${key}`);
+      if (d !== null) return d;
+    }
+    return null;
+  }
+  return Object.is(expected, actual) ? null : describeDiff(path, expected, actual);
+}
+
+const isPlain = (x: unknown): boolean => typeof x !== 'object' || x === null;
+const describeDiff = (path: string, expected: unknown, actual: unknown): string =>
+  `${path} expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
+
+export function step(cfg: ModelConfig, state: SystemState, event: TraceEvent): StepResult {
+  const p = predict(cfg, state, event);
+  if (!p.ok) {
+    const expected = enabledActions(cfg, state).find((x) => sameActor(x, event));
+    return { ok: false, reason: `not enabled: ${event.kind}: ${p.reason}`, ...(expected === undefined ? {} : { expected }) };
+  }
+  const diff = firstDifference(p.expected, event, event.kind);
+  if (diff !== null) return { ok: false, reason: `predicted field differs: ${diff}`, expected: p.expected };
+  return { ok: true, state: p.next };
+}
+
+/** Same actor: the same worker, or the same registry, or the same replica for replica-level events. */
+export function sameActor(a: TraceEvent, b: TraceEvent): boolean {
+  const actor = (e: TraceEvent): string =>
+    'worker' in e
+      ? `w${e.replica}/${e.worker}`
+      : 'process' in e
+        ? `p${e.replica}/${e.process}`
+        : `r${e.replica}`;
+  return actor(a) === actor(b);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Enabled actions
+
+/** One candidate per actor and choice; predicted fields are placeholders (predict ignores them). */
+function candidates(cfg: ModelConfig, s: SystemState): TraceEvent[] {
+  const out: TraceEvent[] = [];
+  const choices = [...new Set(cfg.maxBytesChoices)];
+  s.replicas.forEach((rep, r) => {
+    out.push({ kind: 'frontier', replica: r, upper: 0 });
+    const desc = rep.mint.context.live;
+    if (desc === null) {
+      for (const maxBytes of choices) {
+        out.push({ kind: 'mint', replica: r, desc: { lower: 0, upper: 0, appendWorker: 0, sharedId: 0, maxBytes } });
+      }
+    } else {
+      const sharedId = desc.sharedId;
+      rep.workers.forEach((wk, w) => {
+        const ref = { replica: r, process: processOf(cfg, w), worker: w, sharedId };
+        const path = pathOf(wk.value);
+        const h = rep.handles[w];
+        if (path === 'idle') out.push({ kind: 'stage', ...ref, updates: [], bytes: 0, route: 'none' });
+        else if (path === 'shared.opening') out.push({ kind: 'open', ...ref, created: false });
+        else if (path === 'shared.holdingHandle' && h !== null && h !== undefined) {
+          const rest = h.context.staged.slice(h.context.pushed);
+          if (isIn(h, 'finishing')) out.push({ kind: 'finish-end', ...ref, received: null });
+          else if (rest.length > 0) out.push({ kind: 'push', ...ref, updates: rest });
+          else out.push({ kind: 'finish-begin', ...ref, last: false });
+        } else if (path.endsWith('reportingSkip')) out.push({ kind: 'skip', ...ref, early: false });
+        else if (path === 'fallback.writing') {
+          out.push({ kind: 'own-batch', ...ref, batch: { updates: [], parts: { hollow: 0, inline: 0 } } });
+        } else if (path === 'handing') out.push({ kind: 'hand', ...ref, batches: [] });
+      });
+      if (rep.append !== null) {
+        const none = { hollow: 0, inline: 0 };
+        if (isIn(rep.append, 'ready')) {
+          out.push({ kind: 'append', replica: r, lower: 0, upper: 0, batches: 0, parts: none, updates: [], result: { ok: true } });
+        } else if (isIn(rep.append, 'mismatched')) {
+          out.push({ kind: 'delete', replica: r, lower: 0, batches: 0, reason: 'mismatch' });
+        }
+      }
+    }
+    rep.registries.forEach((reg, p) => {
+      const sw = reg.sweep;
+      if (isIn(sw, 'holding') && sw.context.holding !== null) {
+        out.push({ kind: 'sweep-release', replica: r, process: p, sharedId: sw.context.holding, closed: false });
+      } else if (isIn(sw, 'pending')) {
+        const next = sw.context.upgradeRace ? ids(reg, isLive).find((id) => id > sw.context.visited) : undefined;
+        if (next === undefined) out.push({ kind: 'sweep', replica: r, process: p, removed: [] });
+        else out.push({ kind: 'sweep-hold', replica: r, process: p, sharedId: next });
+      }
+    });
+  });
+  return out;
+}
+
+export interface Successor {
+  readonly event: TraceEvent;
+  readonly next: SystemState;
+}
+
+/** Every enabled action with the state it leads to (exploration: one push per shared worker). */
+export function successors(cfg: ModelConfig, state: SystemState): Successor[] {
+  const out: Successor[] = [];
+  for (const c of candidates(cfg, state)) {
+    const p = predict(cfg, state, c);
+    if (p.ok) out.push({ event: p.expected, next: p.next });
+  }
+  return out;
+}
+
+export function enabledActions(cfg: ModelConfig, state: SystemState): TraceEvent[] {
+  return successors(cfg, state).map((x) => x.event);
+}
+
+/** Final: no action is enabled — the run is over (in the clean model: every interval sealed). */
+export function isFinal(cfg: ModelConfig, state: SystemState): boolean {
+  return successors(cfg, state).length === 0;
+}
+
+/** Every replica sealed all K intervals and nothing is in flight. */
+export function isSealed(state: SystemState): boolean {
+  return state.replicas.every((rep) => isIn(rep.mint, 'sealed'));
+}
+
+/**
+ * Canonical serialization. SUBTLE: relies on every object of the state being built by fixed code paths
+ * (object literals, XState's `assign` merging into the previous context), so equal states list their
+ * keys in the same order; model.test.ts checks this against a key-sorting serializer.
+ */
+export function serialize(state: SystemState): string {
+  return JSON.stringify(state);
+}

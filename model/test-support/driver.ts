@@ -1,0 +1,120 @@
+/** Test helpers: small configs and a driver that scripts traces through the model's own predictions. */
+import type { TraceEvent, Variant } from '../../vocab/index.ts';
+import type { ModelConfig, Update } from '../config.ts';
+import { enabledActions, initialState, predict, step, type SystemState } from '../system.ts';
+
+export const persist = { blobTargetSize: 64, inlineSingleMaxBytes: 32, inlineTotalMaxBytes: 1 << 20 };
+
+export function config(over: Partial<ModelConfig> & { variant: Variant }): ModelConfig {
+  return {
+    replicas: 1,
+    processes: 1,
+    workersPerProcess: 2,
+    intervals: 1,
+    updates: [
+      { id: 0, time: 0, worker: 0, size: 10 },
+      { id: 1, time: 0, worker: 1, size: 100 },
+    ],
+    persist,
+    maxBytesChoices: [50, 1000],
+    ...over,
+  };
+}
+
+/** The pinned tiny configuration: 2 workers, 1 process, 1 interval. */
+export const tiny = (variant: Variant): ModelConfig => config({ variant });
+
+export const u = (id: number, time: number, worker: number, size: number): Update => ({ id, time, worker, size });
+
+const none = { hollow: 0, inline: 0 };
+type Kind = TraceEvent['kind'];
+
+/** Placeholder events: actor and inputs given, predicted fields filled by the model. */
+export const ev = {
+  frontier: (replica = 0): TraceEvent => ({ kind: 'frontier', replica, upper: 0 }),
+  mint: (maxBytes: number, replica = 0): TraceEvent => ({
+    kind: 'mint',
+    replica,
+    desc: { lower: 0, upper: 0, appendWorker: 0, sharedId: 0, maxBytes },
+  }),
+  stage: (worker: number, process = 0, replica = 0): TraceEvent => ({
+    kind: 'stage', replica, process, worker, sharedId: 0, updates: [], bytes: 0, route: 'none',
+  }),
+  open: (worker: number, process = 0, replica = 0): TraceEvent => ({ kind: 'open', replica, process, worker, sharedId: 0, created: false }),
+  push: (worker: number, updates: number[], process = 0, replica = 0): TraceEvent => ({
+    kind: 'push', replica, process, worker, sharedId: 0, updates,
+  }),
+  finishBegin: (worker: number, process = 0, replica = 0): TraceEvent => ({
+    kind: 'finish-begin', replica, process, worker, sharedId: 0, last: false,
+  }),
+  finishEnd: (worker: number, process = 0, replica = 0): TraceEvent => ({
+    kind: 'finish-end', replica, process, worker, sharedId: 0, received: null,
+  }),
+  skip: (worker: number, process = 0, replica = 0): TraceEvent => ({ kind: 'skip', replica, process, worker, sharedId: 0, early: false }),
+  ownBatch: (worker: number, process = 0, replica = 0): TraceEvent => ({
+    kind: 'own-batch', replica, process, worker, sharedId: 0, batch: { updates: [], parts: none },
+  }),
+  hand: (worker: number, process = 0, replica = 0): TraceEvent => ({ kind: 'hand', replica, process, worker, sharedId: 0, batches: [] }),
+  append: (replica = 0): TraceEvent => ({
+    kind: 'append', replica, lower: 0, upper: 0, batches: 0, parts: none, updates: [], result: { ok: true },
+  }),
+  delete: (replica = 0): TraceEvent => ({ kind: 'delete', replica, lower: 0, batches: 0, reason: 'mismatch' }),
+  sweep: (process = 0, replica = 0): TraceEvent => ({ kind: 'sweep', replica, process, removed: [] }),
+  sweepHold: (sharedId: number, process = 0, replica = 0): TraceEvent => ({ kind: 'sweep-hold', replica, process, sharedId }),
+  sweepRelease: (sharedId: number, process = 0, replica = 0): TraceEvent => ({
+    kind: 'sweep-release', replica, process, sharedId, closed: false,
+  }),
+};
+
+/** Scripts a run: each `do` fills the predicted fields (and the live sharedId) and steps the model. */
+export class Driver {
+  state: SystemState;
+  readonly trace: TraceEvent[] = [];
+  constructor(readonly cfg: ModelConfig) {
+    this.state = initialState(cfg);
+  }
+  do(placeholder: TraceEvent): TraceEvent {
+    const live = this.state.replicas[placeholder.replica]?.mint.context.live;
+    const e = 'sharedId' in placeholder && 'worker' in placeholder && live ? { ...placeholder, sharedId: live.sharedId } : placeholder;
+    const p = predict(this.cfg, this.state, e);
+    if (!p.ok) throw new Error(`not enabled: ${p.reason}`);
+    const r = step(this.cfg, this.state, p.expected);
+    if (!r.ok) throw new Error(r.reason);
+    this.state = r.state;
+    this.trace.push(p.expected);
+    return p.expected;
+  }
+  all(...events: TraceEvent[]): TraceEvent[] {
+    return events.map((e) => this.do(e));
+  }
+  /** Takes the first enabled action of that kind (and worker). */
+  take(kind: Kind, worker?: number): TraceEvent {
+    const e = enabledActions(this.cfg, this.state).find(
+      (x) => x.kind === kind && (worker === undefined || ('worker' in x && x.worker === worker)),
+    );
+    if (e === undefined) throw new Error(`no enabled ${kind}${worker === undefined ? '' : ` for worker ${worker}`}`);
+    return this.do(e);
+  }
+  /** Runs enabled actions, always the first one, until none is enabled. */
+  drain(limit = 10_000): void {
+    for (let i = 0; i < limit; i++) {
+      const e = enabledActions(this.cfg, this.state)[0];
+      if (e === undefined) return;
+      this.do(e);
+    }
+    throw new Error('drain: no end');
+  }
+}
+
+/** Seeded xorshift for random walks (tests only). */
+export function rng(seed: number): (n: number) => number {
+  let x = seed >>> 0 || 1;
+  return (n) => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x % n;
+  };
+}

@@ -1,0 +1,248 @@
+/**
+ * The properties of shared batches, as data (Stateright-style: named predicates tagged always /
+ * sometimes / eventually). Each names what it guards against: the PR, review bug or impl/ bug switch.
+ *
+ * Semantics over a SystemView (spec/view.ts), the same for the model's exhaustive search and for an
+ * implementation trace in conformance/:
+ * - always: `check` must hold on every view (every prefix of every run);
+ * - eventually: must hold on final views (`view.final`); on others `check` returns ok;
+ * - sometimes: a reachability witness — `check` is ok on views that show it; the search requires one
+ *   reachable witness so the `always` properties do not pass vacuously.
+ * The view holds what a trace shows (updates, batch/part counts, results); blob-level checks (every blob
+ * PUT referenced or deleted) belong to conformance/, which sees the implementation's blob store.
+ */
+import type { UpdateId } from '../vocab/index.ts';
+import type { AppendView, SystemView } from './view.ts';
+
+export type PropertyVerdict = { readonly ok: true } | { readonly ok: false; readonly why: string };
+
+export interface Property {
+  readonly name: string;
+  readonly kind: 'always' | 'sometimes' | 'eventually';
+  /** The PR, review finding or bug switch this protects against. */
+  readonly guards: string;
+  /** One line, saying what the property can see. */
+  readonly statement: string;
+  check(view: SystemView): PropertyVerdict;
+}
+
+const holds: PropertyVerdict = { ok: true };
+const violated = (why: string): PropertyVerdict => ({ ok: false, why });
+const notYet = violated('no witness in this view');
+const list = (ids: readonly number[]): string => `[${ids.join(', ')}]`;
+
+const desiredIn = (view: SystemView, lower: number, upper: number): UpdateId[] =>
+  view.desired.filter((u) => lower <= u.time && u.time < upper).map((u) => u.id);
+
+const sameIds = (a: readonly UpdateId[], b: readonly UpdateId[]): boolean =>
+  a.length === b.length && a.every((id, i) => id === b[i]);
+
+const sorted = (ids: readonly UpdateId[]): UpdateId[] => [...ids].sort((x, y) => x - y);
+
+const okAppends = (view: SystemView): AppendView[] => view.appends.filter((a) => a.result.ok);
+
+export const noLossNoDuplication: Property = {
+  name: 'no-loss-no-duplication',
+  kind: 'always',
+  guards: '#37591 review: the sweep\'s weak.upgrade() race sealed intervals without their data; duplicate delivery',
+  statement:
+    'every successful append over [lower, upper) carries exactly the desired updates with lower ≤ time < upper, each once (the append event\'s updates)',
+  check(view) {
+    for (const a of okAppends(view)) {
+      const want = desiredIn(view, a.lower, a.upper);
+      const got = sorted(a.updates);
+      if (!sameIds(want, got)) {
+        return violated(
+          `replica ${a.replica} appended [${a.lower}, ${a.upper}) with updates ${list(got)}, desired ${list(want)}`,
+        );
+      }
+    }
+    return holds;
+  },
+};
+
+export const sealedExactlyOnce: Property = {
+  name: 'sealed-exactly-once',
+  kind: 'eventually',
+  guards: 'append/delete on upper mismatch across replicas: nothing appended twice, nothing lost for good',
+  statement: 'at the end the shard\'s upper is K and its successful appends hold every desired update exactly once',
+  check(view) {
+    if (!view.final) return holds;
+    const upper = view.shardUppers[view.shardUppers.length - 1];
+    if (upper !== view.config.intervals) {
+      return violated(`the run ended with the shard's upper at ${upper}, not ${view.config.intervals}`);
+    }
+    const got = sorted(okAppends(view).flatMap((a) => a.updates));
+    const want = view.desired.map((u) => u.id);
+    return sameIds(want, got) ? holds : violated(`the shard holds ${list(got)}, desired ${list(want)}`);
+  },
+};
+
+export const atMostOneReceiver: Property = {
+  name: 'at-most-one-receiver',
+  kind: 'always',
+  guards: '#37591: only the handle dropping the last strong reference receives; #37617: only the deliverer',
+  statement: 'no builder instance\'s batch is returned by more than one finish (finish-end events with a batch)',
+  check(view) {
+    const bad = view.builders.find((b) => b.receivers > 1);
+    return bad === undefined
+      ? holds
+      : violated(
+          `builder ${bad.sharedId} (instance ${bad.instance}) of replica ${bad.replica} process ${bad.process} ` +
+            `was received ${bad.receivers} times`,
+        );
+  },
+};
+
+export const noBatchToNobody: Property = {
+  name: 'no-batch-to-nobody',
+  kind: 'always',
+  guards: '#37591 review: sweep-upgrade-race (the sweep\'s reference was the last); drop-without-finish',
+  statement: 'no builder instance with pushed updates is closed without a receiver (sweep-release/drop closed=true)',
+  check(view) {
+    const bad = view.builders.find((b) => b.deliveredToNobody);
+    return bad === undefined
+      ? holds
+      : violated(
+          `builder ${bad.sharedId} (instance ${bad.instance}) of replica ${bad.replica} process ${bad.process} ` +
+            `closed with updates ${list(bad.updates)} and no receiver`,
+        );
+  },
+};
+
+export const barrierOneSharedBatchPerProcess: Property = {
+  name: 'barrier-one-shared-batch-per-process',
+  kind: 'always',
+  guards: '#37617: the barrier makes exactly one shared batch per process per interval (barrier-skip-double-count)',
+  statement:
+    'with the barrier and sharing on, every append carries exactly one shared batch per process whose workers routed shared, none for others',
+  check(view) {
+    if (view.config.variant !== 'barrier') return holds;
+    const W = view.config.workersPerProcess;
+    for (const a of view.appends) {
+      if (a.maxBytes === 0) continue;
+      for (let p = 0; p < view.config.processes; p++) {
+        const sharing = a.routes.slice(p * W, (p + 1) * W).some((r) => r === 'shared');
+        const shared = a.batches.filter((b) => b.process === p && b.route === 'shared').length;
+        if (shared !== (sharing ? 1 : 0)) {
+          return violated(
+            `replica ${a.replica}'s append of [${a.lower}, ${a.upper}) has ${shared} shared batches from process ${p}` +
+              ` (${sharing ? 'whose workers shared' : 'with no sharing worker'})`,
+          );
+        }
+      }
+    }
+    return holds;
+  },
+};
+
+export const noLeakedParts: Property = {
+  name: 'no-leaked-parts',
+  kind: 'eventually',
+  guards: 'drop-without-finish, append-keeps-batches-on-mismatch, sweep-upgrade-race',
+  statement:
+    'at the end every batch written (own batches, shared batches returned or closed for nobody) was appended or deleted',
+  check(view) {
+    if (!view.final) return holds;
+    const { written, appended, deleted } = view.batches;
+    const toNobody = view.builders.filter((b) => b.deliveredToNobody).length;
+    if (toNobody > 0) return violated(`${toNobody} shared batches were closed for nobody: their parts leaked`);
+    return written === appended + deleted
+      ? holds
+      : violated(`${written} batches written, ${appended} appended, ${deleted} deleted`);
+  },
+};
+
+export const uppersOnlyAdvance: Property = {
+  name: 'uppers-only-advance',
+  kind: 'always',
+  guards: 'compare_and_append: ok iff the shard upper equals lower; lowers strictly increase',
+  statement:
+    'appends are ok exactly when their lower is the shard\'s upper, refusals report that upper, and the shard\'s upper only advances',
+  check(view) {
+    let upper = 0;
+    for (const a of view.appends) {
+      if (a.lower >= a.upper) return violated(`replica ${a.replica} appended an empty range [${a.lower}, ${a.upper})`);
+      if (a.result.ok) {
+        if (a.lower !== upper) return violated(`replica ${a.replica} appended at ${a.lower} while the shard was at ${upper}`);
+        upper = a.upper;
+      } else if (a.result.current !== upper) {
+        return violated(`replica ${a.replica}'s refused append reported upper ${a.result.current}, the shard was at ${upper}`);
+      }
+    }
+    const back = view.shardUppers.findIndex((u, i) => i > 0 && u <= (view.shardUppers[i - 1] as number));
+    return back < 0 ? holds : violated(`the shard's upper went from ${view.shardUppers[back - 1]} to ${view.shardUppers[back]}`);
+  },
+};
+
+export const barrierEveryFinishReturns: Property = {
+  name: 'barrier-every-finish-returns',
+  kind: 'eventually',
+  guards: '#37617: no timeout — if every worker reports exactly once, every finish returns (barrier-lost-wakeup)',
+  statement: 'at the end every finish that began has returned (finish-begin vs finish-end events)',
+  check(view) {
+    if (!view.final) return holds;
+    const { begun, ended } = view.finishes;
+    return begun === ended ? holds : violated(`${begun - ended} of ${begun} finishes never returned`);
+  },
+};
+
+export const severalBatchesForOneId: Property = {
+  name: 'sometimes-several-batches-for-one-id',
+  kind: 'sometimes',
+  guards: '#37591 best-effort: a builder(id) after every earlier handle finished starts a new batch',
+  statement: 'some (process, sharedId) has a second builder instance with data (open created twice)',
+  check(view) {
+    return view.builders.some((b) => b.instance > 0 && b.updates.length > 0) ? holds : notYet;
+  },
+};
+
+export const fallbackAndSharedInOneAppend: Property = {
+  name: 'sometimes-fallback-and-shared-in-one-append',
+  kind: 'sometimes',
+  guards: '#37591 threshold/fallback: the append worker appends own and shared batches together',
+  statement: 'some append carries both a shared batch and an own batch',
+  check(view) {
+    const both = view.appends.some(
+      (a) => a.batches.some((b) => b.route === 'shared') && a.batches.some((b) => b.route === 'own'),
+    );
+    return both ? holds : notYet;
+  },
+};
+
+export const intervalSealedWithData: Property = {
+  name: 'sometimes-interval-sealed-with-data',
+  kind: 'sometimes',
+  guards: 'non-vacuity of no-loss-no-duplication',
+  statement: 'some successful append carries updates',
+  check(view) {
+    return okAppends(view).some((a) => a.updates.length > 0) ? holds : notYet;
+  },
+};
+
+export const refusedAppend: Property = {
+  name: 'sometimes-refused-append',
+  kind: 'sometimes',
+  guards: 'non-vacuity of the mismatch path (needs two replicas)',
+  statement: 'some append is refused with an upper mismatch and its batches are deleted',
+  check(view) {
+    return view.appends.some((a) => !a.result.ok && a.deleted !== null && a.deleted > 0) ? holds : notYet;
+  },
+};
+
+export const properties: readonly Property[] = [
+  noLossNoDuplication,
+  sealedExactlyOnce,
+  atMostOneReceiver,
+  noBatchToNobody,
+  barrierOneSharedBatchPerProcess,
+  noLeakedParts,
+  uppersOnlyAdvance,
+  barrierEveryFinishReturns,
+  severalBatchesForOneId,
+  fallbackAndSharedInOneAppend,
+  intervalSealedWithData,
+  refusedAppend,
+];
+
+export const propertyByName = (name: string): Property | undefined => properties.find((p) => p.name === name);

@@ -1,0 +1,285 @@
+/**
+ * SystemView: a plain-data projection of one run, the only thing properties look at.
+ *
+ * It is derivable from the model's state (`viewOf` in model/view.ts) and from an event trace alone
+ * (`viewFromTrace` here), so the conformance suite checks the very same properties on an implementation
+ * run. What a trace cannot show (blob contents, consensus bytes) is not in the view.
+ *
+ * Invariants (both derivations must agree on every prefix of an accepted trace):
+ * - `appends` in the order the append events happened; `batches` of each sorted by worker;
+ * - `builders` sorted by (replica, process, sharedId, instance); `updates` ascending;
+ * - `batches.written` = own batches + shared batches returned by a finish + batches closed for nobody.
+ */
+import type {
+  AppendResult,
+  PartsSummary,
+  Route,
+  SharedId,
+  Time,
+  TraceEvent,
+  UpdateId,
+  Variant,
+} from '../vocab/index.ts';
+
+/** The parts of the model config a view needs (model/config.ts's ModelConfig satisfies it). */
+export interface ViewConfig {
+  readonly variant: Variant;
+  readonly replicas: number;
+  readonly processes: number;
+  readonly workersPerProcess: number;
+  readonly intervals: number;
+  readonly updates: readonly { readonly id: UpdateId; readonly time: Time; readonly worker: number }[];
+}
+
+export interface HandedBatchView {
+  readonly worker: number;
+  readonly process: number;
+  /** 'shared': a shared batch its finish returned; 'own': its own (fallback or unshared) batch. */
+  readonly route: 'shared' | 'own';
+  readonly updates: readonly UpdateId[];
+  readonly parts: PartsSummary;
+}
+
+export interface AppendView {
+  readonly replica: number;
+  readonly sharedId: SharedId;
+  readonly lower: Time;
+  readonly upper: Time;
+  /** The knob as read at mint for this description. */
+  readonly maxBytes: number;
+  /** Each worker's route for the description (null if it never staged). */
+  readonly routes: readonly (Route | null)[];
+  readonly batches: readonly HandedBatchView[];
+  readonly updates: readonly UpdateId[];
+  /** After inline backpressure. */
+  readonly parts: PartsSummary;
+  readonly result: AppendResult;
+  /** Batches deleted after a mismatch; null until (unless) the delete happens. */
+  readonly deleted: number | null;
+}
+
+export interface BuilderView {
+  readonly replica: number;
+  readonly process: number;
+  readonly sharedId: SharedId;
+  /** 0 for the first builder state of (process, sharedId), 1 for a second one (best-effort), … */
+  readonly instance: number;
+  readonly handles: number;
+  /** Finishes that returned this instance's batch. */
+  readonly receivers: number;
+  readonly updates: readonly UpdateId[];
+  /** Closed (by a sweep release or a dropped handle) with data and no receiver: its parts leak. */
+  readonly deliveredToNobody: boolean;
+}
+
+export interface SystemView {
+  readonly config: {
+    readonly variant: Variant;
+    readonly replicas: number;
+    readonly processes: number;
+    readonly workersPerProcess: number;
+    readonly intervals: number;
+  };
+  /** The desired collection: ids and times (the same on every replica). */
+  readonly desired: readonly { readonly id: UpdateId; readonly time: Time }[];
+  readonly appends: readonly AppendView[];
+  readonly builders: readonly BuilderView[];
+  /** The shard's upper: 0, then after every successful append. */
+  readonly shardUppers: readonly Time[];
+  readonly finishes: { readonly begun: number; readonly ended: number };
+  readonly batches: { readonly written: number; readonly appended: number; readonly deleted: number };
+  /** The run can take no further step (model: no enabled action; trace: the run ended). */
+  readonly final: boolean;
+}
+
+export const viewConfig = (cfg: ViewConfig): SystemView['config'] => ({
+  variant: cfg.variant,
+  replicas: cfg.replicas,
+  processes: cfg.processes,
+  workersPerProcess: cfg.workersPerProcess,
+  intervals: cfg.intervals,
+});
+
+export const desiredOf = (cfg: ViewConfig): SystemView['desired'] =>
+  [...cfg.updates].sort((a, b) => a.id - b.id).map((u) => ({ id: u.id, time: u.time }));
+
+export const byBuilder = (a: BuilderView, b: BuilderView): number =>
+  a.replica - b.replica || a.process - b.process || a.sharedId - b.sharedId || a.instance - b.instance;
+
+interface TraceInstance {
+  readonly replica: number;
+  readonly process: number;
+  readonly sharedId: SharedId;
+  readonly instance: number;
+  handles: number;
+  receivers: number;
+  updates: UpdateId[];
+  deliveredToNobody: boolean;
+}
+
+interface TraceReplica {
+  desc: { sharedId: SharedId; maxBytes: number } | null;
+  routes: (Route | null)[];
+  hands: (HandedBatchView[] | null)[];
+  lastAppend: number | null;
+}
+
+/**
+ * Derives the view from a trace alone. Tolerant: events the model would reject (a buggy implementation's)
+ * are folded in as literally as possible, so properties can still judge the run.
+ */
+export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], opts: { final: boolean }): SystemView {
+  const workers = cfg.processes * cfg.workersPerProcess;
+  const replicas: TraceReplica[] = Array.from({ length: cfg.replicas }, () => ({
+    desc: null,
+    routes: [],
+    hands: [],
+    lastAppend: null,
+  }));
+  const instances: TraceInstance[] = [];
+  const currentInstance = new Map<string, TraceInstance>();
+  const handleInstance = new Map<string, TraceInstance>();
+  const appends: AppendView[] = [];
+  const shardUppers: Time[] = [0];
+  const finishes = { begun: 0, ended: 0 };
+  const batches = { written: 0, appended: 0, deleted: 0 };
+  const entryKey = (r: number, p: number, id: SharedId) => `${r}/${p}/${id}`;
+  const replicaOf = (r: number): TraceReplica => {
+    let rep = replicas[r];
+    if (rep === undefined) {
+      rep = { desc: null, routes: [], hands: [], lastAppend: null };
+      replicas[r] = rep;
+    }
+    return rep;
+  };
+  const closeToNobody = (inst: TraceInstance | undefined) => {
+    if (inst !== undefined && inst.receivers === 0 && inst.updates.length > 0 && !inst.deliveredToNobody) {
+      inst.deliveredToNobody = true;
+      batches.written += 1;
+    }
+  };
+
+  for (const e of events) {
+    switch (e.kind) {
+      case 'mint': {
+        const rep = replicaOf(e.replica);
+        rep.desc = { sharedId: e.desc.sharedId, maxBytes: e.desc.maxBytes };
+        rep.routes = Array.from({ length: workers }, () => null);
+        rep.hands = Array.from({ length: workers }, () => null);
+        break;
+      }
+      case 'stage':
+        replicaOf(e.replica).routes[e.worker] = e.route;
+        break;
+      case 'open': {
+        const key = entryKey(e.replica, e.process, e.sharedId);
+        let inst = currentInstance.get(key);
+        if (e.created || inst === undefined) {
+          const instance = instances.filter(
+            (i) => i.replica === e.replica && i.process === e.process && i.sharedId === e.sharedId,
+          ).length;
+          inst = { replica: e.replica, process: e.process, sharedId: e.sharedId, instance, handles: 0, receivers: 0, updates: [], deliveredToNobody: false };
+          instances.push(inst);
+          currentInstance.set(key, inst);
+        }
+        inst.handles += 1;
+        handleInstance.set(`${e.replica}/${e.worker}`, inst);
+        break;
+      }
+      case 'push':
+        handleInstance.get(`${e.replica}/${e.worker}`)?.updates.push(...e.updates);
+        break;
+      case 'finish-begin':
+        finishes.begun += 1;
+        break;
+      case 'finish-end': {
+        finishes.ended += 1;
+        if (e.received !== null) {
+          batches.written += 1;
+          const inst = handleInstance.get(`${e.replica}/${e.worker}`);
+          if (inst !== undefined) inst.receivers += 1;
+        }
+        break;
+      }
+      case 'own-batch':
+        batches.written += 1;
+        break;
+      case 'hand': {
+        const rep = replicaOf(e.replica);
+        const route = rep.routes[e.worker] === 'shared' ? 'shared' : 'own';
+        rep.hands[e.worker] = e.batches.map((b) => ({
+          worker: e.worker,
+          process: e.process,
+          route,
+          updates: b.updates,
+          parts: b.parts,
+        }));
+        break;
+      }
+      case 'append': {
+        const rep = replicaOf(e.replica);
+        appends.push({
+          replica: e.replica,
+          sharedId: rep.desc?.sharedId ?? -1,
+          lower: e.lower,
+          upper: e.upper,
+          maxBytes: rep.desc?.maxBytes ?? 0,
+          routes: [...rep.routes],
+          batches: rep.hands.flatMap((h) => h ?? []),
+          updates: e.updates,
+          parts: e.parts,
+          result: e.result,
+          deleted: null,
+        });
+        rep.lastAppend = appends.length - 1;
+        if (e.result.ok) {
+          shardUppers.push(e.upper);
+          batches.appended += e.batches;
+        }
+        break;
+      }
+      case 'delete': {
+        batches.deleted += e.batches;
+        const at = replicaOf(e.replica).lastAppend;
+        const last = at === null ? undefined : appends[at];
+        if (at !== null && last !== undefined) appends[at] = { ...last, deleted: (last.deleted ?? 0) + e.batches };
+        break;
+      }
+      case 'sweep-release':
+        if (e.closed) closeToNobody(currentInstance.get(entryKey(e.replica, e.process, e.sharedId)));
+        break;
+      case 'drop':
+        if (e.closed) closeToNobody(handleInstance.get(`${e.replica}/${e.worker}`));
+        break;
+      case 'frontier':
+      case 'skip':
+      case 'sweep':
+      case 'sweep-hold':
+        break;
+    }
+  }
+
+  return {
+    config: viewConfig(cfg),
+    desired: desiredOf(cfg),
+    appends,
+    builders: instances
+      .map(
+        (i): BuilderView => ({
+          replica: i.replica,
+          process: i.process,
+          sharedId: i.sharedId,
+          instance: i.instance,
+          handles: i.handles,
+          receivers: i.receivers,
+          updates: [...i.updates].sort((a, b) => a - b),
+          deliveredToNobody: i.deliveredToNobody,
+        }),
+      )
+      .sort(byBuilder),
+    shardUppers,
+    finishes,
+    batches,
+    final: opts.final,
+  };
+}
