@@ -5,12 +5,14 @@
 import fc from 'fast-check';
 import { VARIANTS, type BugName, type Variant } from '../vocab/index.ts';
 import { properties } from '../spec/properties.ts';
+import { minimize } from './minimize.ts';
 import { formatEvent, runOnce, type RunReport } from './harness.ts';
 import { decodeToken, encodeToken } from './token.ts';
 import { DEFAULT_BOUNDS, workloadArb, type Workload } from './workload.ts';
+import { describeSchedule, scheduleArb, type Schedule } from './schedule.ts';
 
 /** Runs per variant when none are asked for: what `npm start` and `npm test` use. */
-export const DEFAULT_RUNS = 300;
+export const DEFAULT_RUNS = 500;
 
 /** The variants on which each gallery bug can show (a barrier bug cannot show without a barrier). */
 export const BUG_VARIANTS: Readonly<Record<BugName, readonly Variant[]>> = {
@@ -52,8 +54,6 @@ export interface CheckResult {
   readonly variants: readonly VariantOutcome[];
 }
 
-/** The schedule: one choice per scheduling point (index mod the number pending); the tail is FIFO. */
-export const choicesArb = fc.array(fc.nat({ max: 63 }), { maxLength: 400 });
 
 export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   if (opts.replay !== undefined) return replay(opts.replay);
@@ -79,8 +79,9 @@ async function checkVariant(variant: Variant, runs: number, seed: number, bug: B
   let executed = 0;
   let firstFailure: { run: number; ms: number } | undefined;
   const started = performance.now();
-  const property = fc.asyncProperty(workloadArb(variant, DEFAULT_BOUNDS), choicesArb, async (workload: Workload, choices: number[]) => {
-    const report = await runOnce(workload, choices, bug);
+  const schedules = scheduleArb(DEFAULT_BOUNDS.maxReplicas, DEFAULT_BOUNDS.maxWorkersPerProcess * DEFAULT_BOUNDS.maxProcesses);
+  const property = fc.asyncProperty(workloadArb(variant, DEFAULT_BOUNDS), schedules, async (workload: Workload, schedule: Schedule) => {
+    const report = await runOnce(workload, schedule, bug);
     if (firstFailure === undefined) {
       executed += 1;
       tick();
@@ -93,15 +94,16 @@ async function checkVariant(variant: Variant, runs: number, seed: number, bug: B
   });
   const details = await fc.check(property, { seed, numRuns: runs });
   if (!details.failed || details.counterexample === null) return { variant, runs: executed, failed: false, witnessed };
-  const [workload, choices] = details.counterexample;
-  const report = await runOnce(workload, choices, bug);
+  const [workload, schedule] = details.counterexample;
+  const minimized = await minimize(await runOnce(workload, schedule, bug), bug);
+  const report = minimized.report;
   return {
     variant,
     runs: executed,
     failed: true,
     runsToFailure: firstFailure?.run ?? executed,
     msToFailure: firstFailure?.ms ?? 0,
-    shrinks: details.numShrinks,
+    shrinks: details.numShrinks + minimized.kept,
     report,
     witnessed,
   };
@@ -109,7 +111,7 @@ async function checkVariant(variant: Variant, runs: number, seed: number, bug: B
 
 async function replay(token: string): Promise<CheckResult> {
   const c = decodeToken(token);
-  const report = await runOnce(c.workload, c.choices, c.bug);
+  const report = await runOnce(c.workload, c.schedule, c.bug);
   const failed = report.failures.length > 0;
   const output = failed ? failureOutput(report, {}) : `replayed ${describeWorkload(c.workload)}: every check holds`;
   const summary = `sbkit check --replay: ${failed ? 'FAILED' : 'ok'} — 1 run, variant ${c.workload.variant}${c.bug ? `, bug ${c.bug}` : ''}`;
@@ -140,7 +142,7 @@ export function describeWorkload(w: Workload): string {
   const loads = w.loads.map((row, t) => `t${t}:[${row.join(' ')}]`).join(' ');
   return (
     `${w.variant}, ${w.replicas} replica(s) × ${w.processes} process(es) × ${w.workersPerProcess} worker(s), ${w.intervals} interval(s); ` +
-    `knob by lower ${JSON.stringify(w.knob)}; loads ${loads}; blobTarget ${w.blobTargetSize}, inlineTotalMax ${w.inlineTotalMaxBytes}, pushChunk ${w.pushChunkUpdates}`
+    `knob by lower ${JSON.stringify(w.knob)}; loads ${loads}; blobTarget ${w.blobTargetSize}, inlineTotalMax ${w.inlineTotalMaxBytes}, pushChunk ${w.pushChunkUpdates}, pacing ${w.pacing}`
   );
 }
 
@@ -148,12 +150,12 @@ function failureOutput(
   r: RunReport,
   ctx: { seed?: number; variant?: Variant; runsToFailure?: number | undefined; shrinks?: number | undefined },
 ): string {
-  const token = encodeToken({ workload: r.workload, choices: r.choices, ...(r.bug === undefined ? {} : { bug: r.bug }) });
+  const token = encodeToken({ workload: r.workload, schedule: r.schedule, ...(r.bug === undefined ? {} : { bug: r.bug }) });
   const lines: string[] = [];
   lines.push(`FAILED ${r.workload.variant}${r.bug ? ` with bug ${r.bug}` : ''} (run ended: ${r.outcome})`);
   if (ctx.seed !== undefined) lines.push(`seed ${ctx.seed}; failed on run ${ctx.runsToFailure ?? '?'}; shrunk in ${ctx.shrinks ?? 0} steps`);
   lines.push(`workload: ${describeWorkload(r.workload)}`);
-  lines.push(`schedule choices: [${r.choices.join(', ')}] (then FIFO)`);
+  lines.push(`schedule: ${describeSchedule(r.schedule)}`);
   lines.push('what failed:');
   for (const f of r.failures) lines.push(`  - [${f.kind}] ${f.check}: ${f.why}`);
   const at = r.failures.find((f) => f.at !== undefined)?.at;

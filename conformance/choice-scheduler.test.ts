@@ -37,6 +37,12 @@ describe('ChoiceScheduler', () => {
     expect(runs[0]).toEqual(runs[1]);
   });
 
+  it('resumes a starved actor only when nothing else is pending', async () => {
+    const s = new ChoiceScheduler([], { starved: (site) => site.worker === 0 });
+    const out = await s.drive(twoTasks(s, []));
+    expect(out.kind === 'settled' && out.value).toBe('b0 b1 b2 a0 a1 a2');
+  });
+
   it('reports a deadlock instead of hanging when every task waits on a peer', async () => {
     const s = new ChoiceScheduler([]);
     const never = new Promise<void>(() => {});
@@ -60,7 +66,7 @@ describe('ChoiceScheduler', () => {
   });
 
   it('stops at the step limit and names the points still pending', async () => {
-    const s = new ChoiceScheduler([], 3);
+    const s = new ChoiceScheduler([], { maxSteps: 3 });
     const run = (async () => {
       for (;;) await s.point({ label: 'spin', replica: 1, process: 0 });
     })();

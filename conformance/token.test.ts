@@ -3,13 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { VARIANTS } from '../vocab/index.ts';
 import { decodeToken, encodeToken, ReplayTokenError } from './token.ts';
 import { workloadArb } from './workload.ts';
-import { choicesArb } from './check.ts';
+import { scheduleArb } from './schedule.ts';
 
 describe('replay tokens', () => {
   it('round-trip every generated counterexample exactly', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...VARIANTS).chain((v) => workloadArb(v)), choicesArb, fc.option(fc.constant('threshold-inclusive' as const), { nil: undefined }), (workload, choices, bug) => {
-        const c = { workload, choices, ...(bug === undefined ? {} : { bug }) };
+      fc.property(fc.constantFrom(...VARIANTS).chain((v) => workloadArb(v)), scheduleArb(2, 8), fc.option(fc.constant('threshold-inclusive' as const), { nil: undefined }), (workload, schedule, bug) => {
+        const c = { workload, schedule, ...(bug === undefined ? {} : { bug }) };
         expect(decodeToken(encodeToken(c))).toEqual(c);
       }),
       { numRuns: 200, seed: 7 },
@@ -23,9 +23,12 @@ describe('replay tokens', () => {
     ['sb1.' + Buffer.from('{"v":"off","s":[1,1]}').toString('base64url'), /invalid shape/],
     ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[]}').toString('base64url'), /invalid knob/],
     ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["9"]}').toString('base64url'), /invalid load class/],
-    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"c":[-1]}').toString('base64url'), /invalid choices/],
-    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"c":[],"b":"nope"}').toString('base64url'), /invalid bug name/],
-    ['sb1.' + Buffer.from('{"v":"off","s":[0,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"c":[]}').toString('base64url'), /invalid shape/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[-1]}').toString('base64url'), /invalid choices/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"b":"nope"}').toString('base64url'), /invalid bug name/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"sideways","z":[],"c":[]}').toString('base64url'), /invalid pacing/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[[1]],"c":[]}').toString('base64url'), /invalid starved actor/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":3,"c":[]}').toString('base64url'), /invalid starve list/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[0,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[]}').toString('base64url'), /invalid shape/],
   ])('rejects %s with a typed error naming the problem', (token, message) => {
     expect(() => decodeToken(token)).toThrow(ReplayTokenError);
     expect(() => decodeToken(token)).toThrow(message);

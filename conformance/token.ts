@@ -4,11 +4,12 @@
  * fast-check generated it.
  */
 import { BUG_NAMES, VARIANTS, type BugName } from '../vocab/index.ts';
+import type { Schedule } from './schedule.ts';
 import { LOAD_CLASSES, type LoadClass, type Workload } from './workload.ts';
 
 export interface Counterexample {
   readonly workload: Workload;
-  readonly choices: readonly number[];
+  readonly schedule: Schedule;
   readonly bug?: BugName;
 }
 
@@ -25,7 +26,9 @@ export function encodeToken(c: Counterexample): string {
     s: [w.replicas, w.processes, w.workersPerProcess, w.intervals, w.threshold, w.blobTargetSize, w.inlineTotalMaxBytes, w.pushChunkUpdates],
     k: w.knob,
     l: w.loads.map((row) => row.map((l) => LOAD_CLASSES.indexOf(l)).join('')),
-    c: c.choices,
+    p: w.pacing,
+    c: c.schedule.choices,
+    z: c.schedule.starve.map((a) => [a.replica, a.worker]),
     ...(c.bug === undefined ? {} : { b: c.bug }),
   };
   return PREFIX + Buffer.from(JSON.stringify(packed)).toString('base64url');
@@ -60,6 +63,13 @@ export function decodeToken(token: string): Counterexample {
   });
   const choices = o['c'];
   if (!Array.isArray(choices) || !choices.every(isNat)) return bad('choices');
+  const pacing = o['p'] === 'lockstep' || o['p'] === 'free' ? o['p'] : bad('pacing');
+  const starveRaw = o['z'];
+  if (!Array.isArray(starveRaw)) return bad('starve list');
+  const starve = starveRaw.map((a: unknown) => {
+    if (!Array.isArray(a) || a.length !== 2 || !a.every(isNat)) return bad('starved actor');
+    return { replica: a[0] as number, worker: a[1] as number };
+  });
   const bugRaw = o['b'];
   const bug = bugRaw === undefined ? undefined : (BUG_NAMES.find((b) => b === bugRaw) ?? bad('bug name'));
   if (replicas < 1 || processes < 1 || workersPerProcess < 1 || intervals < 1 || pushChunkUpdates < 1) return bad('shape');
@@ -75,8 +85,9 @@ export function decodeToken(token: string): Counterexample {
     blobTargetSize,
     inlineTotalMaxBytes,
     pushChunkUpdates,
+    pacing,
   };
-  return { workload, choices: choices as number[], ...(bug === undefined ? {} : { bug }) };
+  return { workload, schedule: { choices: choices as number[], starve }, ...(bug === undefined ? {} : { bug }) };
 }
 
 function isNat(x: unknown): x is number {

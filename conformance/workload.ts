@@ -11,7 +11,7 @@
  * - `large`: above the threshold (falls back to the worker's own batch).
  */
 import fc from 'fast-check';
-import type { BugName, PersistConfig, Variant } from '../vocab/index.ts';
+import type { PersistConfig, Variant } from '../vocab/index.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 
 export const LOAD_CLASSES = ['tiny', 'medium', 'none', 'large', 'boundary'] as const;
@@ -32,6 +32,9 @@ export interface Workload {
   readonly blobTargetSize: number;
   readonly inlineTotalMaxBytes: number;
   readonly pushChunkUpdates: number;
+  /** 'lockstep': the input advances once the sink caught up; 'free': it may run ahead, so one
+   * description can span several frontier steps. */
+  readonly pacing: 'lockstep' | 'free';
 }
 
 export const THRESHOLD = 8192;
@@ -53,39 +56,51 @@ export const DEFAULT_BOUNDS: WorkloadBounds = {
   maxIntervals: 4,
 };
 
-/** The arbitrary of workloads for one variant. Sizes are generated as ranges so they can shrink. */
+/**
+ * The arbitrary of workloads for one variant. Every field is generated independently (no `chain`, which
+ * shrinks poorly) at the largest shape; the shape integers then select the rows and columns in use, so
+ * the shape, the loads and the knob all shrink on their own.
+ */
 export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_BOUNDS): fc.Arbitrary<Workload> {
+  const maxWorkers = bounds.maxWorkersPerProcess * bounds.maxProcesses;
   return fc
     .record({
       workersPerProcess: fc.integer({ min: 1, max: bounds.maxWorkersPerProcess }),
       processes: fc.integer({ min: 1, max: bounds.maxProcesses }),
       replicas: fc.integer({ min: 1, max: bounds.maxReplicas }),
       intervals: fc.integer({ min: 1, max: bounds.maxIntervals }),
+      // Mostly the threshold; sometimes 0 (sharing off for that interval): the knob changes between intervals.
+      knob: fc.array(fc.oneof({ weight: 4, arbitrary: fc.constant(THRESHOLD) }, { weight: 1, arbitrary: fc.constant(0) }), {
+        minLength: 1,
+        maxLength: bounds.maxIntervals,
+      }),
+      loads: fc.array(fc.array(fc.constantFrom(...LOAD_CLASSES), { minLength: maxWorkers, maxLength: maxWorkers }), {
+        minLength: bounds.maxIntervals,
+        maxLength: bounds.maxIntervals,
+      }),
+      // A small target makes shared batches span several parts, exercising the cut rule.
+      blobTargetSize: fc.constantFrom(DEFAULT_BLOB_TARGET, 6000),
+      inlineTotalMaxBytes: fc.constantFrom(DEFAULT_INLINE_TOTAL, 200),
+      pushChunkUpdates: fc.constantFrom(256, 1),
+      pacing: fc.constantFrom('lockstep' as const, 'free' as const),
     })
-    .chain((shape) => {
-      const workers = shape.workersPerProcess * shape.processes;
-      return fc.record({
-        variant: fc.constant(variant),
-        replicas: fc.constant(shape.replicas),
-        processes: fc.constant(shape.processes),
-        workersPerProcess: fc.constant(shape.workersPerProcess),
-        intervals: fc.constant(shape.intervals),
-        threshold: fc.constant(THRESHOLD),
-        // Mostly the threshold; sometimes 0 (sharing off for that interval): the knob changes between intervals.
-        knob: fc.array(fc.oneof({ weight: 4, arbitrary: fc.constant(THRESHOLD) }, { weight: 1, arbitrary: fc.constant(0) }), {
-          minLength: 1,
-          maxLength: shape.intervals,
-        }),
-        loads: fc.array(fc.array(fc.constantFrom(...LOAD_CLASSES), { minLength: workers, maxLength: workers }), {
-          minLength: shape.intervals,
-          maxLength: shape.intervals,
-        }),
-        // A small target makes shared batches span several parts, exercising the cut rule.
-        blobTargetSize: fc.constantFrom(DEFAULT_BLOB_TARGET, 6000),
+    .map((g) => {
+      const workers = g.workersPerProcess * g.processes;
+      return {
+        variant,
+        replicas: g.replicas,
+        processes: g.processes,
+        workersPerProcess: g.workersPerProcess,
+        intervals: g.intervals,
+        threshold: THRESHOLD,
+        knob: g.knob.slice(0, g.intervals),
+        loads: g.loads.slice(0, g.intervals).map((row) => row.slice(0, workers)),
+        blobTargetSize: g.blobTargetSize,
         // Inline backpressure only with one replica: the model treats flush-and-retry as atomic.
-        inlineTotalMaxBytes: shape.replicas === 1 ? fc.constantFrom(DEFAULT_INLINE_TOTAL, 200) : fc.constant(DEFAULT_INLINE_TOTAL),
-        pushChunkUpdates: fc.constantFrom(256, 1),
-      });
+        inlineTotalMaxBytes: g.replicas === 1 ? g.inlineTotalMaxBytes : DEFAULT_INLINE_TOTAL,
+        pushChunkUpdates: g.pushChunkUpdates,
+        pacing: g.pacing,
+      };
     });
 }
 
@@ -167,8 +182,4 @@ function sizeOf(key: string, valueLen: number): number {
 function lengthForSize(target: number, size: (len: number) => number): number {
   for (let len = Math.max(0, target - 64); len <= target; len++) if (size(len) === target) return len;
   throw new Error(`no value length gives an encoded update of exactly ${target} bytes`);
-}
-
-export interface RunSwitches {
-  readonly bug?: BugName;
 }

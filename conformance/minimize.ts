@@ -1,0 +1,92 @@
+/**
+ * Minimization after fast-check's shrinking.
+ *
+ * fast-check shrinks each field towards its own minimum, which leaves local minima a person would not:
+ * a failing boundary load in the second interval cannot move to the first (that needs two changes at
+ * once), a replica or a process that plays no part stays. These passes try structural simplifications
+ * — drop an interval, a replica, a process, a worker; empty a load; reset a tunable; drop schedule
+ * choices — and keep each one after which the same check still fails. Greedy, to a fixed point, with a
+ * bounded number of runs.
+ */
+import type { BugName } from '../vocab/index.ts';
+import { runOnce, type RunReport } from './harness.ts';
+import type { Schedule } from './schedule.ts';
+import { THRESHOLD, type LoadClass, type Workload } from './workload.ts';
+
+interface Candidate {
+  readonly workload: Workload;
+  readonly schedule: Schedule;
+}
+
+export interface Minimized {
+  readonly report: RunReport;
+  /** Simplifications kept, and runs spent looking for them. */
+  readonly kept: number;
+  readonly tried: number;
+}
+
+export async function minimize(start: RunReport, bug: BugName | undefined, maxRuns = 600): Promise<Minimized> {
+  const target = start.failures[0]?.check;
+  if (target === undefined) return { report: start, kept: 0, tried: 0 };
+  let best = start;
+  let kept = 0;
+  let tried = 0;
+  let improved = true;
+  while (improved && tried < maxRuns) {
+    improved = false;
+    for (const c of candidates({ workload: best.workload, schedule: best.schedule })) {
+      if (tried >= maxRuns) break;
+      tried += 1;
+      const r = await runOnce(c.workload, c.schedule, bug);
+      if (r.failures.some((f) => f.check === target) && r.trace.length <= best.trace.length) {
+        best = r;
+        kept += 1;
+        improved = true;
+        break;
+      }
+    }
+  }
+  return { report: best, kept, tried };
+}
+
+/** Simpler neighbours, most structural first. */
+function* candidates({ workload: w, schedule: s }: Candidate): Generator<Candidate> {
+  const same = (workload: Workload): Candidate => ({ workload, schedule: s });
+  for (let t = 0; w.intervals > 1 && t < w.intervals; t++) {
+    yield same({ ...w, intervals: w.intervals - 1, loads: w.loads.filter((_, i) => i !== t), knob: w.knob.length > 1 ? without(w.knob, t) : w.knob });
+  }
+  if (w.replicas > 1) yield same({ ...w, replicas: w.replicas - 1 });
+  if (w.processes > 1) {
+    yield same({ ...w, processes: w.processes - 1, loads: w.loads.map((row) => row.slice(0, (w.processes - 1) * w.workersPerProcess)) });
+  }
+  if (w.workersPerProcess > 1) {
+    for (let k = 0; k < w.workersPerProcess; k++) {
+      const keep = (_: LoadClass, worker: number) => worker % w.workersPerProcess !== k;
+      yield same({ ...w, workersPerProcess: w.workersPerProcess - 1, loads: w.loads.map((row) => row.filter(keep)) });
+    }
+  }
+  for (const [t, row] of w.loads.entries()) {
+    for (const [worker, load] of row.entries()) {
+      for (const simpler of ['none', 'tiny'] as const) {
+        if (load !== simpler && !(load === 'none' && simpler === 'tiny')) yield same({ ...w, loads: setLoad(w.loads, t, worker, simpler) });
+      }
+    }
+  }
+  for (const [i, v] of w.knob.entries()) if (v !== THRESHOLD) yield same({ ...w, knob: w.knob.map((x, j) => (j === i ? THRESHOLD : x)) });
+  if (w.pacing !== 'lockstep') yield same({ ...w, pacing: 'lockstep' });
+  if (w.pushChunkUpdates !== 256) yield same({ ...w, pushChunkUpdates: 256 });
+  if (w.blobTargetSize !== 128 * 1024 * 1024) yield same({ ...w, blobTargetSize: 128 * 1024 * 1024 });
+  if (w.inlineTotalMaxBytes !== 1024 * 1024) yield same({ ...w, inlineTotalMaxBytes: 1024 * 1024 });
+  for (let i = 0; i < s.starve.length; i++) yield { workload: w, schedule: { ...s, starve: without(s.starve, i) } };
+  if (s.choices.length > 0) yield { workload: w, schedule: { ...s, choices: [] } };
+  for (let i = s.choices.length - 1; i >= 0; i--) yield { workload: w, schedule: { ...s, choices: without(s.choices, i) } };
+  for (let i = 0; i < s.choices.length; i++) if (s.choices[i] !== 0) yield { workload: w, schedule: { ...s, choices: s.choices.map((c, j) => (j === i ? 0 : c)) } };
+}
+
+function without<T>(xs: readonly T[], i: number): T[] {
+  return xs.filter((_, j) => j !== i);
+}
+
+function setLoad(loads: readonly (readonly LoadClass[])[], t: number, worker: number, load: LoadClass): LoadClass[][] {
+  return loads.map((row, i) => (i === t ? row.map((l, j) => (j === worker ? load : l)) : [...row]));
+}
