@@ -1,0 +1,201 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BUG_NAMES } from '../vocab/index.ts';
+import { COMMANDS, main } from './cli.ts';
+import { captureIo } from './io.ts';
+import { runMain } from './main.ts';
+
+/** A small workload so every run here takes milliseconds. */
+const SMALL = ['--workers', '4', '--intervals', '6', '--rows', '80'];
+
+async function run(argv: readonly string[], opts: { tty?: boolean; cwd?: string } = {}) {
+  const io = captureIo(opts);
+  const code = await main(argv, io);
+  return { code, out: io.stdout(), err: io.stderr() };
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'sbkit-cli-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('sbkit: dispatch and help', () => {
+  it('prints usage and exits 2 without a command', async () => {
+    const r = await run([]);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('Usage: sbkit <command>');
+  });
+
+  it('lists every command under --help', async () => {
+    const r = await run(['--help']);
+    expect(r.code).toBe(0);
+    for (const name of ['compare', 'check', 'model', 'bugs', 'report']) expect(r.out).toContain(`  ${name}`);
+  });
+
+  it.each(COMMANDS.map((c) => c.name))('%s --help exits 0 with its usage', async (name) => {
+    const r = await run([name, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`Usage: sbkit ${name} [flags]`);
+    expect(r.err).toBe('');
+  });
+
+  it.each([
+    [['frob'], 'unknown command "frob"'],
+    [['--workers', '3'], 'unknown flag --workers'],
+    [['compare', '--bogus'], 'sbkit compare: unknown flag --bogus'],
+    [['compare', '--workers', 'x'], 'sbkit compare: --workers: expected an integer from 1 to 128, got "x"'],
+    [['compare', '--threshold', 'lots'], 'sbkit compare: --threshold: expected a byte size'],
+    [['compare', '--variants', 'off,fast'], 'sbkit compare: --variants: expected one of off, best-effort, barrier, got "fast"'],
+    [['compare', '--sweep', 'colour=1,2'], 'sbkit compare: --sweep: expected PARAM=V1,V2'],
+    [['compare', '--sweep', 'workers=1,0'], 'sbkit compare: --sweep: workers=0: expected an integer from 1 to 128'],
+    [['compare', '--scenario', 'panic'], 'sbkit compare: --scenario: expected one of steady, hydration'],
+    [['compare', '--rows', '5000000', '--intervals', '2'], 'sbkit compare: --intervals × --rows: at most 5,000,000 updates'],
+    [['check', '--variant', 'both'], 'sbkit check: --variant: expected one of off, best-effort, barrier, all'],
+    [['check', '--runs', '0'], 'sbkit check: --runs: expected an integer from 1'],
+    [['bugs', '--check=yes'], 'sbkit bugs: --check takes no value'],
+    [['report', '--scenario', 'steady'], 'sbkit report: unknown flag --scenario'],
+    [['model', 'extra'], 'sbkit model: unexpected argument "extra"'],
+  ])('%j exits 2 naming the problem', async (argv, message) => {
+    const r = await run(argv);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain(message);
+    expect(r.out).toBe('');
+  });
+});
+
+describe('sbkit compare', () => {
+  it('prints one JSON object of the documented shape', async () => {
+    const r = await run(['compare', ...SMALL, '--json']);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe('');
+    const parsed: unknown = JSON.parse(r.out);
+    expect(parsed).toMatchObject({
+      config: { scenario: 'steady', workers: 4, processes: 1, intervals: 6, rows: 80, threshold: 1048576, seed: 1, variants: ['off', 'best-effort', 'barrier'] },
+    });
+    const variants = (parsed as { variants: Record<string, unknown>[] }).variants;
+    expect(variants.map((v) => v['variant'])).toEqual(['off', 'best-effort', 'barrier']);
+    const keys = ['appends', 'partsPerAppend', 'batchesPerAppend', 'blobPuts', 'stateDiffBytes', 'consensusCommands', 'updatesWritten', 'updatesAppended', 'lost', 'duplicated', 'leakedBlobs'];
+    for (const v of variants) for (const k of keys) expect(typeof v[k], k).toBe('number');
+    for (const v of variants) expect([v['lost'], v['duplicated'], v['leakedBlobs']]).toEqual([0, 0, 0]);
+    const barrier = variants.find((v) => v['variant'] === 'barrier');
+    expect(barrier?.['partsPerAppend']).toBe(1);
+  });
+
+  it('is byte-identical for the same seed and differs for another', async () => {
+    const a = await run(['compare', ...SMALL, '--seed', '9']);
+    const b = await run(['compare', ...SMALL, '--seed', '9']);
+    const c = await run(['compare', ...SMALL, '--seed', '10']);
+    expect(a.code).toBe(0);
+    expect(a.out).toBe(b.out);
+    expect(a.out).not.toBe(c.out);
+    expect(a.out).toMatch(/^scenario steady: 1 replica × 1 process × 4 workers/);
+    expect(a.out).toContain('parts/append');
+  });
+
+  it('stays quiet on stderr on a TTY for short runs and with --json', async () => {
+    const r = await run(['compare', ...SMALL, '--json'], { tty: true });
+    expect(r.err).toBe('');
+  });
+
+  it('runs sweeps, as one table or one JSON object', async () => {
+    const text = await run(['compare', ...SMALL, '--sweep', 'workers=1,2', '--variants', 'off,barrier']);
+    expect(text.code).toBe(0);
+    expect(text.out).toContain('sweep workers over 1, 2');
+    const json = await run(['compare', ...SMALL, '--sweep', 'threshold=0,1MiB', '--sweep', 'workers=1,2', '--json']);
+    const parsed = JSON.parse(json.out) as { sweeps: { parameter: string; points: { value: number; variants: unknown[] }[] }[] };
+    expect(parsed.sweeps.map((s) => [s.parameter, s.points.map((p) => p.value)])).toEqual([
+      ['threshold', [0, 1048576]],
+      ['workers', [1, 2]],
+    ]);
+    expect(parsed.sweeps[0]?.points[0]?.variants).toHaveLength(3);
+  });
+
+  it('shows the fallback in the hydration scenario', async () => {
+    const r = await run(['compare', '--scenario', 'hydration', '--workers', '4', '--intervals', '2', '--rows', '2000', '--threshold', '64KiB', '--json']);
+    expect(r.code).toBe(0);
+    const rows = (JSON.parse(r.out) as { variants: { variant: string; threshold: number; partsPerAppend: number; maxBuilderShare: number }[] }).variants;
+    expect(rows.map((x) => `${x.variant}@${x.threshold}`)).toEqual(['off@65536', 'best-effort@65536', 'barrier@65536', `best-effort@${Number.MAX_SAFE_INTEGER}`, `barrier@${Number.MAX_SAFE_INTEGER}`]);
+    const off = rows[0];
+    for (const x of rows.slice(1, 3)) expect(x.partsPerAppend).toBe(off?.partsPerAppend);
+    const unlimitedBarrier = rows[4];
+    expect(unlimitedBarrier?.partsPerAppend).toBe(1);
+    expect(unlimitedBarrier?.maxBuilderShare).toBe(1);
+  });
+});
+
+describe('sbkit bugs and model', () => {
+  it('lists the gallery', async () => {
+    const r = await run(['bugs']);
+    expect(r.code).toBe(0);
+    for (const b of BUG_NAMES) expect(r.out).toContain(b);
+  });
+
+  it('prints the model as Mermaid', async () => {
+    const list = await run(['model', '--list']);
+    expect(list.code).toBe(0);
+    const names = list.out.trim().split('\n');
+    expect(names.length).toBeGreaterThan(0);
+    const one = await run(['model', '--machine', names[0] ?? '']);
+    expect(one.out.startsWith(`%% ${names[0]}\n`)).toBe(true);
+    const none = await run(['model', '--machine', 'nope']);
+    expect(none.code).toBe(2);
+  });
+});
+
+describe('sbkit report', () => {
+  it('writes a self-contained report and prints its path', async () => {
+    const out = join(dir, 'sub', 'r.html');
+    const r = await run(['report', ...SMALL, '--sweep', 'workers=1,2', '--sweep-intervals', '3', '--runs', '3', '--hydration-rows', '400', '--threshold', '8KiB', '--out', out]);
+    expect(r.out).toContain(`report written to ${out}`);
+    expect(existsSync(out)).toBe(true);
+    const html = readFileSync(out, 'utf8');
+    expect(html).toContain('<svg');
+    expect(html).toContain('Sweep: workers');
+    expect(html).toContain('Hydration');
+    expect(html).toMatch(/sbkit check: (ok|FAILED)/);
+    expect(html).not.toMatch(/<script|<link|src=/i);
+    expect([0, 1]).toContain(r.code);
+  });
+});
+
+describe('sbkit check', () => {
+  it('runs the conformance check and exits by its verdict', async () => {
+    const r = await run(['check', '--variant', 'barrier', '--runs', '5', '--seed', '3']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('sbkit check: ok');
+  });
+
+  it('rejects a bad replay token with exit 2', async () => {
+    const r = await run(['check', '--replay', 'not-a-token']);
+    expect(r.code).toBe(2);
+    expect(r.err).toContain('--replay');
+  });
+});
+
+describe('a run that breaks', () => {
+  it('exits 3 with the deadlock message when a bug hangs the barrier (a handle dropped without finish)', async () => {
+    const r = await run(['compare', ...SMALL, '--variants', 'barrier', '--bug', 'drop-without-finish']);
+    expect(r.code).toBe(3);
+    expect(r.err).toContain('sbkit compare: the run failed: deadlock');
+  });
+});
+
+describe('the main job', () => {
+  it('compares, checks and writes the report', async () => {
+    const io = captureIo({ cwd: dir });
+    const code = await runMain(io, {
+      setup: { replicas: 1, processes: 1, workers: 4, intervals: 8, rows: 200, rowBytes: 100, threshold: 1 << 20, seed: 2 },
+      runs: 3,
+      sweepIntervals: 3,
+      hydrationRows: 300,
+      out: 'main/index.html',
+    });
+    const out = io.stdout();
+    expect(out).toContain('== compare');
+    expect(out).toContain('done criteria:');
+    expect(out).toContain('sbkit check: ok');
+    expect(out).toContain('report: main/index.html');
+    expect(existsSync(join(dir, 'main', 'index.html'))).toBe(true);
+    expect([0, 1]).toContain(code);
+  });
+});

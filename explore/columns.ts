@@ -1,0 +1,24 @@
+/** What each column of `sbkit compare` means: shown by `--help` and in the report's glossary. */
+export const COLUMN_DOCS: readonly (readonly [column: string, meaning: string])[] = [
+  ['variant', 'off = every worker writes its own batch; best-effort = shared batch per process, joined only while earlier handles are alive (#37591); barrier = shared batch that waits for every worker of the process (#37617)'],
+  ['appends', 'successful compare_and_append commands (one per batch interval when the sink keeps up)'],
+  ['parts/append', 'parts (hollow + inline) per successful append: ~workers for off, 1.0 ideal'],
+  ['batches/append', 'batches handed to the append worker per successful append'],
+  ['blob PUTs', 'blob writes (one per hollow part, plus inline parts flushed under backpressure); "% off" relative to off'],
+  ['blob bytes', 'bytes written to blob storage'],
+  ['consensus cmds', 'consensus commands (compare-and-set of shard state), retries and bumps included'],
+  ['state-diff bytes', 'bytes of the state diffs those commands wrote; fewer parts make smaller diffs; "% off" relative to off'],
+  ['inline parts', 'parts small enough (< 4 KiB) to live in consensus state instead of blob'],
+  ['written', 'updates the workers wrote into batches'],
+  ['appended', 'updates that reached the shard through successful appends'],
+  ['lost', 'audit: updates of the desired collection missing from the shard (must be 0)'],
+  ['dup', 'audit: updates present in the shard more than once (must be 0)'],
+  ['leaked', 'audit: blobs written, never referenced by shard state and never deleted (must be 0)'],
+  ['max builder share', 'hydration only: the largest share of one append\'s bytes that went through a single batch builder (1/workers = spread like off, 100% = funnelled)'],
+  ['mint→append', 'hydration only: mean virtual time from a description\'s mint to its append under the timing model (one builder serializes encoding and upload, so it takes longer)'],
+];
+
+export function renderColumnDocs(): string {
+  const width = Math.max(...COLUMN_DOCS.map(([c]) => c.length));
+  return COLUMN_DOCS.map(([c, m]) => `  ${c.padEnd(width)}  ${m}`).join('\n');
+}

@@ -1,0 +1,90 @@
+/**
+ * `sbkit check`: the conformance check (conformance/check.ts) from the command line. All the checking
+ * lives in conformance/; this file only maps flags to `runCheck` options and its result to output and
+ * the exit code. conformance/ is imported lazily, so other subcommands do not load it.
+ */
+import { BUG_NAMES, VARIANTS, type BugName, type Variant } from '../../vocab/index.ts';
+import { choiceFlag, intFlag, optional, stringFlag, switchFlag } from '../args.ts';
+import { type Command, EXIT, usageError, withArgs } from '../command.ts';
+import { type Progress, createProgress } from '../progress.ts';
+import { reportRunError } from './errors.ts';
+
+const USAGE = 'sbkit check';
+
+export const CHECK_VARIANTS = [...VARIANTS, 'all'] as const;
+export type CheckVariant = (typeof CHECK_VARIANTS)[number];
+
+export const CHECK_FLAGS = {
+  variant: choiceFlag<CheckVariant>({ help: 'which variant to check', choices: CHECK_VARIANTS, defaultValue: 'all' }),
+  runs: optional(intFlag({ help: 'random workloads × schedules per variant', defaultValue: 300, min: 1, max: 10_000_000 }), 'conformance DEFAULT_RUNS'),
+  seed: optional(intFlag({ help: 'fast-check seed (printed; reuse it to reproduce)', defaultValue: 0, min: 0, max: 0x7fff_ffff }), 'from the clock'),
+  bug: optional(choiceFlag<BugName>({ help: 'switch on a bug of the gallery: the check must then fail', choices: BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' })),
+  replay: optional(stringFlag({ help: 'rerun one counterexample from the token a failure printed', placeholder: 'TOKEN', defaultValue: '' })),
+  json: switchFlag('print one JSON object {exitCode, summary, variants} instead of text'),
+} as const;
+
+const HELP = {
+  usage: USAGE,
+  summary:
+    'Checks the implementation against the model under random worker interleavings: every event of\n' +
+    "impl's trace must be enabled in the model with equal predicted fields, every property in spec/ must\n" +
+    'hold, and the shard audit must find nothing lost, duplicated or leaked. A failure is shrunk and\n' +
+    'printed with its replay token. Exit 0 = every check held, 1 = a check failed.',
+  notes: ['Examples:\n  sbkit check\n  sbkit check --variant barrier --runs 2000 --seed 7\n  sbkit check --bug sweep-upgrade-race   # must fail: the canary'],
+};
+
+export interface CheckRequest {
+  readonly variant: Variant | 'all';
+  readonly runs?: number | undefined;
+  readonly seed?: number | undefined;
+  readonly bug?: BugName | undefined;
+  readonly replay?: string | undefined;
+}
+
+export interface CheckOutcome {
+  readonly exitCode: 0 | 1;
+  readonly output: string;
+  readonly summary: string;
+  readonly variants: readonly { readonly variant: Variant; readonly runs: number; readonly failed: boolean }[];
+}
+
+/** Runs the conformance check (lazily loading conformance/). Used by `check`, `bugs`, `report` and main. */
+export async function runConformance(req: CheckRequest, progress?: Progress): Promise<CheckOutcome> {
+  const { runCheck } = await import('../../conformance/check.ts');
+  const r = await runCheck({
+    variant: req.variant,
+    ...(req.runs === undefined ? {} : { runs: req.runs }),
+    ...(req.seed === undefined ? {} : { seed: req.seed }),
+    ...(req.bug === undefined ? {} : { bug: req.bug }),
+    ...(req.replay === undefined ? {} : { replay: req.replay }),
+    onProgress: (done, total) => progress?.update(total === 0 ? 1 : done / total, `${done}/${total} runs`),
+  });
+  progress?.done();
+  return { exitCode: r.exitCode, output: r.output, summary: r.summary, variants: r.variants.map((o) => ({ variant: o.variant, runs: o.runs, failed: o.failed })) };
+}
+
+/** The default budget per variant, from conformance/ (what `npm start` uses). */
+export async function defaultRuns(): Promise<number> {
+  const { DEFAULT_RUNS } = await import('../../conformance/check.ts');
+  return DEFAULT_RUNS;
+}
+
+export const checkCommand: Command = {
+  name: 'check',
+  summary: 'check the implementation against the model (random interleavings, shrinking, replay)',
+  run: (argv, io) =>
+    withArgs(HELP, CHECK_FLAGS, argv, io, async (v) => {
+      const progress = createProgress(io, { json: v.json, title: 'check' });
+      let r: CheckOutcome;
+      try {
+        r = await runConformance({ variant: v.variant, runs: v.runs, seed: v.seed, bug: v.bug, replay: v.replay }, progress);
+      } catch (e) {
+        progress.done();
+        if (e instanceof Error && e.name === 'ReplayTokenError') return usageError(io, USAGE, `--replay: ${e.message}`);
+        return reportRunError(io, USAGE, e);
+      }
+      io.out(v.json ? `${JSON.stringify({ exitCode: r.exitCode, summary: r.summary, variants: r.variants }, null, 2)}\n` : `${r.output}\n${r.summary}\n`);
+      return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
+    }),
+};
+

@@ -1,0 +1,71 @@
+/**
+ * `npm start`, the kit's main job: compare the three variants on defaults, check every variant against
+ * the model on its default budget, then write report/index.html and print its path. Exit 0 only if
+ * every done-criterion holds and the check passes.
+ */
+import { VARIANTS } from '../vocab/index.ts';
+import { EXIT } from './command.ts';
+import { runConformance } from './commands/check.ts';
+import { reportRunError } from './commands/errors.ts';
+import { runComparison } from './compare.ts';
+import { renderComparison } from './render.ts';
+import { evaluateCriteria, renderCriteria } from './criteria.ts';
+import type { Setup } from './types.ts';
+import { type Io, processIo } from './io.ts';
+import { DEFAULT_REPORT_PATH, DEFAULT_SWEEPS, DEFAULT_SWEEP_INTERVALS, runHydration, runSweeps, writeReport } from './job.ts';
+import { createProgress } from './progress.ts';
+import { DEFAULT_SEED, DEFAULT_THRESHOLD, SCENARIO_DEFAULTS } from './setup-flags.ts';
+
+export const DEFAULT_SETUP: Setup = {
+  replicas: 1,
+  processes: 1,
+  workers: 8,
+  ...SCENARIO_DEFAULTS.steady,
+  threshold: DEFAULT_THRESHOLD,
+  seed: DEFAULT_SEED,
+};
+
+export interface MainOptions {
+  readonly setup?: Setup;
+  /** Conformance runs per variant (default: conformance's DEFAULT_RUNS). */
+  readonly runs?: number;
+  readonly out?: string;
+  readonly sweepIntervals?: number;
+  /** Updates per hydration interval (default: the hydration scenario's). */
+  readonly hydrationRows?: number;
+}
+
+export async function runMain(io: Io, opts: MainOptions = {}): Promise<number> {
+  const setup = opts.setup ?? DEFAULT_SETUP;
+  try {
+    io.out('== compare (npx sbkit compare) ==\n\n');
+    const progress = createProgress(io, { json: false, title: 'compare' });
+    const comparison = await runComparison('steady', setup, VARIANTS, (f, l) => progress.update(f, l));
+    progress.done();
+    io.out(renderComparison(comparison));
+    const criteria = evaluateCriteria(comparison);
+    io.out(`\ndone criteria:\n${renderCriteria(criteria)}`);
+
+    io.out('\n== check (npx sbkit check --variant all) ==\n\n');
+    const check = await runConformance({ variant: 'all', runs: opts.runs, seed: setup.seed }, createProgress(io, { json: false, title: 'check' }));
+    io.out(`${check.output}\n${check.summary}\n`);
+
+    io.out('\n== report (npx sbkit report) ==\n\n');
+    const sweeps = await runSweeps(io, setup, VARIANTS, DEFAULT_SWEEPS, opts.sweepIntervals ?? DEFAULT_SWEEP_INTERVALS);
+    const hydration = await runHydration(io, setup, VARIANTS, opts.hydrationRows);
+    const path = await writeReport(
+      io,
+      { command: 'npm start', comparison, criteria, sweeps, hydration, check: { kind: 'ran', exitCode: check.exitCode, summary: check.summary, output: check.output } },
+      opts.out ?? DEFAULT_REPORT_PATH,
+    );
+    io.out(`report: ${path}\n`);
+    return criteria.every((c) => c.ok) && check.exitCode === 0 ? EXIT.ok : EXIT.failed;
+  } catch (e) {
+    return reportRunError(io, 'npm start', e);
+  }
+}
+
+// Run only as a script (tsx explore/main.ts), not when imported by tests.
+if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
+  process.exitCode = await runMain(processIo());
+}

@@ -1,0 +1,210 @@
+/** Comparisons and sweeps as text tables (and cell grids for the HTML report) and as JSON. */
+import type { Variant } from '../vocab/index.ts';
+import { formatBytesShort } from './args.ts';
+import { bytes, fixed, millis, percent, thousands } from './format.ts';
+import { type Column, renderTable } from './table.ts';
+import type { Case, Comparison, Figures, Scenario, Setup, SweepParam, SweepResult } from './types.ts';
+
+/** A case's name in tables and charts: the variant, plus the threshold when a comparison mixes thresholds. */
+export function caseLabel(c: Case, all: readonly Case[]): string {
+  const thresholds = new Set(all.map((x) => x.threshold));
+  return thresholds.size > 1 && c.variant !== 'off' ? `${c.variant} @ ${formatBytesShort(c.threshold)}` : c.variant;
+}
+
+export function formatParam(param: SweepParam, value: number): string {
+  return param === 'threshold' || param === 'row-bytes' ? formatBytesShort(value) : String(value);
+}
+
+/** One line saying what ran: the system, the workload, the knob and the seed. */
+export function describeSetup(scenario: Scenario, s: Setup): string {
+  const replicas = `${s.replicas} replica${s.replicas === 1 ? '' : 's'}`;
+  const procs = `${s.processes} process${s.processes === 1 ? '' : 'es'}`;
+  const bug = s.bug === undefined ? '' : `, BUG ${s.bug} switched on`;
+  return (
+    `scenario ${scenario}: ${replicas} × ${procs} × ${s.workers} workers, ` +
+    `${thousands(s.intervals)} intervals × ${thousands(s.rows)} updates of ~${s.rowBytes} B, ` +
+    `threshold ${formatBytesShort(s.threshold)}, seed ${s.seed}${bug}`
+  );
+}
+
+const col = (header: string, align: 'left' | 'right' = 'right'): Column => ({ header, align });
+
+/** Columns and cells of a table, rendered as text (table.ts) or HTML (report.ts). */
+export interface Grid {
+  readonly columns: readonly Column[];
+  readonly rows: readonly (readonly string[])[];
+}
+
+/** The comparison table as text. */
+export function renderComparison(c: Comparison): string {
+  const g = comparisonGrid(c);
+  return `${describeSetup(c.scenario, c.setup)}\n\n${renderTable(g.columns, g.rows)}\n`;
+}
+
+/** The comparison's cells. "% off" columns appear when `off` was run. */
+export function comparisonGrid(c: Comparison): Grid {
+  const off = c.rows.find((r) => r.variant === 'off');
+  const cases = c.rows.map((r) => ({ variant: r.variant, threshold: r.threshold }));
+  const hydration = c.scenario === 'hydration';
+  const columns: Column[] = [
+    col('variant', 'left'),
+    col('appends'),
+    col('parts/append'),
+    col('batches/append'),
+    col('blob PUTs'),
+    ...(off ? [col('% off')] : []),
+    col('blob bytes'),
+    col('consensus cmds'),
+    col('state-diff bytes'),
+    ...(off ? [col('% off')] : []),
+    col('inline parts'),
+    col('written'),
+    col('appended'),
+    col('lost'),
+    col('dup'),
+    col('leaked'),
+    ...(hydration ? [col('max builder share'), col('mint→append')] : []),
+  ];
+  const rows = c.rows.map((r) => [
+    caseLabel(r, cases),
+    thousands(r.appends),
+    fixed(r.partsPerAppend, 2),
+    fixed(r.batchesPerAppend, 2),
+    thousands(r.blobPuts),
+    ...(off ? [percent(r.blobPuts, off.blobPuts)] : []),
+    bytes(r.blobBytes),
+    thousands(r.consensusCommands),
+    bytes(r.stateDiffBytes),
+    ...(off ? [percent(r.stateDiffBytes, off.stateDiffBytes)] : []),
+    thousands(r.inlineParts),
+    thousands(r.updatesWritten),
+    thousands(r.updatesAppended),
+    thousands(r.lost),
+    thousands(r.duplicated),
+    thousands(r.leakedBlobs),
+    ...(hydration ? [percent(r.maxBuilderShare, 1), millis(r.meanAppendLatencyMs)] : []),
+  ]);
+  return { columns, rows };
+}
+
+/** A sweep as text: one table, the parameter's value first. */
+export function renderSweep(s: SweepResult): string {
+  const g = sweepGrid(s);
+  return `${describeSweep(s)}\n\n${renderTable(g.columns, g.rows)}\n`;
+}
+
+export function describeSweep(s: SweepResult): string {
+  const values = s.points.map((p) => formatParam(s.param, p.value)).join(', ');
+  return `sweep ${s.param} over ${values}; otherwise ${describeSetup(s.scenario, s.base)}`;
+}
+
+/** The sweep's cells: the key figures per variant and value. */
+export function sweepGrid(s: SweepResult): Grid {
+  const columns: Column[] = [
+    col(s.param, 'left'),
+    col('variant', 'left'),
+    col('parts/append'),
+    col('batches/append'),
+    col('blob PUTs'),
+    col('% off'),
+    col('state-diff bytes'),
+    col('% off'),
+    col('consensus cmds'),
+    col('lost'),
+    col('dup'),
+    col('leaked'),
+  ];
+  const rows: string[][] = [];
+  for (const p of s.points) {
+    const off = p.comparison.rows.find((r) => r.variant === 'off');
+    const cases = p.comparison.rows.map((r) => ({ variant: r.variant, threshold: r.threshold }));
+    for (const r of p.comparison.rows) {
+      rows.push([
+        formatParam(s.param, p.value),
+        caseLabel(r, cases),
+        fixed(r.partsPerAppend, 2),
+        fixed(r.batchesPerAppend, 2),
+        thousands(r.blobPuts),
+        off ? percent(r.blobPuts, off.blobPuts) : '—',
+        bytes(r.stateDiffBytes),
+        off ? percent(r.stateDiffBytes, off.stateDiffBytes) : '—',
+        thousands(r.consensusCommands),
+        thousands(r.lost),
+        thousands(r.duplicated),
+        thousands(r.leakedBlobs),
+      ]);
+    }
+  }
+  return { columns, rows };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// JSON
+
+export interface ConfigJson {
+  readonly scenario: Scenario;
+  readonly replicas: number;
+  readonly processes: number;
+  readonly workers: number;
+  readonly intervals: number;
+  readonly rows: number;
+  readonly rowBytes: number;
+  readonly threshold: number;
+  readonly seed: number;
+  readonly variants: readonly Variant[];
+  readonly bug: string | null;
+}
+
+export function configJson(scenario: Scenario, s: Setup, variants: readonly Variant[]): ConfigJson {
+  return {
+    scenario,
+    replicas: s.replicas,
+    processes: s.processes,
+    workers: s.workers,
+    intervals: s.intervals,
+    rows: s.rows,
+    rowBytes: s.rowBytes,
+    threshold: s.threshold,
+    seed: s.seed,
+    variants,
+    bug: s.bug ?? null,
+  };
+}
+
+/** One entry of `variants` in the JSON output: every field of Figures, in a fixed order (the issue's fields first). */
+export function figuresJson(r: Figures): Figures {
+  return {
+    variant: r.variant,
+    appends: r.appends,
+    partsPerAppend: r.partsPerAppend,
+    batchesPerAppend: r.batchesPerAppend,
+    blobPuts: r.blobPuts,
+    stateDiffBytes: r.stateDiffBytes,
+    consensusCommands: r.consensusCommands,
+    updatesWritten: r.updatesWritten,
+    updatesAppended: r.updatesAppended,
+    lost: r.lost,
+    duplicated: r.duplicated,
+    leakedBlobs: r.leakedBlobs,
+    threshold: r.threshold,
+    blobBytes: r.blobBytes,
+    inlineParts: r.inlineParts,
+    hollowParts: r.hollowParts,
+    maxBuilderShare: r.maxBuilderShare,
+    simulatedMs: r.simulatedMs,
+    meanAppendLatencyMs: r.meanAppendLatencyMs,
+  };
+}
+
+export function comparisonJson(c: Comparison): string {
+  return `${JSON.stringify({ config: configJson(c.scenario, c.setup, c.variants), variants: c.rows.map(figuresJson) }, null, 2)}\n`;
+}
+
+/** `{config, sweeps: [{parameter, points: [{value, variants}]}]}`: one object for any number of sweeps. */
+export function sweepsJson(sweeps: readonly SweepResult[], scenario: Scenario, base: Setup, variants: readonly Variant[]): string {
+  const out = sweeps.map((s) => ({
+    parameter: s.param,
+    points: s.points.map((p) => ({ value: p.value, variants: p.comparison.rows.map(figuresJson) })),
+  }));
+  return `${JSON.stringify({ config: configJson(scenario, base, variants), sweeps: out }, null, 2)}\n`;
+}

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import type { PointSite, Scheduler } from '../impl/seams.ts';
+import { DEFAULT_TIMING, DeadlockError, type TimingModel, VirtualTimeScheduler, seededTiming, stepKind } from './timing.ts';
+import { hashInts, mulberry32, unitAt } from './prng.ts';
+
+const site = (label: string, worker?: number, bytes?: number): PointSite => ({
+  label,
+  replica: 0,
+  ...(worker === undefined ? {} : { worker }),
+  ...(bytes === undefined ? {} : { bytes }),
+});
+
+/** A timing model from a table: label → delay. */
+const fixedDelays = (delays: Record<string, number>): TimingModel => ({ delay: (s) => delays[s.label] ?? 0 });
+
+async function task(s: Scheduler, name: string, labels: readonly string[], log: string[]): Promise<void> {
+  for (const label of labels) {
+    await s.point(site(label));
+    log.push(`${name}:${label}`);
+  }
+}
+
+describe('VirtualTimeScheduler', () => {
+  it('resumes points in virtual-time order, ties first come first served', async () => {
+    const s = new VirtualTimeScheduler(fixedDelays({ slow: 10, fast: 1, tie: 5 }));
+    const log: string[] = [];
+    const run = Promise.all([task(s, 'a', ['slow', 'fast'], log), task(s, 'b', ['fast', 'fast'], log), task(s, 'c', ['tie'], log), task(s, 'd', ['tie'], log)]);
+    await s.drive(run);
+    expect(log).toEqual(['b:fast', 'b:fast', 'c:tie', 'd:tie', 'a:slow', 'a:fast']);
+    expect(s.now).toBe(11);
+    expect(s.resumed).toBe(6);
+  });
+
+  it('returns the run value and rethrows its error', async () => {
+    const s = new VirtualTimeScheduler(fixedDelays({}));
+    await expect(s.drive((async () => (await s.point(site('x')), 42))())).resolves.toBe(42);
+    const failing = (async () => {
+      await s.point(site('x'));
+      throw new Error('boom');
+    })();
+    await expect(s.drive(failing)).rejects.toThrow('boom');
+  });
+
+  it('throws DeadlockError when the run waits on something no point releases', async () => {
+    const s = new VirtualTimeScheduler(fixedDelays({}));
+    const never = new Promise<void>(() => undefined);
+    const run = (async () => {
+      await s.point(site('write.stage', 3));
+      await never;
+    })();
+    const err = await s.drive(run).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(DeadlockError);
+    expect(String(err)).toContain('write.stage@r0w3');
+  });
+
+  it('reports every step to onStep', async () => {
+    const s = new VirtualTimeScheduler(fixedDelays({}));
+    const steps: number[] = [];
+    await s.drive(task(s, 'a', ['x', 'y', 'z'], []), (n) => steps.push(n));
+    expect(steps).toEqual([1, 2, 3]);
+  });
+
+  it('treats negative or non-finite delays as zero', async () => {
+    const s = new VirtualTimeScheduler({ delay: (p) => (p.label === 'neg' ? -5 : Number.NaN) });
+    await s.drive(task(s, 'a', ['neg', 'nan'], []));
+    expect(s.now).toBe(0);
+  });
+});
+
+describe('seededTiming', () => {
+  it('is deterministic for a seed and differs between seeds', () => {
+    const draw = (seed: number) => {
+      const m = seededTiming(seed);
+      return [0, 1, 2, 3].map((w) => m.delay(site('write.stage', w)));
+    };
+    expect(draw(7)).toEqual(draw(7));
+    expect(draw(7)).not.toEqual(draw(8));
+  });
+
+  it('draws readiness per (worker, n-th description) independent of other points', () => {
+    const a = seededTiming(1);
+    const b = seededTiming(1);
+    b.delay(site('blob.set', 0, 1000));
+    b.delay(site('write.stage', 5));
+    // Readiness ignores jitter order up to the jitter bound.
+    const da = a.delay(site('write.stage', 2));
+    const db = b.delay(site('write.stage', 2));
+    expect(Math.abs(da - db)).toBeLessThanOrEqual(DEFAULT_TIMING.jitterMs);
+  });
+
+  it('spreads readiness over workers and caps it', () => {
+    const m = seededTiming(3);
+    const ds = Array.from({ length: 2000 }, (_, i) => m.delay(site('write.stage', i % 8)));
+    expect(Math.max(...ds)).toBeLessThanOrEqual(DEFAULT_TIMING.readinessCapMs + DEFAULT_TIMING.jitterMs);
+    expect(new Set(ds.map((d) => d.toFixed(9))).size).toBeGreaterThan(1990);
+  });
+
+  it('makes blob PUTs slower with more bytes and paces the frontier by the interval', () => {
+    const m = seededTiming(1);
+    expect(m.delay(site('blob.set', 0, 5_000_000))).toBeGreaterThan(m.delay(site('blob.set', 0, 1000)) + 50);
+    expect(m.delay(site('input.advance'))).toBe(DEFAULT_TIMING.intervalMs);
+  });
+
+  it('classifies labels', () => {
+    expect(['write.stage', 'blob.set', 'consensus.cas', 'shared.push', 'input.advance', 'other.thing'].map(stepKind)).toEqual([
+      'readiness',
+      'blob',
+      'consensus',
+      'encode',
+      'frontier',
+      'other',
+    ]);
+  });
+});
+
+describe('prng', () => {
+  it('mulberry32 is deterministic and roughly uniform', () => {
+    const a = mulberry32(5);
+    const b = mulberry32(5);
+    const xs = Array.from({ length: 10_000 }, () => a.next());
+    expect(xs.slice(0, 5)).toEqual(Array.from({ length: 5 }, () => b.next()));
+    const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
+    expect(mean).toBeGreaterThan(0.48);
+    expect(mean).toBeLessThan(0.52);
+    expect(a.below(1)).toBe(0);
+  });
+
+  it('hashes coordinates, large seeds included', () => {
+    expect(hashInts(1, 2)).not.toBe(hashInts(2, 1));
+    expect(hashInts(2 ** 32 + 1)).not.toBe(hashInts(1));
+    expect(unitAt(1, 2, 3)).toBeGreaterThanOrEqual(0);
+    expect(unitAt(1, 2, 3)).toBeLessThan(1);
+  });
+});

@@ -1,0 +1,248 @@
+/**
+ * A seeded virtual-time scheduler implementing impl's `Scheduler` seam.
+ *
+ * Every scheduling point resumes at `now + delay(site)` of a virtual clock; `drive(run)` repeatedly lets
+ * the microtask queue drain, then resumes the earliest pending point (ties: first come, first served by
+ * sequence number). Nothing waits on real time, so a run is fast and one seed reproduces it exactly.
+ *
+ * Invariants:
+ * - `now` never decreases: a point is always scheduled at `now + delay` with `delay ≥ 0`.
+ * - Exactly one point resumes per step, and only after every task has reached a point or finished
+ *   (one `setImmediate` turn drains all microtasks), so the order of resumption alone decides the run.
+ * - If the run has not settled and no point is pending, every task waits on something no point will
+ *   ever release: `drive` throws `DeadlockError` instead of hanging.
+ */
+import type { PointSite, Scheduler } from '../impl/seams.ts';
+import { type Rng, STREAM, streamFor, unitAt } from './prng.ts';
+
+/** Decides how long (virtual milliseconds) the step after a point takes. */
+export interface TimingModel {
+  delay(site: PointSite): number;
+}
+
+interface Pending {
+  readonly at: number;
+  readonly seq: number;
+  readonly site: PointSite;
+  readonly resume: () => void;
+}
+
+export class DeadlockError extends Error {
+  constructor(
+    readonly now: number,
+    readonly resumed: number,
+    readonly lastSites: readonly PointSite[],
+  ) {
+    super(
+      `deadlock: the run has not finished but no scheduling point is pending ` +
+        `(virtual time ${now.toFixed(3)} ms, ${resumed} points resumed; last: ` +
+        `${lastSites.map(describeSite).join(' → ') || 'none'})`,
+    );
+    this.name = 'DeadlockError';
+  }
+}
+
+export function describeSite(site: PointSite): string {
+  const who = site.worker === undefined ? `r${site.replica}` : `r${site.replica}w${site.worker}`;
+  return site.bytes === undefined ? `${site.label}@${who}` : `${site.label}@${who}(${site.bytes}B)`;
+}
+
+/** How many of the last resumed sites a DeadlockError reports. */
+const DEADLOCK_TAIL = 6;
+
+export class VirtualTimeScheduler implements Scheduler {
+  private clock = 0;
+  private seq = 0;
+  private resumedCount = 0;
+  private readonly heap: Pending[] = [];
+  private readonly tail: PointSite[] = [];
+
+  constructor(private readonly model: TimingModel) {}
+
+  /** The virtual time in milliseconds. */
+  get now(): number {
+    return this.clock;
+  }
+
+  /** How many points have resumed so far. */
+  get resumed(): number {
+    return this.resumedCount;
+  }
+
+  get pending(): number {
+    return this.heap.length;
+  }
+
+  point(site: PointSite): Promise<void> {
+    const d = this.model.delay(site);
+    const delay = Number.isFinite(d) && d > 0 ? d : 0;
+    return new Promise<void>((resolve) => {
+      this.push({ at: this.clock + delay, seq: this.seq++, site, resume: resolve });
+    });
+  }
+
+  /** Runs the virtual clock until `run` settles; returns its value or rethrows its error. */
+  async drive<T>(run: Promise<T>, onStep?: (resumed: number) => void): Promise<T> {
+    const box: { outcome: Outcome<T> } = { outcome: { settled: false } };
+    run.then(
+      (value) => {
+        box.outcome = { settled: true, ok: true, value };
+      },
+      (error: unknown) => {
+        box.outcome = { settled: true, ok: false, error };
+      },
+    );
+    for (;;) {
+      await drainMicrotasks();
+      const s = box.outcome;
+      if (s.settled) {
+        if (s.ok) return s.value;
+        throw s.error;
+      }
+      const next = this.pop();
+      if (next === undefined) throw new DeadlockError(this.clock, this.resumedCount, [...this.tail]);
+      this.clock = next.at;
+      this.resumedCount++;
+      this.tail.push(next.site);
+      if (this.tail.length > DEADLOCK_TAIL) this.tail.shift();
+      next.resume();
+      onStep?.(this.resumedCount);
+    }
+  }
+
+  private push(p: Pending): void {
+    const h = this.heap;
+    h.push(p);
+    let i = h.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const pp = h[parent];
+      if (pp === undefined || !before(p, pp)) break;
+      h[i] = pp;
+      i = parent;
+    }
+    h[i] = p;
+  }
+
+  private pop(): Pending | undefined {
+    const h = this.heap;
+    const top = h[0];
+    const last = h.pop();
+    if (top === undefined || last === undefined || h.length === 0) return top;
+    let i = 0;
+    for (;;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      let best = last;
+      const lp = h[l];
+      if (lp !== undefined && before(lp, best)) {
+        m = l;
+        best = lp;
+      }
+      const rp = h[r];
+      if (rp !== undefined && before(rp, best)) {
+        m = r;
+        best = rp;
+      }
+      if (m === i) break;
+      h[i] = best;
+      i = m;
+    }
+    h[i] = last;
+    return top;
+  }
+}
+
+type Outcome<T> =
+  | { readonly settled: false }
+  | { readonly settled: true; readonly ok: true; readonly value: T }
+  | { readonly settled: true; readonly ok: false; readonly error: unknown };
+
+const before = (a: Pending, b: Pending): boolean => a.at < b.at || (a.at === b.at && a.seq < b.seq);
+
+/** One macrotask turn: Node runs every queued microtask (and nextTick) before a setImmediate callback. */
+export const drainMicrotasks = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
+
+// ---------------------------------------------------------------------------------------------------
+// The seeded timing model
+
+/** Parameters of the default timing model, in virtual milliseconds and bytes per millisecond. */
+export interface TimingParams {
+  /** Length of one batch interval: the delay before the desired frontier advances. */
+  readonly intervalMs: number;
+  /** Workers become ready for a description at `readinessMeanMs · Exp(1)` after it is minted (capped). */
+  readonly readinessMeanMs: number;
+  /** Upper bound on a worker's readiness delay. */
+  readonly readinessCapMs: number;
+  /** Fixed latency of one blob PUT. */
+  readonly blobBaseMs: number;
+  /** Blob upload bandwidth of one connection. */
+  readonly blobBytesPerMs: number;
+  /** Fixed latency of one consensus command. */
+  readonly consensusBaseMs: number;
+  /** Encoding throughput of a builder (applies to steps that move bytes other than blob PUTs). */
+  readonly encodeBytesPerMs: number;
+  /** Every step costs up to this much extra, uniformly. */
+  readonly jitterMs: number;
+}
+
+export const DEFAULT_TIMING: TimingParams = {
+  intervalMs: 1000,
+  readinessMeanMs: 0.25,
+  readinessCapMs: 5,
+  blobBaseMs: 8,
+  blobBytesPerMs: 50_000,
+  consensusBaseMs: 4,
+  encodeBytesPerMs: 50_000,
+  jitterMs: 0.05,
+};
+
+/** What kind of step a point label is, for the timing model. Unknown labels cost only jitter. */
+export type StepKind = 'frontier' | 'readiness' | 'blob' | 'consensus' | 'encode' | 'other';
+
+export function stepKind(label: string): StepKind {
+  if (label === 'write.stage') return 'readiness';
+  if (label === 'input.advance') return 'frontier';
+  if (label.startsWith('blob.')) return 'blob';
+  if (label.startsWith('consensus.')) return 'consensus';
+  if (label.startsWith('shared.') || label.startsWith('builder.') || label.startsWith('batch.')) return 'encode';
+  return 'other';
+}
+
+/**
+ * The default timing model. Readiness is drawn per (replica, worker, n-th description of that worker)
+ * from the seed alone, so every variant sees the same readiness pattern; jitter comes from one seeded
+ * stream in the order points occur.
+ */
+export function seededTiming(seed: number, params: TimingParams = DEFAULT_TIMING): TimingModel {
+  const jitter: Rng = streamFor(seed, STREAM.jitter);
+  const stageCount = new Map<string, number>();
+  return {
+    delay(site: PointSite): number {
+      const j = jitter.next() * params.jitterMs;
+      const bytes = site.bytes ?? 0;
+      const kind = stepKind(site.label);
+      switch (kind) {
+        case 'frontier':
+          return params.intervalMs;
+        case 'readiness': {
+          const key = `${site.replica}/${site.worker ?? -1}`;
+          const n = stageCount.get(key) ?? 0;
+          stageCount.set(key, n + 1);
+          const u = unitAt(seed, STREAM.readiness, site.replica, site.worker ?? -1, n);
+          const d = -Math.log(1 - u) * params.readinessMeanMs;
+          return Math.min(d, params.readinessCapMs) + j;
+        }
+        case 'blob':
+          return params.blobBaseMs + bytes / params.blobBytesPerMs + j;
+        case 'consensus':
+          return params.consensusBaseMs + j;
+        case 'encode':
+          return bytes / params.encodeBytesPerMs + j;
+        case 'other':
+          return j;
+      }
+    },
+  };
+}

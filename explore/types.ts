@@ -1,0 +1,84 @@
+/**
+ * The data explore/ passes around: what an experiment is (Setup, Case), what a run measured (Figures),
+ * and comparisons and sweeps of runs. Types and constant lists only.
+ */
+import type { BugName, Variant } from '../vocab/index.ts';
+import type { TimingParams } from './timing.ts';
+
+/** The shape of one experiment: a workload, the system's size and the knob. */
+export interface Setup {
+  readonly replicas: number;
+  readonly processes: number;
+  /** Workers per process (timely's `-w`). */
+  readonly workers: number;
+  readonly intervals: number;
+  /** Updates per interval. */
+  readonly rows: number;
+  /** Target encoded bytes per update. */
+  readonly rowBytes: number;
+  /** `shared_batch_max_bytes`: 0 disables sharing; `UNLIMITED` never falls back. */
+  readonly threshold: number;
+  readonly seed: number;
+  readonly bug?: BugName | undefined;
+  readonly timing?: TimingParams | undefined;
+}
+
+/** One row of a comparison: a variant at a threshold. */
+export interface Case {
+  readonly variant: Variant;
+  readonly threshold: number;
+}
+
+/** What one run of the implementation measured. */
+export interface Figures {
+  readonly variant: Variant;
+  readonly threshold: number;
+  readonly appends: number;
+  readonly partsPerAppend: number;
+  readonly batchesPerAppend: number;
+  readonly blobPuts: number;
+  readonly blobBytes: number;
+  readonly consensusCommands: number;
+  readonly stateDiffBytes: number;
+  readonly inlineParts: number;
+  readonly hollowParts: number;
+  readonly updatesWritten: number;
+  readonly updatesAppended: number;
+  readonly lost: number;
+  readonly duplicated: number;
+  readonly leakedBlobs: number;
+  /** Virtual time from start to the last append, in milliseconds (includes the interval pacing). */
+  readonly simulatedMs: number;
+  /** Mean virtual time from a description's mint to its successful append: the write path's latency. */
+  readonly meanAppendLatencyMs: number;
+  /** Over all appends: the largest share of an append's bytes that went through one batch builder. */
+  readonly maxBuilderShare: number;
+}
+
+/** `steady`: the seed PR's workload. `hydration`: a few huge intervals, each variant at the threshold and unlimited. */
+export const SCENARIOS = ['steady', 'hydration'] as const;
+export type Scenario = (typeof SCENARIOS)[number];
+
+export interface Comparison {
+  readonly scenario: Scenario;
+  readonly setup: Setup;
+  readonly variants: readonly Variant[];
+  readonly rows: readonly Figures[];
+}
+
+export const SWEEP_PARAMS = ['threshold', 'workers', 'processes', 'replicas', 'intervals', 'rows', 'row-bytes'] as const;
+export type SweepParam = (typeof SWEEP_PARAMS)[number];
+
+export interface SweepSpec {
+  readonly param: SweepParam;
+  readonly values: readonly number[];
+}
+
+export interface SweepResult {
+  readonly param: SweepParam;
+  /** The setup every point starts from (the swept parameter then takes each value). */
+  readonly base: Setup;
+  readonly scenario: Scenario;
+  readonly points: readonly { readonly value: number; readonly comparison: Comparison }[];
+}
+
