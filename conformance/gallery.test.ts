@@ -1,46 +1,54 @@
 /**
  * The bug gallery: the canaries that prove the harness can fail. Each realistic bug, switched on in the
- * implementation, must be found within the default budget, shrink to a short counterexample, and
- * replay from its token with the same failure.
+ * implementation, must be found by `sbkit check --bug NAME` within the default budget (exit 1), shrink
+ * to a short counterexample, and replay from its token with the same failure and exit code.
  */
 import { describe, expect, it } from 'vitest';
 import { BUG_NAMES } from '../vocab/index.ts';
-import { BUG_VARIANTS, DEFAULT_RUNS, runCheck } from './check.ts';
+import { main } from '../explore/cli.ts';
+import { captureIo } from '../explore/io.ts';
+import { BUG_VARIANTS, runCheck } from './check.ts';
+import { runOnce } from './harness.ts';
 import { decodeToken } from './token.ts';
 
 const seed = 20261130;
 
-describe('bug gallery', () => {
-  it.each(BUG_NAMES)('%s is found, shrunk and replayable', async (bug) => {
-    const result = await runCheck({ variant: 'all', bug, seed });
-    expect(result.exitCode, result.summary).toBe(1);
-    const failed = result.variants.find((v) => v.failed);
-    expect(failed).toBeDefined();
-    expect(BUG_VARIANTS[bug]).toContain(failed?.variant);
-    expect(failed?.runsToFailure).toBeLessThanOrEqual(DEFAULT_RUNS);
-    const report = failed?.report;
-    expect(report?.failures.length).toBeGreaterThan(0);
-    // Shrinking: a counterexample a person can read (every gallery bug fits in a handful of events).
-    expect(report?.trace.length).toBeLessThanOrEqual(20);
+async function sbkit(...argv: string[]) {
+  const io = captureIo({});
+  const code = await main(argv, io);
+  return { code, out: io.stdout(), err: io.stderr() };
+}
 
+describe('bug gallery', () => {
+  it.each(BUG_NAMES)('%s: sbkit check --bug finds it, shrinks it, and its replay fails the same way', async (bug) => {
+    const found = await sbkit('check', '--bug', bug, '--seed', String(seed));
+    expect(found.code, found.out + found.err).toBe(1);
     // The report is the reproduction: seed, workload, schedule, failed checks, executed events, log, replay.
-    for (const part of ['seed', 'workload:', 'schedule:', 'what failed:', 'executed protocol events', 'scheduler log', 'replay: sbkit check --replay sb1.']) {
-      expect(result.output).toContain(part);
+    for (const part of [`seed ${seed}`, 'workload:', 'schedule:', 'what failed:', 'executed protocol events', 'scheduler log', 'replay: sbkit check --replay sb1.']) {
+      expect(found.out).toContain(part);
     }
-    const token = /--replay (\S+)/.exec(result.output)?.[1] ?? '';
+    expect(found.out).toMatch(new RegExp(`FAILED (${BUG_VARIANTS[bug].join('|')}) with bug ${bug}`));
+    // Shrinking: a counterexample a person can read.
+    const events = Number(/executed protocol events \((\d+)\)/.exec(found.out)?.[1]);
+    expect(events).toBeGreaterThan(0);
+    expect(events).toBeLessThanOrEqual(20);
+
+    const token = /--replay (\S+)/.exec(found.out)?.[1] ?? '';
     expect(decodeToken(token).bug).toBe(bug);
-    const replayed = await runCheck({ variant: 'all', replay: token });
-    expect(replayed.exitCode).toBe(1);
-    expect(replayed.variants[0]?.report?.failures.map((f) => f.check)).toEqual(report?.failures.map((f) => f.check));
-    expect(replayed.variants[0]?.report?.trace).toEqual(report?.trace);
+    const replayed = await sbkit('check', '--replay', token);
+    expect(replayed.code).toBe(1);
+    const whatFailed = (out: string) => out.slice(out.indexOf('what failed:'), out.indexOf('replay:'));
+    expect(whatFailed(replayed.out)).toBe(whatFailed(found.out));
   });
 
-  it('the clean implementation replays a gallery counterexample without failing', async () => {
-    const found = await runCheck({ variant: 'all', bug: 'threshold-inclusive', seed });
-    const token = /--replay (\S+)/.exec(found.output)?.[1] ?? '';
-    const c = decodeToken(token);
-    const { runOnce } = await import('./harness.ts');
-    const clean = await runOnce(c.workload, c.schedule);
-    expect(clean.failures).toEqual([]);
+  it('the same counterexample passes on the clean implementation: the bug, not the harness, fails it', async () => {
+    for (const bug of BUG_NAMES) {
+      const found = await runCheck({ variant: 'all', bug, seed });
+      const report = found.variants.find((v) => v.failed)?.report;
+      expect(report).toBeDefined();
+      if (report === undefined) continue;
+      const clean = await runOnce(report.workload, report.schedule);
+      expect(clean.failures, `${bug} without the bug`).toEqual([]);
+    }
   });
 });

@@ -139,6 +139,9 @@ describe('sbkit bugs and model', () => {
     expect(one.out.startsWith(`%% ${names[0]}\n`)).toBe(true);
     const none = await run(['model', '--machine', 'nope']);
     expect(none.code).toBe(2);
+    const all = await run(['model', '--mermaid']);
+    expect(all.code).toBe(0);
+    for (const name of names) expect(all.out).toContain(`%% ${name}\nstateDiagram-v2\n`);
   });
 });
 

@@ -8,6 +8,7 @@ const USAGE = 'sbkit model';
 export const MODEL_FLAGS = {
   machine: optional(stringFlag({ help: 'print only this machine (see --list)', placeholder: 'NAME', defaultValue: '' }), 'all'),
   list: switchFlag('list the machines and exit'),
+  mermaid: switchFlag('print Mermaid stateDiagram-v2 source (the only format, and the default)'),
 } as const;
 
 const HELP = {
