@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { VARIANTS, type BugName, type Variant } from '../vocab/index.ts';
 import { properties } from '../spec/properties.ts';
 import { minimize } from './minimize.ts';
+import { ordersReached } from './reach.ts';
 import { formatEvent, runOnce, type RunReport } from './harness.ts';
 import { decodeToken, encodeToken } from './token.ts';
 import { DEFAULT_BOUNDS, workloadArb, type Workload } from './workload.ts';
@@ -45,6 +46,8 @@ export interface VariantOutcome {
   readonly report?: RunReport;
   /** How many runs witnessed each `sometimes` property. */
   readonly witnessed: Readonly<Record<string, number>>;
+  /** How many runs reached each interesting order (conformance/reach.ts). */
+  readonly reached: Readonly<Record<string, number>>;
 }
 
 export interface CheckResult {
@@ -76,6 +79,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
 
 async function checkVariant(variant: Variant, runs: number, seed: number, bug: BugName | undefined, tick: () => void): Promise<VariantOutcome> {
   const witnessed: Record<string, number> = {};
+  const reached: Record<string, number> = {};
   let executed = 0;
   let firstFailure: { run: number; ms: number } | undefined;
   const started = performance.now();
@@ -86,6 +90,7 @@ async function checkVariant(variant: Variant, runs: number, seed: number, bug: B
       executed += 1;
       tick();
       for (const name of report.witnessed) witnessed[name] = (witnessed[name] ?? 0) + 1;
+      for (const order of ordersReached(report.trace)) reached[order] = (reached[order] ?? 0) + 1;
     }
     if (report.failures.length > 0) {
       firstFailure ??= { run: executed, ms: performance.now() - started };
@@ -93,7 +98,7 @@ async function checkVariant(variant: Variant, runs: number, seed: number, bug: B
     }
   });
   const details = await fc.check(property, { seed, numRuns: runs });
-  if (!details.failed || details.counterexample === null) return { variant, runs: executed, failed: false, witnessed };
+  if (!details.failed || details.counterexample === null) return { variant, runs: executed, failed: false, witnessed, reached };
   const [workload, schedule] = details.counterexample;
   const minimized = await minimize(await runOnce(workload, schedule, bug), bug);
   const report = minimized.report;
@@ -106,6 +111,7 @@ async function checkVariant(variant: Variant, runs: number, seed: number, bug: B
     shrinks: details.numShrinks + minimized.kept,
     report,
     witnessed,
+    reached,
   };
 }
 
@@ -119,7 +125,7 @@ async function replay(token: string): Promise<CheckResult> {
     exitCode: failed ? 1 : 0,
     output,
     summary,
-    variants: [{ variant: c.workload.variant, runs: 1, failed, report, witnessed: {} }],
+    variants: [{ variant: c.workload.variant, runs: 1, failed, report, witnessed: {}, reached: {} }],
   };
 }
 
@@ -130,10 +136,17 @@ function propertyCount(): number {
 function passOutput(outcomes: readonly VariantOutcome[]): string {
   return outcomes
     .map((o) => {
-      const seen = Object.entries(o.witnessed)
-        .map(([name, n]) => `${name} ${n}/${o.runs}`)
-        .join(', ');
-      return `${o.variant.padEnd(11)} ${o.runs} runs, every check held${seen ? `; sometimes-witnesses: ${seen}` : ''}`;
+      const list = (counts: Readonly<Record<string, number>>) =>
+        Object.entries(counts)
+          .map(([name, n]) => `${name} ${n}`)
+          .join(', ');
+      const seen = list(o.witnessed);
+      const orders = list(o.reached);
+      return (
+        `${o.variant.padEnd(11)} ${o.runs} runs, every check held` +
+        (orders ? `\n            orders reached (runs): ${orders}` : '') +
+        (seen ? `\n            sometimes-properties witnessed (runs): ${seen}` : '')
+      );
     })
     .join('\n');
 }

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { VARIANTS } from '../vocab/index.ts';
 import { DEFAULT_RUNS, runCheck } from './check.ts';
+import { ORDERS } from './reach.ts';
 
 const deep = process.env['SBKIT_BUDGET'] === 'deep';
 const runs = deep ? 4000 : DEFAULT_RUNS;
@@ -22,6 +23,8 @@ describe(`conformance of the clean implementation (${runs} runs per variant, see
 
   it('reaches the interesting orders, so passing is not vacuous', async () => {
     const result = await runCheck({ variant: 'best-effort', runs: 150, seed });
+    const reached = result.variants[0]?.reached ?? {};
+    for (const order of ORDERS) expect(reached[order] ?? 0, `order ${order} never reached`).toBeGreaterThan(0);
     const seen = result.variants[0]?.witnessed ?? {};
     // Overlap groups (a late handle after the others finished), both kinds in one append, and a
     // replica losing the race: each must be witnessed by the random schedules.

@@ -50,7 +50,7 @@ export interface WorkloadBounds {
 }
 
 export const DEFAULT_BOUNDS: WorkloadBounds = {
-  maxWorkersPerProcess: 4,
+  maxWorkersPerProcess: 8,
   maxProcesses: 2,
   maxReplicas: 2,
   maxIntervals: 4,
@@ -69,8 +69,9 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
       processes: fc.integer({ min: 1, max: bounds.maxProcesses }),
       replicas: fc.integer({ min: 1, max: bounds.maxReplicas }),
       intervals: fc.integer({ min: 1, max: bounds.maxIntervals }),
-      // Mostly the threshold; sometimes 0 (sharing off for that interval): the knob changes between intervals.
-      knob: fc.array(fc.oneof({ weight: 4, arbitrary: fc.constant(THRESHOLD) }, { weight: 1, arbitrary: fc.constant(0) }), {
+      // Mostly the threshold; sometimes 0 (sharing off for that interval) or twice it (large loads then
+      // share too): the knob changes between intervals.
+      knob: fc.array(fc.oneof({ weight: 4, arbitrary: fc.constant(THRESHOLD) }, { weight: 1, arbitrary: fc.constantFrom(0, 2 * THRESHOLD) }), {
         minLength: 1,
         maxLength: bounds.maxIntervals,
       }),
