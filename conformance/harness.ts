@@ -10,6 +10,7 @@
  *    audit of the shard (lost, duplicated) and of blob storage (leaked blobs), which no trace can see.
  */
 import type { BugName, TraceEvent } from '../vocab/index.ts';
+import type { Scheduler } from '../impl/seams.ts';
 import { runSink, type RunResult } from '../impl/run.ts';
 import { encodedUpdateSize, partitionWorker } from '../impl/update.ts';
 import type { ModelConfig } from '../model/config.ts';
@@ -58,10 +59,16 @@ export function modelConfigOf(w: Workload, updates = materialize(w)): ModelConfi
 }
 
 export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugName): Promise<RunReport> {
-  const updates = materialize(workload);
-  const cfg = modelConfigOf(workload, updates);
-  const trace: TraceEvent[] = [];
   const scheduler = schedulerFor(schedule);
+  const { run, trace } = startRun(workload, scheduler, bug);
+  const outcome = await scheduler.drive(run);
+  return { ...judge(workload, trace, outcome), schedule, bug, schedulerLog: formatLog(scheduler.log) };
+}
+
+/** Starts the implementation on `workload` under `scheduler`, recording its trace. */
+export function startRun(workload: Workload, scheduler: Scheduler, bug?: BugName): { run: Promise<RunResult>; trace: TraceEvent[] } {
+  const updates = materialize(workload);
+  const trace: TraceEvent[] = [];
   const run = runSink({
     variant: workload.variant,
     replicas: workload.replicas,
@@ -77,7 +84,16 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
     scheduler,
     observer: { event: (e) => trace.push(e) },
   });
-  const outcome = await scheduler.drive(run);
+  return { run, trace };
+}
+
+/** Every check on one finished (or stuck) run: liveness, properties, audit, refinement. */
+export function judge(
+  workload: Workload,
+  trace: readonly TraceEvent[],
+  outcome: DriveOutcome<RunResult>,
+): Pick<RunReport, 'workload' | 'trace' | 'outcome' | 'failures' | 'witnessed'> {
+  const cfg = modelConfigOf(workload);
   const failures: Failure[] = [];
 
   // Liveness and crashes.
@@ -131,16 +147,7 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
     failures.push({ kind: 'refinement', check: 'trace-refines-model', at: trace.length, why: `the implementation ended but the model still has enabled: ${next}` });
   }
 
-  return {
-    workload,
-    schedule,
-    bug,
-    trace,
-    schedulerLog: formatLog(scheduler.log),
-    outcome: outcome.kind,
-    failures,
-    witnessed,
-  };
+  return { workload, trace, outcome: outcome.kind, failures, witnessed };
 }
 
 /** Which finishes began and never returned, for a deadlock message. */
