@@ -1,0 +1,107 @@
+/**
+ * The judge must be able to fail on each of its checks: canaries built from a real, passing run by
+ * changing one thing the implementation reported.
+ */
+import { describe, expect, it } from 'vitest';
+import type { TraceEvent } from '../vocab/index.ts';
+import type { RunResult } from '../impl/run.ts';
+import type { DriveOutcome } from './choice-scheduler.ts';
+import { formatEvent, judge, refinementCheck, runOnce } from './harness.ts';
+import { FIFO } from './schedule.ts';
+import { THRESHOLD, type Workload } from './workload.ts';
+
+const base: Workload = {
+  variant: 'best-effort',
+  replicas: 1,
+  processes: 1,
+  workersPerProcess: 2,
+  intervals: 2,
+  threshold: THRESHOLD,
+  knob: [THRESHOLD],
+  loads: [
+    ['medium', 'large'],
+    ['tiny', 'tiny'],
+  ],
+  blobTargetSize: 128 * 1024 * 1024,
+  inlineTotalMaxBytes: 1024 * 1024,
+  pushChunkUpdates: 256,
+  pacing: 'lockstep',
+};
+
+async function passing() {
+  const report = await runOnce(base, FIFO);
+  expect(report.failures).toEqual([]);
+  return report;
+}
+
+/** A settled outcome with a clean audit (the real run's was clean; judge reads only these numbers). */
+function settledClean(): DriveOutcome<RunResult> {
+  return { kind: 'settled', steps: 0, value: { audit: { lost: 0, duplicated: 0, leakedBlobs: 0 } } as unknown as RunResult };
+}
+
+function mutate(trace: readonly TraceEvent[], kind: TraceEvent['kind'], change: (e: never) => TraceEvent): TraceEvent[] {
+  const i = trace.findIndex((e) => e.kind === kind);
+  expect(i).toBeGreaterThanOrEqual(0);
+  return trace.map((e, j) => (j === i ? change(e as never) : e));
+}
+
+describe('judge', () => {
+  it('passes a clean run of both kinds of batch in one append', async () => {
+    const r = await passing();
+    expect(r.trace.some((e) => e.kind === 'own-batch')).toBe(true);
+    expect(r.trace.some((e) => e.kind === 'open')).toBe(true);
+  });
+
+  it('fails part counts the model did not predict', async () => {
+    const r = await passing();
+    const trace = mutate(r.trace, 'append', (e: Extract<TraceEvent, { kind: 'append' }>) => ({ ...e, parts: { ...e.parts, hollow: e.parts.hollow + 1 } }));
+    const out = judge(base, trace, settledClean());
+    expect(out.failures.map((f) => f.check)).toContain('part-counts-as-predicted');
+  });
+
+  it('fails a receiver the model did not predict', async () => {
+    const r = await passing();
+    const trace = mutate(r.trace, 'finish-begin', (e: Extract<TraceEvent, { kind: 'finish-begin' }>) => ({ ...e, last: !e.last }));
+    const out = judge(base, trace, settledClean());
+    expect(out.failures.map((f) => f.check)).toContain('receiver-as-predicted');
+  });
+
+  it('fails a run that ends early, and names what the model still expected', async () => {
+    const r = await passing();
+    const out = judge(base, r.trace.slice(0, -1), settledClean());
+    const f = out.failures.find((x) => x.kind === 'refinement');
+    expect(f?.why).toMatch(/the implementation ended but the model still has enabled: r0 append/);
+  });
+
+  it('reports the audit, a deadlock, an error and a step limit each under its own name', async () => {
+    const r = await passing();
+    const audit = judge(base, r.trace, { kind: 'settled', steps: 0, value: { audit: { lost: 1, duplicated: 2, leakedBlobs: 3 } } as unknown as RunResult });
+    expect(audit.failures.map((f) => f.check)).toEqual(['shard-has-every-update', 'shard-has-no-duplicate', 'no-leaked-blobs']);
+
+    const finishOnly = r.trace.slice(0, r.trace.findIndex((e) => e.kind === 'finish-begin') + 1);
+    const dead = judge(base, finishOnly, { kind: 'deadlock', steps: 9 });
+    expect(dead.failures[0]).toMatchObject({ kind: 'liveness', check: 'no-deadlock' });
+    expect(dead.failures[0]?.why).toMatch(/deadlock after 9 steps: .*finish of r0 w\d id 0 never returned/);
+    expect(judge(base, [], { kind: 'deadlock', steps: 0 }).failures[0]?.why).toMatch(/no finish is waiting/);
+
+    const threw = judge(base, r.trace, { kind: 'threw', steps: 1, error: new TypeError('boom') });
+    expect(threw.failures[0]).toMatchObject({ kind: 'impl-error', why: 'TypeError: boom' });
+    expect(judge(base, r.trace, { kind: 'threw', steps: 1, error: 'plain' }).failures[0]?.why).toBe('plain');
+
+    const limit = judge(base, r.trace, { kind: 'step-limit', steps: 5, pending: [{ label: 'spin', replica: 0 }] });
+    expect(limit.failures[0]).toMatchObject({ kind: 'liveness', check: 'terminates' });
+  });
+
+  it('names refinement failures by what users ask about', () => {
+    expect(refinementCheck('predicted field differs: append.parts.hollow expected 1, got 2')).toBe('part-counts-as-predicted');
+    expect(refinementCheck('predicted field differs: hand.batches.0.parts.inline expected 1, got 0')).toBe('part-counts-as-predicted');
+    expect(refinementCheck('predicted field differs: finish-end.received expected null, got {…}')).toBe('receiver-as-predicted');
+    expect(refinementCheck('not enabled: drop')).toBe('trace-refines-model');
+  });
+
+  it('formats events as one short line', () => {
+    expect(formatEvent({ kind: 'frontier', replica: 1, upper: 3 })).toBe('r1 frontier upper=3');
+    expect(formatEvent({ kind: 'sweep', replica: 0, process: 1, removed: [2] })).toBe('r0 p1 sweep removed=[2]');
+    expect(formatEvent({ kind: 'skip', replica: 0, process: 0, worker: 2, sharedId: 4, early: true })).toBe('r0 w2 skip id=4 early=true');
+  });
+});
