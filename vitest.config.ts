@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['**/*.test.ts'],
-    exclude: ['node_modules/**'],
+    exclude: ['node_modules/**', 'scratch/**', 'report/**'],
     testTimeout: 120_000,
     coverage: {
       provider: 'v8',

@@ -52,6 +52,8 @@ export interface VariantOutcome {
 
 export interface CheckResult {
   readonly exitCode: 0 | 1;
+  /** The replay token of the failing run, when one failed. */
+  readonly token?: string;
   readonly output: string;
   readonly summary: string;
   readonly variants: readonly VariantOutcome[];
@@ -73,8 +75,9 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   const failed = outcomes.find((o) => o.failed);
   const output = failed?.report === undefined ? passOutput(outcomes) : failureOutput(failed.report, { seed, variant: failed.variant, runsToFailure: failed.runsToFailure, shrinks: failed.shrinks });
   const totalRuns = outcomes.reduce((n, o) => n + o.runs, 0);
+  const token = failed?.report === undefined ? undefined : tokenOf(failed.report);
   const summary = `sbkit check: ${failed ? 'FAILED' : 'ok'} — ${totalRuns} runs, variants ${outcomes.map((o) => o.variant).join(', ')}, ${propertyCount()} properties + refinement + audit checked, seed ${seed}${opts.bug ? `, bug ${opts.bug}` : ''}`;
-  return { exitCode: failed ? 1 : 0, output, summary, variants: outcomes };
+  return { exitCode: failed ? 1 : 0, output, summary, variants: outcomes, ...(token === undefined ? {} : { token }) };
 }
 
 async function checkVariant(variant: Variant, runs: number, seed: number, bug: BugName | undefined, tick: () => void): Promise<VariantOutcome> {
@@ -125,8 +128,13 @@ async function replay(token: string): Promise<CheckResult> {
     exitCode: failed ? 1 : 0,
     output,
     summary,
+    ...(failed ? { token } : {}),
     variants: [{ variant: c.workload.variant, runs: 1, failed, report, witnessed: {}, reached: {} }],
   };
+}
+
+export function tokenOf(r: RunReport): string {
+  return encodeToken({ workload: r.workload, schedule: r.schedule, ...(r.bug === undefined ? {} : { bug: r.bug }) });
 }
 
 function propertyCount(): number {
@@ -163,7 +171,7 @@ function failureOutput(
   r: RunReport,
   ctx: { seed?: number; variant?: Variant; runsToFailure?: number | undefined; shrinks?: number | undefined },
 ): string {
-  const token = encodeToken({ workload: r.workload, schedule: r.schedule, ...(r.bug === undefined ? {} : { bug: r.bug }) });
+  const token = tokenOf(r);
   const lines: string[] = [];
   lines.push(`FAILED ${r.workload.variant}${r.bug ? ` with bug ${r.bug}` : ''} (run ended: ${r.outcome})`);
   if (ctx.seed !== undefined) lines.push(`seed ${ctx.seed}; failed on run ${ctx.runsToFailure ?? '?'}; shrunk in ${ctx.shrinks ?? 0} steps`);
