@@ -7,8 +7,8 @@ import type { Comparison, Figures, Setup, SweepResult } from './types.ts';
 import { bytes, fixed, percent, seconds, thousands } from './format.ts';
 import { captureIo } from './io.ts';
 import { SHOW_AFTER_MS, createProgress, renderBar } from './progress.ts';
-import { renderReport } from './report.ts';
-import { barChart, lineChart, niceTicks, shortNumber } from './svg.ts';
+import { compareCommand, htmlTable, leadWith, reflow, renderReport, sweepPivot } from './report.ts';
+import { barChart, byteUnit, lineChart, niceTicks, shortNumber, spreadLabels } from './svg.ts';
 import { renderTable } from './table.ts';
 
 const setup: Setup = { replicas: 1, processes: 1, workers: 8, intervals: 100, rows: 1000, rowBytes: 100, threshold: 1 << 20, seed: 1 };
@@ -132,33 +132,160 @@ describe('svg', () => {
   });
 
   it('draws bars and lines as standalone SVG', () => {
-    const bars = barChart({ title: 'Parts <per> append', yLabel: 'parts', bars: [{ label: 'off', value: 8 }, { label: 'barrier', value: 1 }] });
+    const bars = barChart({ title: 'Parts <per> append', xLabel: 'variant', yLabel: 'parts', bars: [{ label: 'off', value: 8 }, { label: 'barrier', value: 1 }] });
     expect(bars.startsWith('<svg xmlns="http://www.w3.org/2000/svg"')).toBe(true);
     expect(bars.match(/<rect /g)).toHaveLength(2);
     expect(bars).toContain('Parts &lt;per&gt; append');
     const lines = lineChart({ title: 't', xLabel: 'workers', yLabel: 'y', xs: ['1', '2', '4'], series: [{ name: 'off', values: [1, 2, 4] }, { name: 'barrier', values: [1, 1, 1] }] });
     expect(lines.match(/<polyline /g)).toHaveLength(2);
-    expect(lines.match(/<circle /g)).toHaveLength(6);
+    // one marker per point, plus one per legend entry
+    expect(lines.match(/<(circle|path) /g)).toHaveLength(6 + 2);
+  });
+
+  it('gives every chart a title, both axis titles and (for lines) a legend and end labels', () => {
+    const bars = barChart({ title: 'PUTs', subtitle: 'steady · seed 1', xLabel: 'variant', yLabel: 'blob PUTs (count)', bars: [{ label: 'off', value: 800 }], refs: [{ value: 1, label: 'ideal: 1 part' }] });
+    expect(bars).toContain('<title>PUTs</title>');
+    expect(bars).toMatch(/<text class="chart-title"[^>]*>PUTs<\/text>/);
+    expect(bars).toMatch(/<text class="chart-subtitle"[^>]*>steady · seed 1<\/text>/);
+    expect(bars).toMatch(/<text class="axis-title x"[^>]*>variant<\/text>/);
+    expect(bars).toMatch(/<text class="axis-title y"[^>]*>blob PUTs \(count\)<\/text>/);
+    expect(bars).toMatch(/<line class="ref"/);
+    expect(bars).toMatch(/<text class="ref-label"[^>]*>ideal: 1 part<\/text>/);
+    const lines = lineChart({ title: 'L', xLabel: 'workers per process', yLabel: 'parts per append', xs: ['1', '2'], series: [{ name: 'off', values: [1, 2] }, { name: 'best-effort', values: [1, 1.35] }, { name: 'barrier', values: [1, 1] }], format: (v) => v.toFixed(2) });
+    const legend = lines.match(/<g class="legend">(.*?)<\/g>/)?.[1] ?? '';
+    for (const n of ['off', 'best-effort', 'barrier']) expect(legend).toContain(`>${n}</text>`);
+    expect(lines.match(/<text class="end-label"[^>]*>[^<]+<\/text>/g)?.map((t) => t.replace(/<[^>]+>/g, ''))).toEqual(['off 2.00', 'best-effort 1.35', 'barrier 1.00']);
+    // each variant is told apart by more than colour: barrier is dashed, off is drawn widest underneath
+    expect(lines).toMatch(/stroke="#0072b2" stroke-width="2" stroke-linejoin="round" stroke-dasharray/);
+    expect(lines).toMatch(/stroke="#8c8c8c" stroke-width="5"/);
+  });
+
+  it('keeps end labels apart and picks byte units', () => {
+    const ys = spreadLabels([100, 101, 50], 13, 0, 200);
+    expect(ys[2]).toBe(50);
+    expect(Math.abs((ys[0] ?? 0) - (ys[1] ?? 0))).toBeGreaterThanOrEqual(13);
+    const bottom = spreadLabels([200, 200], 13, 0, 200);
+    expect(Math.max(...bottom)).toBeLessThanOrEqual(200);
+    expect(byteUnit(15_000)).toEqual({ unit: 'KiB', size: 1024 });
+    expect(byteUnit(500)).toEqual({ unit: 'B', size: 1 });
+    expect(byteUnit(3 * 1024 * 1024)).toEqual({ unit: 'MiB', size: 1024 * 1024 });
   });
 });
 
+const sweep = (param: 'threshold' | 'workers', values: number[]): SweepResult => ({
+  param,
+  base: { ...setup, intervals: 20 },
+  scenario: 'steady',
+  points: values.map((v) => ({ value: v, comparison: { ...comparison, setup: { ...setup, intervals: 20, ...(param === 'threshold' ? { threshold: v } : { workers: v }) }, rows: comparison.rows.map((r) => (param === 'threshold' ? { ...r, threshold: v } : r)) } })),
+});
+
+const fullReport = () =>
+  renderReport({
+    command: 'test',
+    comparison,
+    criteria: evaluateCriteria(comparison),
+    sweeps: [sweep('threshold', [0, 4096]), sweep('workers', [1, 2, 4])],
+    hydration: { ...comparison, scenario: 'hydration', setup: { ...setup, intervals: 3, rows: 12_000, rowBytes: 1000 }, rows: [fig('off', 8, 24), fig('barrier', 8, 24), fig('barrier', 1, 3, { threshold: UNLIMITED, maxBuilderShare: 1 })] },
+    check: { kind: 'ran', exitCode: 0, summary: 'sbkit check: ok', output: 'off 300 runs' },
+    diagrams: { kind: 'ok', diagrams: [{ name: 'handle', mermaid: 'stateDiagram-v2\n  [*] --> a\n  a --> b : GO' }, { name: 'mint', mermaid: 'stateDiagram-v2\n  a --> b' }] },
+  });
+
+const svgsOf = (html: string): string[] => html.match(/<svg [\s\S]*?<\/svg>/g) ?? [];
+const textOf = (svg: string, cls: string): string => svg.match(new RegExp(`<text class="${cls}"[^>]*>([^<]*)</text>`))?.[1] ?? '';
+
 describe('report', () => {
-  it('is self-contained HTML with tables, charts, check and diagrams', () => {
-    const html = renderReport({
-      command: 'test',
-      comparison,
-      criteria: evaluateCriteria(comparison),
-      sweeps: [{ param: 'threshold', base: setup, scenario: 'steady', points: [0, 4096].map((t) => ({ value: t, comparison: { ...comparison, setup: { ...setup, threshold: t } } })) }],
-      hydration: undefined,
-      check: { kind: 'ran', exitCode: 0, summary: 'sbkit check: ok', output: 'off 300 runs' },
-      diagrams: { kind: 'ok', diagrams: [{ name: 'handle', mermaid: 'stateDiagram-v2\n  a --> b' }] },
-    });
+  it('is self-contained, deterministic HTML with tables, charts, check and diagrams', () => {
+    const html = fullReport();
     expect(html.startsWith('<!doctype html>')).toBe(true);
     expect(html).not.toMatch(/<script|<link|src=|@import|url\(/i);
-    expect(html.match(/<svg /g)?.length).toBe(5);
+    expect(fullReport()).toBe(html);
+    // 3 comparison bars + 2 lines per sweep + 2 hydration bars
+    expect(svgsOf(html)).toHaveLength(3 + 2 * 2 + 2);
     expect(html).toContain('a --&gt; b');
     expect(html).toContain('sbkit check: ok');
     expect(html).toContain('<dt>parts/append</dt>');
+  });
+
+  it('gives every chart a title, a subtitle saying what ran, and both axis titles', () => {
+    const svgs = svgsOf(fullReport());
+    for (const svg of svgs) {
+      const title = textOf(svg, 'chart-title');
+      expect(title.length).toBeGreaterThan(3);
+      expect(svg).toContain(`<title>${title}</title>`);
+      expect(textOf(svg, 'chart-subtitle')).toMatch(/seed 1$/);
+      expect(textOf(svg, 'axis-title x').length).toBeGreaterThan(0);
+      expect(textOf(svg, 'axis-title y').length).toBeGreaterThan(0);
+    }
+    const titles = svgs.map((s) => textOf(s, 'chart-title'));
+    expect(titles).toContain('Parts per append vs workers');
+    // a sweep's subtitle never names the swept parameter's base value
+    const workersSweep = svgs.find((s) => textOf(s, 'chart-title') === 'Parts per append vs workers') ?? '';
+    expect(textOf(workersSweep, 'chart-subtitle')).toBe('sweep of workers · 20 intervals · 1,000 updates of ~100 B · seed 1');
+    // byte charts name their unit on the axis; counts say they are counts
+    const diff = svgs.find((s) => textOf(s, 'chart-title').startsWith('Consensus state-diff bytes')) ?? '';
+    expect(textOf(diff, 'axis-title y')).toBe('state-diff bytes (KiB)');
+    const lines = svgs.filter((s) => s.includes('<polyline'));
+    expect(lines).toHaveLength(4);
+    for (const l of lines) expect(l).toMatch(/<g class="legend">.*>best-effort<\/text>/);
+  });
+
+  it('says what ran: setup, seed, variants, timing and how to reproduce', () => {
+    const html = fullReport();
+    expect(html).toContain('<dt>seed</dt><dd>1:');
+    for (const v of ['off', 'best-effort', 'barrier']) expect(html).toContain(`<dt>${v}</dt>`);
+    expect(html).toContain('#37617');
+    expect(html).toMatch(/<dt>time<\/dt><dd>virtual \(no wall clock\): frontier advances every 1,000 ms/);
+    expect(html).toContain(`<code>${compareCommand('steady', setup)}</code>`);
+    expect(compareCommand('steady', setup)).toBe('npx sbkit compare --replicas 1 --processes 1 --workers 8 --intervals 100 --rows 1000 --row-bytes 100 --threshold 1MiB --seed 1');
+    expect(html).toContain('--sweep workers=1,2,4');
+    expect(html).toContain('--scenario hydration');
+    expect(html).toContain('All 7 done-criteria hold.');
+  });
+
+  it('groups table columns, explains each header, and marks the audit', () => {
+    const table = htmlTable(comparisonGrid(comparison));
+    expect(table).toMatch(/<tr class="groups"><th colspan="1"><\/th><th colspan="3">appends<\/th><th colspan="3">blob storage<\/th><th colspan="4">consensus<\/th><th colspan="2">updates<\/th><th colspan="3"[^>]*>audit<\/th><\/tr>/);
+    expect(table).toContain('<th class="r" title="parts (hollow + inline) per successful append: ~workers for off, 1.0 ideal">parts/<wbr>append</th>');
+    expect(table.match(/<td class="r zero">0<\/td>/g)).toHaveLength(9);
+    const bad = htmlTable(comparisonGrid({ ...comparison, rows: [fig('off', 8, 800, { lost: 2 })] }));
+    expect(bad).toContain('<td class="r bad">2</td>');
+    const moved = leadWith(comparisonGrid({ ...comparison, scenario: 'hydration' }), ['max builder share', 'mint→append']);
+    expect(moved.columns.slice(0, 3).map((c) => c.header)).toEqual(['variant', 'max builder share', 'mint→append']);
+    expect(moved.rows[0]?.slice(0, 3)).toEqual(['off', '13%', '20 ms']);
+  });
+
+  it('pivots a sweep to one row per value, with the full table folded away', () => {
+    const p = sweepPivot(sweep('workers', [1, 2, 4]));
+    expect(p.grid.rows).toHaveLength(3);
+    expect(p.groups.map((g) => g.label)).toEqual(['', 'parts per append', 'blob PUTs (% of off)', 'state-diff bytes (% of off)', 'audit']);
+    expect(p.grid.rows[0]).toEqual(['1', '8.00', '1.40', '1.00', '800', '140 (18%)', '100 (13%)', '117 KiB', '20.5 KiB (18%)', '14.6 KiB (13%)', '0']);
+    expect(fullReport()).toMatch(/<details><summary>All figures per workers and variant <span class="note">\(9 rows\)<\/span><\/summary><div class="scroll"><table>/);
+  });
+
+  it('shows the diagrams as collapsible Mermaid sources with the command that prints them', () => {
+    const html = fullReport();
+    expect(html).toContain('npx sbkit model --mermaid');
+    expect(html).toContain('mermaid.live');
+    const blocks = html.match(/<details class="diagram"[\s\S]*?<\/details>/g) ?? [];
+    expect(blocks).toHaveLength(2);
+    expect(blocks[0]).toContain('<summary>handle <span class="note">— 1 transitions · <code>npx sbkit model --mermaid --machine handle</code></span></summary>');
+    expect(blocks[0]).toContain('<pre class="mermaid-src"><code>stateDiagram-v2\n  [*] --&gt; a\n  a --&gt; b : GO</code></pre>');
+  });
+
+  it('flags misses in the headline', () => {
+    const bad: Comparison = { ...comparison, rows: [fig('off', 8, 800), fig('best-effort', 1.4, 140), fig('barrier', 1, 100, { lost: 3 })] };
+    const html = renderReport({ command: 't', comparison: bad, criteria: evaluateCriteria(bad), sweeps: [], hydration: undefined, check: { kind: 'ran', exitCode: 1, summary: 'FAILED', output: '' }, diagrams: { kind: 'unavailable', reason: 'x' } });
+    expect(html).toContain('<div class="findings missed"><strong class="miss">1 of 7 done-criteria missed.</strong>');
+    expect(html).toContain('Storage audit FAILED for barrier.');
+  });
+
+  it('wraps long check output under its label', () => {
+    const line = `x   orders: ${Array.from({ length: 12 }, (_, i) => `item-${i} ${i}`).join(', ')}`;
+    const out = reflow(line, 40).split('\n');
+    expect(out.length).toBeGreaterThan(1);
+    expect(out.every((l) => l.length <= 40)).toBe(true);
+    expect(out[1]?.startsWith(' '.repeat('x   orders: '.length) + 'item')).toBe(true);
+    expect(reflow('short, line', 40)).toBe('short, line');
   });
 
   it('says when the check or the diagrams are missing', () => {

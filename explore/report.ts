@@ -3,12 +3,14 @@
  * as text. No scripts, no network. Deterministic for the same inputs (no timestamps).
  */
 import type { Variant } from '../vocab/index.ts';
-import { type Grid, caseLabel, comparisonGrid, describeSetup, describeSweep, formatParam, sweepGrid } from './render.ts';
-import type { Comparison, SweepResult } from './types.ts';
+import { formatBytesShort } from './args.ts';
+import { type Grid, caseLabel, comparisonGrid, describeSetup, formatParam, sweepGrid } from './render.ts';
+import type { Comparison, Figures, Setup, SweepParam, SweepResult } from './types.ts';
 import { COLUMN_DOCS } from './columns.ts';
 import type { Criterion } from './criteria.ts';
-import { bytes, fixed, millis, percent } from './format.ts';
-import { barChart, escapeXml, lineChart } from './svg.ts';
+import { bytes, fixed, millis, percent, thousands } from './format.ts';
+import { barChart, byteUnit, escapeXml, lineChart } from './svg.ts';
+import { DEFAULT_TIMING, type TimingParams } from './timing.ts';
 
 export type CheckSection =
   | { readonly kind: 'ran'; readonly exitCode: number; readonly summary: string; readonly output: string }
@@ -30,75 +32,374 @@ export interface ReportData {
 }
 
 const esc = escapeXml;
+type Row = Figures;
 
 const CSS = `
+:root{--muted:#5a5a5a;--line:#dcdcdc;--ok:#0a7a2f;--miss:#b00020}
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:1200px;padding:0 1rem;color:#1d1d1d;line-height:1.45}
-h1{font-size:1.6rem;margin-bottom:.2rem}h2{margin-top:2.4rem;border-bottom:1px solid #ddd;padding-bottom:.2rem}h3{margin-top:1.6rem}
-.sub{color:#555;margin-top:0}
-table{border-collapse:collapse;font-size:.86rem;margin:.6rem 0 1rem;font-variant-numeric:tabular-nums}
-th,td{border:1px solid #ddd;padding:.25rem .5rem;white-space:nowrap}th{background:#f4f4f4}
+h1{font-size:1.6rem;margin-bottom:.2rem}h2{margin-top:2.6rem;border-bottom:1px solid var(--line);padding-bottom:.2rem}h3{margin-top:1.8rem}
+.sub{color:var(--muted);margin-top:0}
+nav.toc{font-size:.9rem;color:var(--muted)}nav.toc a{margin-right:.9rem;white-space:nowrap}
+a{color:#0b5cad}
+table{border-collapse:collapse;font-size:.84rem;margin:.6rem 0 1rem;font-variant-numeric:tabular-nums}
+th,td{border:1px solid var(--line);padding:.22rem .4rem}td{white-space:nowrap}
+th{background:#f4f4f4;font-weight:600;vertical-align:bottom}
+thead tr.groups th{background:#e9eef4;text-align:center;font-size:.78rem;letter-spacing:.02em;text-transform:uppercase;color:#334}
+th[title]{cursor:help;text-decoration:underline dotted #999}
 td.r,th.r{text-align:right}td.l,th.l{text-align:left}
-.scroll{overflow-x:auto}
-.charts{display:flex;flex-wrap:wrap;gap:1rem}
-.charts svg{border:1px solid #eee;background:#fff}
+tbody tr:nth-child(even) td{background:#fafafa}
+tbody tr.first td{border-top:2px solid #bbb}
+td.zero{color:var(--ok)}td.bad{color:#fff;background:var(--miss)!important;font-weight:700}
+.scroll{overflow-x:auto;max-width:100%}
+.scroll tbody td:first-child{position:sticky;left:0;background:#fff;z-index:1}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(440px,1fr));gap:1rem;margin:.6rem 0 1rem}
+.charts svg{border:1px solid #eee;background:#fff;width:100%;height:auto;max-width:600px}
 ul.crit{list-style:none;padding-left:0}ul.crit li{margin:.2rem 0}
-.ok{color:#0a7a2f;font-weight:600}.miss{color:#b00020;font-weight:600}
-pre{background:#f7f7f7;border:1px solid #e5e5e5;padding:.7rem;overflow-x:auto;font-size:.8rem;line-height:1.3}
-dl{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}dt{font-weight:600}dd{margin:0}
-.note{color:#555;font-size:.9rem}
+.ok{color:var(--ok);font-weight:600}.miss{color:var(--miss);font-weight:600}
+pre{background:#f7f7f7;border:1px solid #e5e5e5;padding:.7rem;overflow-x:auto;font-size:.8rem;line-height:1.35}
+code{font-size:.88em;background:#f3f3f3;padding:0 .2em;border-radius:3px}pre code{background:none;padding:0}
+dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1.2rem;margin:.6rem 0}dl.kv dt{font-weight:600}dl.kv dd{margin:0}
+.note{color:var(--muted);font-size:.9rem}
+.findings{background:#f3f8f4;border-left:4px solid var(--ok);padding:.6rem 1rem;margin:1rem 0}
+.findings.missed{background:#fbf1f2;border-left-color:var(--miss)}
+.findings ul{margin:.3rem 0;padding-left:1.2rem}
+details{border:1px solid #e5e5e5;border-radius:4px;margin:.5rem 0;padding:.3rem .7rem}
+details>summary{cursor:pointer;font-weight:600}details>summary .note{font-weight:400}
+details[open]>summary{margin-bottom:.4rem}
+@media print{details{break-inside:avoid}.charts svg{max-width:100%}}
 `;
 
-export function htmlTable(g: Grid): string {
+// ---------------------------------------------------------------------------------------------------
+// Tables
+
+/** The group a column belongs to in the report's two-row table headers; "% off" joins its left neighbour. */
+const COLUMN_GROUP: Readonly<Record<string, string>> = {
+  appends: 'appends',
+  'parts/append': 'appends',
+  'batches/append': 'appends',
+  'blob PUTs': 'blob storage',
+  'blob bytes': 'blob storage',
+  'consensus cmds': 'consensus',
+  'state-diff bytes': 'consensus',
+  'inline parts': 'consensus',
+  written: 'updates',
+  appended: 'updates',
+  lost: 'audit',
+  dup: 'audit',
+  leaked: 'audit',
+  'max builder share': 'hydration',
+  'mint→append': 'hydration',
+};
+const AUDIT = new Set(['lost', 'dup', 'leaked', 'lost+dup+leaked']);
+const DOCS = new Map<string, string>([
+  ...COLUMN_DOCS.map(([c, m]) => [c, m] as const),
+  ['% off', "this row's value as a share of off's value in the same run (off = 100%)"],
+  ['lost+dup+leaked', 'sweeps: lost plus duplicated updates plus leaked blobs, summed over the variants (must be 0)'],
+]);
+
+function columnGroups(headers: readonly string[]): { label: string; span: number }[] {
+  const out: { label: string; span: number }[] = [];
+  let prev = '';
+  for (const h of headers) {
+    const g = h === '% off' ? prev : (COLUMN_GROUP[h] ?? '');
+    prev = g;
+    const last = out[out.length - 1];
+    if (last !== undefined && last.label === g) last.span++;
+    else out.push({ label: g, span: 1 });
+  }
+  return out;
+}
+
+/**
+ * A grid as an HTML table: a group row above the column headers, each header's meaning as its tooltip,
+ * audit cells marked (green 0, red otherwise), and a heavier rule where `firstColumnBreaks` changes value.
+ */
+export function htmlTable(g: Grid, opts: { groups?: readonly { label: string; span: number }[]; firstColumnBreaks?: boolean; caption?: string } = {}): string {
   const cls = (a: 'left' | 'right') => (a === 'left' ? 'l' : 'r');
-  const head = g.columns.map((c) => `<th class="${cls(c.align)}">${esc(c.header)}</th>`).join('');
+  const groups = opts.groups ?? columnGroups(g.columns.map((c) => c.header));
+  const groupRow = groups.some((x) => x.label !== '')
+    ? `<tr class="groups">${groups.map((x) => `<th colspan="${x.span}"${x.label === 'audit' ? ' title="the shard audit: every cell must be 0"' : ''}>${esc(x.label)}</th>`).join('')}</tr>`
+    : '';
+  const head = g.columns
+    .map((c) => {
+      const doc = DOCS.get(c.header);
+      return `<th class="${cls(c.align)}"${doc === undefined ? '' : ` title="${esc(doc)}"`}>${esc(c.header).replace(/\//g, '/<wbr>')}</th>`;
+    })
+    .join('');
+  let prevKey: string | undefined;
   const body = g.rows
-    .map((r) => `<tr>${g.columns.map((c, i) => `<td class="${cls(c.align)}">${esc(r[i] ?? '')}</td>`).join('')}</tr>`)
+    .map((r) => {
+      const key = r[0];
+      const first = opts.firstColumnBreaks === true && prevKey !== undefined && key !== prevKey;
+      prevKey = key;
+      const cells = g.columns
+        .map((c, i) => {
+          const v = r[i] ?? '';
+          const audit = AUDIT.has(c.header) ? (v === '0' ? ' zero' : ' bad') : '';
+          const text = i === 0 ? esc(v).replace(' @ ', '<br>@ ') : esc(v);
+          return `<td class="${cls(c.align)}${audit}">${text}</td>`;
+        })
+        .join('');
+      return `<tr${first ? ' class="first"' : ''}>${cells}</tr>`;
+    })
     .join('\n');
-  return `<div class="scroll"><table><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table></div>`;
+  const caption = opts.caption === undefined ? '' : `<caption class="note" style="caption-side:bottom;text-align:left">${esc(opts.caption)}</caption>`;
+  return `<div class="scroll"><table>${caption}<thead>${groupRow}<tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table></div>`;
+}
+
+/** The same grid with the named columns moved right after the first one (the columns a section is about). */
+export function leadWith(g: Grid, headers: readonly string[]): Grid {
+  const lead = headers.map((h) => g.columns.findIndex((c) => c.header === h)).filter((i) => i > 0);
+  if (lead.length === 0) return g;
+  const order = [0, ...lead, ...g.columns.map((_, i) => i).filter((i) => i > 0 && !lead.includes(i))];
+  return { columns: order.map((i) => g.columns[i] ?? { header: '', align: 'right' }), rows: g.rows.map((r) => order.map((i) => r[i] ?? '')) };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Context: what ran
+
+const plural = (n: number, one: string, many = `${one}s`) => `${thousands(n)} ${n === 1 ? one : many}`;
+
+/** A short "what ran" line for chart subtitles. */
+function chartSubtitle(scenario: string, s: Setup): string {
+  const sys = s.replicas === 1 && s.processes === 1 ? `${s.workers} workers` : `${s.replicas}×${s.processes}×${s.workers} workers`;
+  return `${scenario} · ${sys} · ${plural(s.intervals, 'interval')} × ${thousands(s.rows)} updates · seed ${s.seed}`;
+}
+
+/** The `sbkit compare` command line that reproduces a comparison's numbers. */
+export function compareCommand(scenario: string, s: Setup, extra: readonly string[] = []): string {
+  return [
+    'npx sbkit compare',
+    ...(scenario === 'steady' ? [] : [`--scenario ${scenario}`]),
+    `--replicas ${s.replicas} --processes ${s.processes} --workers ${s.workers}`,
+    `--intervals ${s.intervals} --rows ${s.rows} --row-bytes ${s.rowBytes}`,
+    `--threshold ${formatBytesShort(s.threshold)} --seed ${s.seed}`,
+    ...(s.bug === undefined ? [] : [`--bug ${s.bug}`]),
+    ...extra,
+  ].join(' ');
+}
+
+const VARIANT_DOCS: readonly (readonly [Variant, string])[] = [
+  ['off', 'sharing disabled: every worker writes its own batch and the append commits one batch per worker (the baseline).'],
+  ['best-effort', '#37591: one shared batch per process, which a worker joins only while an earlier handle to it is still alive; late workers start a new one.'],
+  ['barrier', '#37617: the shared batch waits until every worker of the process has joined (or reported a skip), so each process contributes one batch.'],
+];
+
+function timingText(t: TimingParams): string {
+  return (
+    `frontier advances every ${thousands(t.intervalMs)} ms (one batch interval); a worker becomes ready min(Exp(mean ${t.readinessMeanMs} ms), ${t.readinessCapMs} ms) after its description; ` +
+    `blob PUT ${t.blobBaseMs} ms + bytes ÷ ${thousands(t.blobBytesPerMs / 1000)} kB/ms; consensus command ${t.consensusBaseMs} ms; ` +
+    `encoding bytes ÷ ${thousands(t.encodeBytesPerMs / 1000)} kB/ms; up to ${t.jitterMs} ms jitter per step`
+  );
+}
+
+function setupSection(c: Comparison): string {
+  const s = c.setup;
+  const perWorker = (s.rows * s.rowBytes) / Math.max(1, s.workers * s.processes);
+  const timing = s.timing ?? DEFAULT_TIMING;
+  const variants = VARIANT_DOCS.filter(([v]) => c.variants.includes(v));
+  return `<dl class="kv">
+<dt>system</dt><dd>${esc(`${plural(s.replicas, 'replica')} × ${plural(s.processes, 'process', 'processes')} × ${plural(s.workers, 'worker')} per process, all writing one persist shard (in-memory blob + consensus)`)}</dd>
+<dt>workload</dt><dd>${esc(`${plural(s.intervals, 'batch interval')} × ${thousands(s.rows)} updates of ~${thousands(s.rowBytes)} B, spread over the workers by key hash (≈${bytes(Math.round(perWorker))} per worker per interval)`)}</dd>
+<dt>threshold</dt><dd><code>shared_batch_max_bytes</code> = ${esc(formatBytesShort(s.threshold))}: a worker staging more than this writes its own batch instead of joining the shared one; 0 disables sharing</dd>
+<dt>seed</dt><dd>${s.seed}: derives the workload and the timing; the same seed gives the same numbers, byte for byte${s.bug === undefined ? '' : ` — <span class="miss">bug ${esc(s.bug)} switched on</span>`}</dd>
+<dt>time</dt><dd>virtual (no wall clock): ${esc(timingText(timing))}</dd>
+${variants.map(([v, d]) => `<dt>${esc(v)}</dt><dd>${esc(d)}</dd>`).join('\n')}
+<dt>reproduce</dt><dd><code>${esc(compareCommand(c.scenario, s))}</code></dd>
+</dl>`;
+}
+
+function findRow(c: Comparison, v: Variant): Row | undefined {
+  return c.rows.find((r) => r.variant === v && r.threshold === c.setup.threshold);
+}
+
+/** The headline, computed from the comparison (never assumed): what sharing saves and whether the data survived. */
+function findings(c: Comparison, criteria: readonly Criterion[], check: CheckSection): string {
+  const off = findRow(c, 'off');
+  const items: string[] = [];
+  const ppa = c.rows.map((r) => `${r.variant} ${fixed(r.partsPerAppend, 2)}`).join(', ');
+  items.push(`Parts per append: ${ppa}${off === undefined ? '' : ` (${c.setup.workers * c.setup.processes} workers; 1.00 is ideal)`}.`);
+  if (off !== undefined) {
+    const others = c.rows.filter((r) => r !== off);
+    if (others.length > 0) {
+      items.push(`Blob PUTs relative to off: ${others.map((r) => `${r.variant} ${percent(r.blobPuts, off.blobPuts)} (${thousands(r.blobPuts)} vs ${thousands(off.blobPuts)})`).join(', ')}.`);
+      items.push(`Consensus state-diff bytes relative to off: ${others.map((r) => `${r.variant} ${percent(r.stateDiffBytes, off.stateDiffBytes)}`).join(', ')}.`);
+    }
+  }
+  const cmds = new Set(c.rows.map((r) => r.consensusCommands));
+  items.push(cmds.size === 1 ? `Consensus commands: ${thousands([...cmds][0] ?? 0)} for every variant (sharing does not change them).` : `Consensus commands: ${c.rows.map((r) => `${r.variant} ${thousands(r.consensusCommands)}`).join(', ')}.`);
+  const dirty = c.rows.filter((r) => r.lost + r.duplicated + r.leakedBlobs > 0);
+  items.push(dirty.length === 0 ? 'Storage audit: no update lost or duplicated and no blob leaked, in any variant.' : `Storage audit FAILED for ${dirty.map((r) => r.variant).join(', ')}.`);
+  if (check.kind === 'ran') items.push(`Conformance check: ${check.summary.replace(/^sbkit check: /, '')}.`);
+  const missed = criteria.filter((x) => !x.ok).length;
+  const verdict = missed === 0 ? `All ${criteria.length} done-criteria hold.` : `${missed} of ${criteria.length} done-criteria missed.`;
+  const bad = missed > 0 || dirty.length > 0 || (check.kind === 'ran' && check.exitCode !== 0);
+  return `<div class="findings${bad ? ' missed' : ''}"><strong class="${bad ? 'miss' : 'ok'}">${esc(verdict)}</strong><ul>${items.map((i) => `<li>${esc(i)}</li>`).join('')}</ul></div>`;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Charts
+
+/** Bars of a byte quantity on an axis in one binary unit (KiB, MiB, …), labelled with exact sizes. */
+function byteBars(title: string, what: string, subtitle: string, labels: readonly string[], values: readonly number[], xLabel: string): string {
+  const { unit, size } = byteUnit(Math.max(0, ...values));
+  return barChart({
+    title,
+    subtitle,
+    xLabel,
+    yLabel: `${what} (${unit})`,
+    bars: values.map((v, i) => ({ label: labels[i] ?? '', value: v / size })),
+    format: (v) => bytes(Math.round(v * size)),
+    tickFormat: (v) => fixed(v, Number.isInteger(v) ? 0 : 1),
+  });
 }
 
 function comparisonCharts(c: Comparison): string {
   const cases = c.rows.map((r) => ({ variant: r.variant, threshold: r.threshold }));
-  const bars = (f: (r: Comparison['rows'][number]) => number) => c.rows.map((r) => ({ label: caseLabel(r, cases), value: f(r) }));
+  const labels = c.rows.map((r) => caseLabel(r, cases));
+  const bars = (f: (r: Row) => number) => c.rows.map((r, i) => ({ label: labels[i] ?? '', value: f(r) }));
+  const sub = chartSubtitle(c.scenario, c.setup);
+  const workers = c.setup.workers * c.setup.processes * c.setup.replicas;
   return (
     `<div class="charts">` +
-    barChart({ title: 'Parts per append', yLabel: 'parts / append', bars: bars((r) => r.partsPerAppend), format: (v) => fixed(v, 2) }) +
-    barChart({ title: 'Blob PUTs', yLabel: 'PUTs', bars: bars((r) => r.blobPuts) }) +
-    barChart({ title: 'Consensus state-diff bytes', yLabel: 'bytes', bars: bars((r) => r.stateDiffBytes), format: bytes }) +
+    barChart({
+      title: 'Parts per append (lower is better)',
+      subtitle: sub,
+      xLabel: 'variant',
+      yLabel: 'parts per append',
+      bars: bars((r) => r.partsPerAppend),
+      format: (v) => fixed(v, 2),
+      refs: [{ value: 1, label: 'ideal: 1 part' }, ...(workers > 1 ? [{ value: workers, label: `${workers} workers` }] : [])],
+    }) +
+    barChart({ title: `Blob PUTs over ${plural(c.setup.intervals, 'interval')}`, subtitle: sub, xLabel: 'variant', yLabel: 'blob PUTs (count)', bars: bars((r) => r.blobPuts), format: thousands }) +
+    byteBars(`Consensus state-diff bytes over ${plural(c.setup.intervals, 'interval')}`, 'state-diff bytes', sub, labels, c.rows.map((r) => r.stateDiffBytes), 'variant') +
     `</div>`
   );
 }
 
-function sweepCharts(s: SweepResult): string {
-  const xs = s.points.map((p) => formatParam(s.param, p.value));
+const PARAM_AXIS: Readonly<Record<SweepParam, string>> = {
+  threshold: 'threshold (shared_batch_max_bytes; 0 = sharing off)',
+  workers: 'workers per process',
+  processes: 'processes per replica',
+  replicas: 'replicas',
+  intervals: 'batch intervals',
+  rows: 'updates per interval',
+  'row-bytes': 'bytes per update',
+};
+
+function sweepVariants(s: SweepResult): Variant[] {
   const variants: Variant[] = [];
   for (const p of s.points) for (const r of p.comparison.rows) if (!variants.includes(r.variant)) variants.push(r.variant);
-  const series = (f: (r: Comparison['rows'][number]) => number) =>
-    variants.map((v) => ({
-      name: v,
-      values: s.points.map((p) => {
-        const r = p.comparison.rows.find((x) => x.variant === v && x.threshold === p.comparison.setup.threshold);
-        return r === undefined ? 0 : f(r);
-      }),
-    }));
+  return variants;
+}
+
+function sweepRow(p: SweepResult['points'][number], v: Variant): Row | undefined {
+  return p.comparison.rows.find((x) => x.variant === v && x.threshold === p.comparison.setup.threshold);
+}
+
+function sweepCharts(s: SweepResult): string {
+  const xs = s.points.map((p) => formatParam(s.param, p.value));
+  const variants = sweepVariants(s);
+  const series = (f: (r: Row) => number) => variants.map((v) => ({ name: v, values: s.points.map((p) => { const r = sweepRow(p, v); return r === undefined ? 0 : f(r); }) }));
+  const b = s.base;
+  const sub = [
+    `sweep of ${s.param}`,
+    ...(['workers', 'processes', 'replicas'].includes(s.param) ? [] : [b.replicas === 1 && b.processes === 1 ? `${b.workers} workers` : `${b.replicas}×${b.processes}×${b.workers} workers`]),
+    ...(s.param === 'intervals' ? [] : [plural(b.intervals, 'interval')]),
+    ...(s.param === 'rows' || s.param === 'row-bytes' ? [] : [`${thousands(b.rows)} updates of ~${b.rowBytes} B`]),
+    `seed ${b.seed}`,
+  ].join(' · ');
+  const xLabel = PARAM_AXIS[s.param];
   return (
     `<div class="charts">` +
-    lineChart({ title: `Parts per append vs ${s.param}`, xLabel: s.param, yLabel: 'parts / append', xs, series: series((r) => r.partsPerAppend) }) +
-    lineChart({ title: `Blob PUTs vs ${s.param}`, xLabel: s.param, yLabel: 'PUTs', xs, series: series((r) => r.blobPuts) }) +
+    lineChart({ title: `Parts per append vs ${s.param}`, subtitle: sub, xLabel, yLabel: 'parts per append', xs, series: series((r) => r.partsPerAppend), format: (v) => fixed(v, 2) }) +
+    lineChart({ title: `Blob PUTs vs ${s.param} (${plural(s.base.intervals, 'interval')})`, subtitle: sub, xLabel, yLabel: 'blob PUTs (count)', xs, series: series((r) => r.blobPuts), format: thousands }) +
     `</div>`
+  );
+}
+
+/** The sweep pivoted: one row per value, the key figures per variant side by side. */
+export function sweepPivot(s: SweepResult): { grid: Grid; groups: { label: string; span: number }[] } {
+  const variants = sweepVariants(s);
+  const hasOff = variants.includes('off');
+  const columns: Grid['columns'] = [
+    { header: s.param, align: 'left' },
+    ...variants.map((v) => ({ header: v, align: 'right' as const })),
+    ...variants.map((v) => ({ header: v, align: 'right' as const })),
+    ...variants.map((v) => ({ header: v, align: 'right' as const })),
+    { header: 'lost+dup+leaked', align: 'right' },
+  ];
+  const rows = s.points.map((p) => {
+    const off = sweepRow(p, 'off');
+    const rel = (r: Row, f: (x: Row) => number, show: (n: number) => string) =>
+      hasOff && off !== undefined && r.variant !== 'off' ? `${show(f(r))} (${percent(f(r), f(off))})` : show(f(r));
+    const rs = variants.map((v) => sweepRow(p, v));
+    const audit = rs.reduce((a, r) => a + (r === undefined ? 0 : r.lost + r.duplicated + r.leakedBlobs), 0);
+    return [
+      formatParam(s.param, p.value),
+      ...rs.map((r) => (r === undefined ? '—' : fixed(r.partsPerAppend, 2))),
+      ...rs.map((r) => (r === undefined ? '—' : rel(r, (x) => x.blobPuts, thousands))),
+      ...rs.map((r) => (r === undefined ? '—' : rel(r, (x) => x.stateDiffBytes, bytes))),
+      thousands(audit),
+    ];
+  });
+  const n = variants.length;
+  const groups = [
+    { label: '', span: 1 },
+    { label: 'parts per append', span: n },
+    { label: hasOff ? 'blob PUTs (% of off)' : 'blob PUTs', span: n },
+    { label: hasOff ? 'state-diff bytes (% of off)' : 'state-diff bytes', span: n },
+    { label: 'audit', span: 1 },
+  ];
+  return { grid: { columns, rows }, groups };
+}
+
+function sweepSection(s: SweepResult): string {
+  const values = s.points.map((p) => formatParam(s.param, p.value)).join(', ');
+  const pivot = sweepPivot(s);
+  return (
+    `<h3 id="sweep-${esc(s.param)}">Sweep: ${esc(s.param)} over ${esc(values)}</h3>` +
+    `<p class="note">Everything else as in the comparison except ${esc(plural(s.base.intervals, 'interval'))} per run (ratios settle long before 100). ` +
+    `Reproduce: <code>${esc(compareCommand(s.scenario, s.base, [`--sweep ${s.param}=${s.points.map((p) => formatParam(s.param, p.value)).join(',')}`]))}</code></p>` +
+    sweepCharts(s) +
+    `<p class="note">The x axis spaces the swept values evenly (not to scale). Where lines coincide the variants measured the same value: the thick grey line underneath is off, the dashed blue one barrier.</p>` +
+    htmlTable(pivot.grid, { groups: pivot.groups }) +
+    `<details><summary>All figures per ${esc(s.param)} and variant <span class="note">(${s.points.length * sweepVariants(s).length} rows)</span></summary>${htmlTable(sweepGrid(s), { firstColumnBreaks: true })}</details>`
   );
 }
 
 function hydrationCharts(c: Comparison): string {
   const cases = c.rows.map((r) => ({ variant: r.variant, threshold: r.threshold }));
-  const bars = (f: (r: Comparison['rows'][number]) => number) => c.rows.map((r) => ({ label: caseLabel(r, cases), value: f(r) }));
+  const bars = (f: (r: Row) => number) => c.rows.map((r) => ({ label: caseLabel(r, cases), value: f(r) }));
+  const sub = chartSubtitle(c.scenario, c.setup);
+  const workers = c.setup.workers;
   return (
     `<div class="charts">` +
-    barChart({ title: 'Largest share through one builder', yLabel: 'share of an append', bars: bars((r) => r.maxBuilderShare), format: (v) => percent(v, 1), tickFormat: (v) => percent(v, 1) }) +
-    barChart({ title: 'Mint → append per interval', yLabel: 'virtual ms', bars: bars((r) => r.meanAppendLatencyMs), format: millis }) +
+    barChart({
+      title: 'Largest share of an append through one builder',
+      subtitle: sub,
+      xLabel: 'variant @ threshold',
+      yLabel: "share of one append's bytes (%)",
+      bars: bars((r) => r.maxBuilderShare * 100),
+      format: (v) => percent(v, 100),
+      tickFormat: (v) => `${trimPct(v)}%`,
+      refs: workers > 1 ? [{ value: 100 / workers, label: `1/${workers} workers` }] : [],
+    }) +
+    barChart({
+      title: 'Mint → append latency per interval',
+      subtitle: sub,
+      xLabel: 'variant @ threshold',
+      yLabel: 'mean mint → append (virtual ms)',
+      bars: bars((r) => r.meanAppendLatencyMs),
+      format: millis,
+    }) +
     `</div>`
   );
 }
+const trimPct = (v: number): string => (Number.isInteger(v) ? String(v) : fixed(v, 1));
+
+// ---------------------------------------------------------------------------------------------------
+// Criteria, check, diagrams, glossary
 
 function criteriaList(cs: readonly Criterion[]): string {
   return `<ul class="crit">${cs
@@ -106,10 +407,37 @@ function criteriaList(cs: readonly Criterion[]): string {
     .join('\n')}</ul>`;
 }
 
+/** Wraps long comma-separated lines of the check's output, continuing under the text after the first ": ". */
+export function reflow(text: string, width = 110): string {
+  return text
+    .split('\n')
+    .flatMap((line) => {
+      if (line.length <= width || !line.includes(', ')) return [line];
+      const colon = line.indexOf(': ');
+      const indent = ' '.repeat(colon >= 0 ? colon + 2 : line.length - line.trimStart().length);
+      const parts = line.split(', ');
+      const out: string[] = [];
+      let cur = parts[0] ?? '';
+      for (const p of parts.slice(1)) {
+        if (cur.length + 2 + p.length + 1 > width) {
+          out.push(`${cur},`);
+          cur = indent + p;
+        } else cur += `, ${p}`;
+      }
+      out.push(cur);
+      return out;
+    })
+    .join('\n');
+}
+
 function checkSection(c: CheckSection): string {
   switch (c.kind) {
     case 'ran':
-      return `<p class="${c.exitCode === 0 ? 'ok' : 'miss'}">${esc(c.summary)}</p><pre>${esc(c.output)}</pre>`;
+      return (
+        `<p class="note">Random workloads and worker interleavings run on the implementation; each run's protocol trace is replayed on the model (refinement), the spec's properties are checked on it, and the shard is audited. ` +
+        `Reproduce: <code>npx sbkit check --variant all</code>.</p>` +
+        `<p class="${c.exitCode === 0 ? 'ok' : 'miss'}">${esc(c.summary)}</p><pre>${esc(reflow(c.output))}</pre>`
+      );
     case 'skipped':
       return `<p class="note">Not run: ${esc(c.reason)}</p>`;
   }
@@ -119,9 +447,18 @@ function diagramSection(d: DiagramSection): string {
   switch (d.kind) {
     case 'ok':
       return (
-        `<p class="note">Mermaid sources of the model's state machines, as text: this report loads nothing from the network, so they are not drawn here. ` +
-        `Paste one into any Mermaid renderer (a Markdown preview, mermaid.live) to see it drawn, or run <code>npx sbkit model</code>.</p>` +
-        d.diagrams.map((x) => `<h3>${esc(x.name)}</h3><pre class="mermaid-src">${esc(x.mermaid)}</pre>`).join('\n')
+        `<p class="note">The model's state machines as Mermaid <code>stateDiagram-v2</code> source, generated from the machine definitions. ` +
+        `This report loads nothing, so they are not drawn here: print them with <code>npx sbkit model --mermaid</code> and paste one into <a href="https://mermaid.live">mermaid.live</a> (or any Markdown preview) to see it drawn.</p>` +
+        d.diagrams
+          .map((x) => {
+            const lines = x.mermaid.split('\n');
+            const transitions = lines.filter((l) => l.includes('-->') && !l.includes('[*]')).length;
+            return (
+              `<details class="diagram" id="machine-${esc(x.name)}"><summary>${esc(x.name)} <span class="note">— ${transitions} transitions · <code>npx sbkit model --mermaid --machine ${esc(x.name)}</code></span></summary>` +
+              `<pre class="mermaid-src"><code>${esc(x.mermaid)}</code></pre></details>`
+            );
+          })
+          .join('\n')
       );
     case 'unavailable':
       return `<p class="note">Not available: ${esc(d.reason)}</p>`;
@@ -129,17 +466,27 @@ function diagramSection(d: DiagramSection): string {
 }
 
 export function renderReport(d: ReportData): string {
-  const sweeps = d.sweeps
-    .map((s) => `<h3>Sweep: ${esc(s.param)}</h3><p class="note">${esc(describeSweep(s))}</p>${htmlTable(sweepGrid(s))}${sweepCharts(s)}`)
-    .join('\n');
+  const c = d.comparison;
+  const sweeps = d.sweeps.map(sweepSection).join('\n');
   const hydration =
     d.hydration === undefined
       ? ''
-      : `<h2>Hydration: the threshold's fallback</h2>
-<p>${esc(describeSetup(d.hydration.scenario, d.hydration.setup))}.</p>
-<p>Each worker stages far more than the threshold, so with the threshold every worker falls back to its own batch and the work spreads like <code>off</code>; with an unlimited threshold every worker pushes into one shared builder per process, which serializes encoding and upload.</p>
-${htmlTable(comparisonGrid(d.hydration))}${hydrationCharts(d.hydration)}`;
-  const glossary = `<dl>${COLUMN_DOCS.map(([c, m]) => `<dt>${esc(c)}</dt><dd>${esc(m)}</dd>`).join('')}</dl>`;
+      : `<h2 id="hydration">Hydration: why the threshold exists</h2>
+<p class="note">${esc(describeSetup(d.hydration.scenario, d.hydration.setup))}. Reproduce: <code>${esc(compareCommand(d.hydration.scenario, d.hydration.setup))}</code></p>
+<p>Each worker stages far more than the threshold (≈${esc(bytes(Math.round((d.hydration.setup.rows * d.hydration.setup.rowBytes) / Math.max(1, d.hydration.setup.workers * d.hydration.setup.processes))))} per worker per interval), so at the threshold every worker falls back to its own batch and the work spreads like <code>off</code>; with an unlimited threshold every worker pushes into one shared builder per process, which serializes encoding and upload.</p>
+${hydrationCharts(d.hydration)}
+${htmlTable(leadWith(comparisonGrid(d.hydration), ['max builder share', 'mint→append']))}`;
+  const glossary = `<dl class="kv">${[...DOCS].map(([col, m]) => `<dt>${esc(col)}</dt><dd>${esc(m)}</dd>`).join('')}</dl>`;
+  const toc = [
+    ['setup', 'What ran'],
+    ['comparison', 'Comparison'],
+    ['criteria', 'Done criteria'],
+    ...(d.sweeps.length > 0 ? [['sweeps', 'Sweeps']] : []),
+    ...(d.hydration === undefined ? [] : [['hydration', 'Hydration']]),
+    ['check', 'Conformance check'],
+    ['diagrams', 'Model diagrams'],
+    ['columns', 'Columns'],
+  ] as const;
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -150,21 +497,24 @@ ${htmlTable(comparisonGrid(d.hydration))}${hydrationCharts(d.hydration)}`;
 </head>
 <body>
 <h1>shared-batch-kit: shared batches in the materialized-view sink</h1>
-<p class="sub">Produced by <code>${esc(d.command)}</code> by running the implementation (impl/) on the embedded in-memory backend under a seeded virtual-time schedule; the same seed reproduces every number.</p>
-
-<h2>Comparison</h2>
-<p>${esc(describeSetup(d.comparison.scenario, d.comparison.setup))}.</p>
-${htmlTable(comparisonGrid(d.comparison))}
-${comparisonCharts(d.comparison)}
-<h3>Done criteria</h3>
+<p class="sub">Produced by <code>${esc(d.command)}</code>: the implementation (impl/) ran on the embedded in-memory backend under a seeded virtual-time schedule; the same seed reproduces every number.</p>
+<nav class="toc">${toc.map(([id, label]) => `<a href="#${id}">${esc(label)}</a>`).join('')}</nav>
+${findings(c, d.criteria, d.check)}
+<h2 id="setup">What ran</h2>
+${setupSection(c)}
+<h2 id="comparison">Comparison</h2>
+<p class="note">${esc(describeSetup(c.scenario, c.setup))}. Hover a column header for its meaning (all are listed under <a href="#columns">Columns</a>).</p>
+${comparisonCharts(c)}
+${htmlTable(comparisonGrid(c))}
+<h3 id="criteria">Done criteria</h3>
 ${criteriaList(d.criteria)}
-${d.sweeps.length > 0 ? `<h2>Sweeps</h2>\n${sweeps}` : ''}
+${d.sweeps.length > 0 ? `<h2 id="sweeps">Sweeps</h2>\n${sweeps}` : ''}
 ${hydration}
-<h2>Conformance check</h2>
+<h2 id="check">Conformance check</h2>
 ${checkSection(d.check)}
-<h2>Model diagrams</h2>
+<h2 id="diagrams">Model diagrams</h2>
 ${diagramSection(d.diagrams)}
-<h2>Columns</h2>
+<h2 id="columns">Columns</h2>
 ${glossary}
 </body>
 </html>

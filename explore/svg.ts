@@ -1,6 +1,11 @@
 /**
  * Hand-written SVG charts for the report: bars per variant and lines per variant against a swept
  * parameter. Plain strings, no dependencies, deterministic output.
+ *
+ * Every chart carries a title (`<title>` and a visible heading, class `chart-title`), an optional
+ * subtitle (what ran: class `chart-subtitle`), and both axis titles (classes `axis-title x` and
+ * `axis-title y`); line charts add a legend (class `legend`) and label each line's last value at its end,
+ * and draw each variant with its own colour, dash and marker so lines that coincide stay visible.
  */
 import { fixed } from './format.ts';
 
@@ -14,21 +19,52 @@ export interface Series {
   readonly values: readonly number[];
 }
 
-const WIDTH = 460;
-const HEIGHT = 280;
-const MARGIN = { top: 36, right: 16, bottom: 56, left: 64 } as const;
+/** A horizontal dashed reference line across the plot, labelled at its right end (e.g. "ideal: 1"). */
+export interface RefLine {
+  readonly value: number;
+  readonly label: string;
+}
 
-const PALETTE: Readonly<Record<string, string>> = {
-  off: '#8c8c8c',
-  'best-effort': '#e69f00',
-  barrier: '#0072b2',
+export interface ChartText {
+  readonly title: string;
+  /** One line under the title: what ran (scenario, size, intervals, seed). */
+  readonly subtitle?: string | undefined;
+  readonly xLabel: string;
+  readonly yLabel: string;
+  /** Value labels (on bars, at line ends, in tooltips). Default: shortNumber. */
+  readonly format?: ((v: number) => string) | undefined;
+  /** Y-axis tick labels. Default: shortNumber. */
+  readonly tickFormat?: ((v: number) => string) | undefined;
+}
+
+export const CHART_WIDTH = 520;
+const BAR_HEIGHT = 320;
+const LINE_HEIGHT = 330;
+const BAR_MARGIN = { top: 56, right: 16, bottom: 62, left: 64 } as const;
+const LINE_MARGIN = { top: 66, right: 112, bottom: 48, left: 64 } as const;
+
+interface Style {
+  readonly color: string;
+  readonly dash: string;
+  readonly width: number;
+  readonly marker: 'circle' | 'square' | 'diamond' | 'triangle';
+}
+
+const STYLES: Readonly<Record<string, Style>> = {
+  off: { color: '#8c8c8c', dash: '', width: 5, marker: 'circle' },
+  'best-effort': { color: '#e69f00', dash: '', width: 3, marker: 'square' },
+  barrier: { color: '#0072b2', dash: '6 4', width: 2, marker: 'diamond' },
 };
 const FALLBACK_COLORS = ['#009e73', '#cc79a7', '#d55e00', '#56b4e9'] as const;
 
 /** The colour of a series: fixed for the three variants, then a colour-blind-safe cycle. */
 export function colorFor(name: string, index: number): string {
+  return styleFor(name, index).color;
+}
+
+function styleFor(name: string, index: number): Style {
   const base = name.split(' ')[0] ?? name;
-  return PALETTE[base] ?? FALLBACK_COLORS[index % FALLBACK_COLORS.length] ?? '#000';
+  return STYLES[base] ?? { color: FALLBACK_COLORS[index % FALLBACK_COLORS.length] ?? '#000', dash: index % 2 === 0 ? '2 3' : '8 3', width: 2, marker: 'triangle' };
 }
 
 export function escapeXml(s: string): string {
@@ -57,89 +93,188 @@ export function shortNumber(v: number): string {
 }
 const trim = (v: number): string => (Number.isInteger(v) ? String(v) : fixed(v, 2).replace(/\.?0+$/, ''));
 
-function frame(title: string, yTicks: readonly number[], yMax: number, body: string, yLabel: string, tickFormat: (v: number) => string = shortNumber): string {
-  const plotH = HEIGHT - MARGIN.top - MARGIN.bottom;
-  const y = (v: number) => MARGIN.top + plotH - (v / yMax) * plotH;
+/** The binary unit that suits a byte axis up to `max`: values are divided by `size` and the axis says `unit`. */
+export function byteUnit(max: number): { readonly unit: string; readonly size: number } {
+  const units = [['GiB', 1024 ** 3], ['MiB', 1024 ** 2], ['KiB', 1024]] as const;
+  for (const [unit, size] of units) if (max >= size) return { unit, size };
+  return { unit: 'B', size: 1 };
+}
+
+const f1 = (v: number): string => v.toFixed(1);
+
+interface Frame {
+  readonly width: number;
+  readonly height: number;
+  readonly margin: { readonly top: number; readonly right: number; readonly bottom: number; readonly left: number };
+}
+
+function plotSize(f: Frame): { w: number; h: number } {
+  return { w: f.width - f.margin.left - f.margin.right, h: f.height - f.margin.top - f.margin.bottom };
+}
+
+function frame(f: Frame, t: ChartText, yTicks: readonly number[], yMax: number, body: string): string {
+  const { w: plotW, h: plotH } = plotSize(f);
+  const { left, top } = f.margin;
+  const tickFormat = t.tickFormat ?? shortNumber;
+  const y = (v: number) => top + plotH - (v / yMax) * plotH;
   const grid = yTicks
     .map(
-      (t) =>
-        `<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}" stroke="#e3e3e3"/>` +
-        `<text x="${MARGIN.left - 6}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end">${escapeXml(tickFormat(t))}</text>`,
+      (tick) =>
+        `<line x1="${left}" x2="${left + plotW}" y1="${f1(y(tick))}" y2="${f1(y(tick))}" stroke="#e3e3e3"/>` +
+        `<text x="${left - 6}" y="${f1(y(tick) + 4)}" text-anchor="end">${escapeXml(tickFormat(tick))}</text>`,
     )
     .join('');
+  const subtitle = t.subtitle === undefined ? '' : `<text class="chart-subtitle" x="${f.width / 2}" y="35" text-anchor="middle" fill="#666">${escapeXml(t.subtitle)}</text>`;
   return (
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="${escapeXml(title)}" font-family="system-ui, sans-serif" font-size="11" fill="#222">` +
-    `<text x="${WIDTH / 2}" y="18" text-anchor="middle" font-size="13" font-weight="600">${escapeXml(title)}</text>` +
-    `<text transform="translate(14 ${MARGIN.top + plotH / 2}) rotate(-90)" text-anchor="middle">${escapeXml(yLabel)}</text>` +
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${f.width} ${f.height}" width="${f.width}" height="${f.height}" role="img" aria-label="${escapeXml(t.title)}" font-family="system-ui, sans-serif" font-size="11" fill="#222">` +
+    `<title>${escapeXml(t.title)}</title>` +
+    `<text class="chart-title" x="${f.width / 2}" y="18" text-anchor="middle" font-size="13.5" font-weight="600">${escapeXml(t.title)}</text>` +
+    subtitle +
+    `<text class="axis-title y" transform="translate(15 ${f1(top + plotH / 2)}) rotate(-90)" text-anchor="middle" font-weight="600">${escapeXml(t.yLabel)}</text>` +
+    `<text class="axis-title x" x="${f1(left + plotW / 2)}" y="${f.height - 8}" text-anchor="middle" font-weight="600">${escapeXml(t.xLabel)}</text>` +
     grid +
-    `<line x1="${MARGIN.left}" x2="${MARGIN.left}" y1="${MARGIN.top}" y2="${MARGIN.top + plotH}" stroke="#444"/>` +
-    `<line x1="${MARGIN.left}" x2="${WIDTH - MARGIN.right}" y1="${MARGIN.top + plotH}" y2="${MARGIN.top + plotH}" stroke="#444"/>` +
+    `<line x1="${left}" x2="${left}" y1="${top}" y2="${top + plotH}" stroke="#444"/>` +
+    `<line x1="${left}" x2="${left + plotW}" y1="${top + plotH}" y2="${top + plotH}" stroke="#444"/>` +
     body +
     `</svg>`
   );
 }
 
-/** Vertical bars, one per entry, value printed above each. A label `a @ b` is set on two lines. */
-export function barChart(opts: { title: string; yLabel: string; bars: readonly Bar[]; format?: (v: number) => string; tickFormat?: (v: number) => string }): string {
+/** Dashed reference lines, labelled in the right margin (bar charts with references get a wider one). */
+function refLines(f: Frame, refs: readonly RefLine[], yMax: number): string {
+  const { w: plotW, h: plotH } = plotSize(f);
+  return refs
+    .filter((r) => r.value >= 0 && r.value <= yMax)
+    .map((r) => {
+      const y = f.margin.top + plotH - (r.value / yMax) * plotH;
+      const x2 = f.margin.left + plotW;
+      return (
+        `<line class="ref" x1="${f.margin.left}" x2="${x2}" y1="${f1(y)}" y2="${f1(y)}" stroke="#b00020" stroke-dasharray="4 3" stroke-width="1"/>` +
+        `<text class="ref-label" x="${x2 + 4}" y="${f1(y + 3.5)}" text-anchor="start" fill="#b00020" font-size="10">${escapeXml(r.label)}</text>`
+      );
+    })
+    .join('');
+}
+
+/**
+ * Vertical bars, one per entry, value printed above each. A label `a @ b` is set on two lines.
+ * Colours follow the variant (the label's first word).
+ */
+export function barChart(opts: ChartText & { bars: readonly Bar[]; refs?: readonly RefLine[] }): string {
+  const refs = opts.refs ?? [];
+  const refRoom = refs.length === 0 ? 0 : Math.max(...refs.map((r) => r.label.length)) * 5.6 + 8;
+  const f: Frame = { width: CHART_WIDTH, height: BAR_HEIGHT, margin: { ...BAR_MARGIN, right: BAR_MARGIN.right + refRoom } };
   const format = opts.format ?? shortNumber;
-  const ticks = niceTicks(Math.max(0, ...opts.bars.map((b) => b.value)));
+  const ticks = niceTicks(Math.max(0, ...opts.bars.map((b) => b.value), ...refs.map((r) => r.value)));
   const yMax = ticks[ticks.length - 1] ?? 1;
-  const plotW = WIDTH - MARGIN.left - MARGIN.right;
-  const plotH = HEIGHT - MARGIN.top - MARGIN.bottom;
+  const { w: plotW, h: plotH } = plotSize(f);
+  const { left, top } = f.margin;
   const slot = plotW / Math.max(1, opts.bars.length);
   const barW = Math.min(64, slot * 0.6);
   const body = opts.bars
     .map((b, i) => {
       const h = (b.value / yMax) * plotH;
-      const x = MARGIN.left + slot * i + (slot - barW) / 2;
-      const y = MARGIN.top + plotH - h;
+      const x = left + slot * i + (slot - barW) / 2;
+      const y = top + plotH - h;
       const cx = x + barW / 2;
       return (
-        `<rect x="${x.toFixed(1)}" y="${y.toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" fill="${colorFor(b.label, i)}"><title>${escapeXml(`${b.label}: ${format(b.value)}`)}</title></rect>` +
-        `<text x="${cx.toFixed(1)}" y="${(y - 4).toFixed(1)}" text-anchor="middle">${escapeXml(format(b.value))}</text>` +
-        `<text x="${cx.toFixed(1)}" y="${MARGIN.top + plotH + 16}" text-anchor="middle">${labelLines(b.label, cx)}</text>`
+        `<rect x="${f1(x)}" y="${f1(y)}" width="${f1(barW)}" height="${f1(h)}" fill="${colorFor(b.label, i)}"><title>${escapeXml(`${b.label}: ${format(b.value)}`)}</title></rect>` +
+        `<text class="value" x="${f1(cx)}" y="${f1(y - 4)}" text-anchor="middle" font-weight="600">${escapeXml(format(b.value))}</text>` +
+        `<text x="${f1(cx)}" y="${top + plotH + 15}" text-anchor="middle">${labelLines(b.label, cx)}</text>`
       );
     })
     .join('');
-  return frame(opts.title, ticks, yMax, body, opts.yLabel, opts.tickFormat);
+  return frame(f, opts, ticks, yMax, refLines(f, refs, yMax) + body);
 }
 
 /** `best-effort @ 1MiB` → two tspans, the second starting with `@`. */
 function labelLines(label: string, x: number): string {
   const [first = '', ...rest] = label.split(' @ ');
   const lines = [first, ...rest.map((r) => `@ ${r}`)];
-  return lines.map((l, i) => `<tspan x="${x.toFixed(1)}" dy="${i === 0 ? 0 : 13}">${escapeXml(l)}</tspan>`).join('');
+  return lines.map((l, i) => `<tspan x="${f1(x)}" dy="${i === 0 ? 0 : 13}">${escapeXml(l)}</tspan>`).join('');
 }
 
-/** Lines over categorical x values (evenly spaced), one per series, with a legend below. */
-export function lineChart(opts: { title: string; xLabel: string; yLabel: string; xs: readonly string[]; series: readonly Series[] }): string {
+function marker(kind: Style['marker'], x: number, y: number, color: string, tip: string): string {
+  const t = `<title>${escapeXml(tip)}</title>`;
+  switch (kind) {
+    case 'circle':
+      return `<circle cx="${f1(x)}" cy="${f1(y)}" r="4" fill="${color}">${t}</circle>`;
+    case 'square':
+      return `<rect x="${f1(x - 3.5)}" y="${f1(y - 3.5)}" width="7" height="7" fill="${color}">${t}</rect>`;
+    case 'diamond':
+      return `<path d="M${f1(x)} ${f1(y - 4.5)}L${f1(x + 4.5)} ${f1(y)}L${f1(x)} ${f1(y + 4.5)}L${f1(x - 4.5)} ${f1(y)}Z" fill="${color}" stroke="#fff" stroke-width="0.8">${t}</path>`;
+    case 'triangle':
+      return `<path d="M${f1(x)} ${f1(y - 4.5)}L${f1(x + 4.5)} ${f1(y + 3.5)}L${f1(x - 4.5)} ${f1(y + 3.5)}Z" fill="${color}">${t}</path>`;
+  }
+}
+
+/** Spreads label positions (sorted top to bottom) so neighbours are at least `gap` apart, within [lo, hi]. */
+export function spreadLabels(ys: readonly number[], gap: number, lo: number, hi: number): number[] {
+  const order = ys.map((y, i) => ({ y, i })).sort((a, b) => a.y - b.y || a.i - b.i);
+  const placed = order.map((o) => o.y);
+  for (let k = 0; k < placed.length; k++) placed[k] = Math.max(placed[k] ?? 0, k === 0 ? lo : (placed[k - 1] ?? 0) + gap);
+  const overflow = (placed[placed.length - 1] ?? hi) - hi;
+  if (overflow > 0) {
+    for (let k = placed.length - 1; k >= 0; k--) placed[k] = Math.min(placed[k] ?? 0, k === placed.length - 1 ? hi : (placed[k + 1] ?? 0) - gap);
+  }
+  const out = new Array<number>(ys.length);
+  order.forEach((o, k) => {
+    out[o.i] = placed[k] ?? o.y;
+  });
+  return out;
+}
+
+/**
+ * Lines over categorical x values (evenly spaced), one per series, with a legend above the plot and
+ * each series' last value labelled at the right end of its line.
+ */
+export function lineChart(opts: ChartText & { xs: readonly string[]; series: readonly Series[] }): string {
+  const f: Frame = { width: CHART_WIDTH, height: LINE_HEIGHT, margin: LINE_MARGIN };
+  const format = opts.format ?? shortNumber;
   const ticks = niceTicks(Math.max(0, ...opts.series.flatMap((s) => s.values)));
   const yMax = ticks[ticks.length - 1] ?? 1;
-  const plotW = WIDTH - MARGIN.left - MARGIN.right;
-  const plotH = HEIGHT - MARGIN.top - MARGIN.bottom;
+  const { w: plotW, h: plotH } = plotSize(f);
+  const { left, top } = f.margin;
   const n = opts.xs.length;
-  const x = (i: number) => MARGIN.left + (n <= 1 ? plotW / 2 : 12 + (i * (plotW - 24)) / (n - 1));
-  const y = (v: number) => MARGIN.top + plotH - (v / yMax) * plotH;
-  const xLabels = opts.xs
-    .map((label, i) => `<text x="${x(i).toFixed(1)}" y="${MARGIN.top + plotH + 15}" text-anchor="middle">${escapeXml(label)}</text>`)
-    .join('');
+  const x = (i: number) => left + (n <= 1 ? plotW / 2 : 14 + (i * (plotW - 28)) / (n - 1));
+  const y = (v: number) => top + plotH - (v / yMax) * plotH;
+  const xLabels = opts.xs.map((label, i) => `<text x="${f1(x(i))}" y="${top + plotH + 16}" text-anchor="middle">${escapeXml(label)}</text>`).join('');
+  const styles = opts.series.map((s, si) => styleFor(s.name, si));
   const lines = opts.series
     .map((s, si) => {
-      const color = colorFor(s.name, si);
-      const pts = s.values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`);
-      const dots = s.values
-        .map((v, i) => `<circle cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="3" fill="${color}"><title>${escapeXml(`${s.name} @ ${opts.xs[i] ?? ''}: ${shortNumber(v)}`)}</title></circle>`)
-        .join('');
-      return `<polyline fill="none" stroke="${color}" stroke-width="2" points="${pts.join(' ')}"/>${dots}`;
+      const st = styles[si] ?? styleFor(s.name, si);
+      const pts = s.values.map((v, i) => `${f1(x(i))},${f1(y(v))}`);
+      const dash = st.dash === '' ? '' : ` stroke-dasharray="${st.dash}"`;
+      const dots = s.values.map((v, i) => marker(st.marker, x(i), y(v), st.color, `${s.name} @ ${opts.xs[i] ?? ''}: ${format(v)}`)).join('');
+      return `<g class="series"><polyline fill="none" stroke="${st.color}" stroke-width="${st.width}" stroke-linejoin="round"${dash} points="${pts.join(' ')}"/>${dots}</g>`;
     })
     .join('');
-  const legend = opts.series
+  const lastYs = opts.series.map((s) => y(s.values[s.values.length - 1] ?? 0));
+  const labelYs = spreadLabels(lastYs, 13, top + 4, top + plotH);
+  const endLabels = opts.series
     .map((s, si) => {
-      const lx = MARGIN.left + si * 120;
-      const ly = HEIGHT - 12;
-      return `<rect x="${lx}" y="${ly - 9}" width="10" height="10" fill="${colorFor(s.name, si)}"/><text x="${lx + 14}" y="${ly}">${escapeXml(s.name)}</text>`;
+      const last = s.values[s.values.length - 1];
+      if (last === undefined) return '';
+      return `<text class="end-label" x="${f1(x(n - 1) + 10)}" y="${f1((labelYs[si] ?? 0) + 4)}" fill="${styles[si]?.color ?? '#222'}" font-weight="600">${escapeXml(`${s.name} ${format(last)}`)}</text>`;
     })
     .join('');
-  const xTitle = `<text x="${MARGIN.left + plotW / 2}" y="${MARGIN.top + plotH + 31}" text-anchor="middle">${escapeXml(opts.xLabel)}</text>`;
-  return frame(opts.title, ticks, yMax, xLabels + lines + xTitle + legend, opts.yLabel);
+  const legendItems = opts.series.map((s, si) => {
+    const st = styles[si] ?? styleFor(s.name, si);
+    const dash = st.dash === '' ? '' : ` stroke-dasharray="${st.dash}"`;
+    return { s, st, dash, w: 44 + s.name.length * 6.2 };
+  });
+  const legendW = legendItems.reduce((a, l) => a + l.w, 0);
+  let lx = left + Math.max(0, (plotW - legendW) / 2);
+  const legend = legendItems
+    .map((l) => {
+      const x0 = lx;
+      lx += l.w;
+      return (
+        `<line x1="${f1(x0)}" x2="${f1(x0 + 26)}" y1="50" y2="50" stroke="${l.st.color}" stroke-width="${Math.min(l.st.width, 4)}"${l.dash}/>` +
+        marker(l.st.marker, x0 + 13, 50, l.st.color, l.s.name) +
+        `<text x="${f1(x0 + 31)}" y="54">${escapeXml(l.s.name)}</text>`
+      );
+    })
+    .join('');
+  return frame(f, opts, ticks, yMax, xLabels + lines + endLabels + `<g class="legend">${legend}</g>`);
 }
