@@ -168,6 +168,17 @@ describe('sbkit check', () => {
     expect(r.out).toContain('sbkit check: ok');
   });
 
+  it('writes the counterexample as a vitest file with --emit-test, only when a check failed', async () => {
+    const path = join(dir, 'counterexample.test.ts');
+    const r = await run(['check', '--bug', 'threshold-inclusive', '--seed', '4', '--emit-test', path]);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(`counterexample written as a vitest file: ${path}`);
+    expect(readFileSync(path, 'utf8')).toContain('await runOnce(c.workload, c.schedule, c.bug)');
+    const clean = join(dir, 'none.test.ts');
+    expect((await run(['check', '--variant', 'off', '--runs', '3', '--seed', '4', '--emit-test', clean])).code).toBe(0);
+    expect(existsSync(clean)).toBe(false);
+  });
+
   it('rejects a bad replay token with exit 2', async () => {
     const r = await run(['check', '--replay', 'not-a-token']);
     expect(r.code).toBe(2);

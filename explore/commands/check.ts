@@ -20,6 +20,7 @@ export const CHECK_FLAGS = {
   seed: optional(intFlag({ help: 'fast-check seed (printed; reuse it to reproduce)', defaultValue: 0, min: 0, max: 0x7fff_ffff }), 'from the clock'),
   bug: optional(choiceFlag<BugName>({ help: 'switch on a bug of the gallery: the check must then fail', choices: BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' })),
   replay: optional(stringFlag({ help: 'rerun one counterexample from the token a failure printed', placeholder: 'TOKEN', defaultValue: '' })),
+  'emit-test': optional(stringFlag({ help: 'on a failure, also write the counterexample as a standalone vitest file', placeholder: 'FILE', defaultValue: '' })),
   json: switchFlag('print one JSON object {exitCode, summary, variants} instead of text'),
 } as const;
 
@@ -39,10 +40,13 @@ export interface CheckRequest {
   readonly seed?: number | undefined;
   readonly bug?: BugName | undefined;
   readonly replay?: string | undefined;
+  readonly emitTest?: string | undefined;
 }
 
 export interface CheckOutcome {
   readonly exitCode: 0 | 1;
+  /** Where the counterexample's vitest file was written, when asked for and one failed. */
+  readonly emitted?: string;
   readonly output: string;
   readonly summary: string;
   readonly variants: readonly { readonly variant: Variant; readonly runs: number; readonly failed: boolean }[];
@@ -60,7 +64,20 @@ export async function runConformance(req: CheckRequest, progress?: Progress): Pr
     onProgress: (done, total) => progress?.update(total === 0 ? 1 : done / total, `${done}/${total} runs`),
   });
   progress?.done();
-  return { exitCode: r.exitCode, output: r.output, summary: r.summary, variants: r.variants.map((o) => ({ variant: o.variant, runs: o.runs, failed: o.failed })) };
+  const failedReport = r.variants.find((o) => o.failed)?.report;
+  let emitted: string | undefined;
+  if (req.emitTest !== undefined && failedReport !== undefined && r.token !== undefined) {
+    const { writeCounterexampleTest } = await import('../../conformance/emit.ts');
+    writeCounterexampleTest(failedReport, r.token, req.emitTest);
+    emitted = req.emitTest;
+  }
+  return {
+    exitCode: r.exitCode,
+    output: r.output,
+    summary: r.summary,
+    variants: r.variants.map((o) => ({ variant: o.variant, runs: o.runs, failed: o.failed })),
+    ...(emitted === undefined ? {} : { emitted }),
+  };
 }
 
 /** The default budget per variant, from conformance/ (what `npm start` uses). */
@@ -77,13 +94,14 @@ export const checkCommand: Command = {
       const progress = createProgress(io, { json: v.json, title: 'check' });
       let r: CheckOutcome;
       try {
-        r = await runConformance({ variant: v.variant, runs: v.runs, seed: v.seed, bug: v.bug, replay: v.replay }, progress);
+        r = await runConformance({ variant: v.variant, runs: v.runs, seed: v.seed, bug: v.bug, replay: v.replay, emitTest: v['emit-test'] }, progress);
       } catch (e) {
         progress.done();
         if (e instanceof Error && e.name === 'ReplayTokenError') return usageError(io, USAGE, `--replay: ${e.message}`);
         return reportRunError(io, USAGE, e);
       }
-      io.out(v.json ? `${JSON.stringify({ exitCode: r.exitCode, summary: r.summary, variants: r.variants }, null, 2)}\n` : `${r.output}\n${r.summary}\n`);
+      const emitted = r.emitted === undefined ? '' : `counterexample written as a vitest file: ${r.emitted}\n`;
+      io.out(v.json ? `${JSON.stringify({ exitCode: r.exitCode, summary: r.summary, variants: r.variants, ...(r.emitted === undefined ? {} : { emitted: r.emitted }) }, null, 2)}\n` : `${r.output}\n${emitted}${r.summary}\n`);
       return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
     }),
 };
