@@ -8,18 +8,27 @@
 export type SbkitErrorCode =
   /** `maxBytes` (a number or the value a knob function returned) is negative, NaN or fractional. */
   | 'invalid-max-bytes'
-  /** Fewer than one worker (or process, or replica, or participant). */
+  /** Fewer than one worker, process, replica (`replicas: 0`) or participant; a negative worker index. */
   | 'invalid-workers'
-  /** Any other malformed configuration: intervals, persist tunables, duplicate update ids … */
+  /** Any other malformed configuration: intervals, persist tunables, duplicate update ids, a malformed
+   * update (not an object, a key that is not well-formed UTF-16, |diff| above MAX_ABS_DIFF) … */
   | 'invalid-config'
   /** A bug name the gallery does not know. */
   | 'unknown-bug'
   /** builder()/noteSkip() for a live shared id with a different [lower, upper) or participants. */
   | 'conflicting-descriptions'
-  /** push() on a handle that already finished or was dropped. */
+  /** push() on a handle that already finished or was dropped, or whose builder's channel was closed
+   * (a correct protocol never pushes into a closed channel; only gallery bugs lose such pushes). */
   | 'push-after-finish'
   /** finish() (or drop()) on a handle that already finished or was dropped. */
   | 'finish-twice'
+  /** finish() (or drop()) while a push() of the same handle is still in flight (the push could be lost). */
+  | 'push-in-flight'
+  /** push() into a builder whose task failed; the error's `cause` is the task's failure. */
+  | 'builder-failed'
+  /** A blob PUT to a key that already exists: part keys are unique per writer incarnation, so this is
+   * a second writer with the same id or a bug; the writer refuses rather than overwrite. */
+  | 'blob-key-exists'
   /** A barrier received more arrivals (finish or skip) than it has participants. */
   | 'barrier-over-report'
   /** An update whose time is outside the batch's [lower, upper). */
@@ -38,8 +47,9 @@ export class SbkitError extends Error {
   constructor(
     readonly code: SbkitErrorCode,
     message: string,
+    options?: { readonly cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
   }
 }
 

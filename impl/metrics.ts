@@ -5,9 +5,18 @@
  * - `appends`: successful compare-and-appends of the sink that carried at least one batch
  *   (`emptyAppends` only advanced the upper; `bumps` are the empty appends of the current < lower case).
  * - `appendAttempts`: every compareAndAppend call the sink made (bumps included).
- * - `consensusCommands`: every consensus compare-and-set attempted (committed or not).
+ * - `consensusCommands`: every compare-and-set attempted on the shard's state (committed or not: a
+ *   CaS that lost a race to another writer counts too, and so do bumps and inline-backpressure
+ *   retries that reach a CaS). Committed commands = consensusCommands − consensusCasFailed.
+ * - `consensusCasFailed`: those of consensusCommands that lost a race (the head moved between the
+ *   writer's read and its CaS); the step is then re-evaluated on the fresh state.
+ * - `writerRegistrations`: compare-and-sets on the shard's writer registry (writer-id.ts): one per run
+ *   that claimed an incarnation, more only after a lost race. Not in consensusCommands.
  * - `stateDiffBytes`: encoded bytes of every state diff committed to consensus.
  * - parts and batches: of appended batches, after inline backpressure flushed parts to blob.
+ * - `inlineFlushedParts`: inline parts flushed to blob by inline backpressure, counted when flushed —
+ *   also when the retry then meets an upper mismatch and the batches are deleted (their PUTs are in
+ *   blobPuts, their deletes in blobDeletes).
  * - `updatesWritten`: updates in every batch a builder finished (shared, own, orphaned alike).
  * - `batchesOrphaned`: shared batches built that no handle received (their parts leak).
  * - `blobsLeaked`: blob keys neither referenced by shard state nor deleted (from the audit).
@@ -18,6 +27,8 @@ export interface Metrics {
   readonly blobDeletes: number;
   readonly blobsLeaked: number;
   readonly consensusCommands: number;
+  readonly consensusCasFailed: number;
+  readonly writerRegistrations: number;
   readonly consensusHeads: number;
   readonly stateDiffBytes: number;
   readonly appends: number;
@@ -46,6 +57,8 @@ export class MetricsRecorder {
     blobPutBytes: 0,
     blobDeletes: 0,
     consensusCommands: 0,
+    consensusCasFailed: 0,
+    writerRegistrations: 0,
     consensusHeads: 0,
     stateDiffBytes: 0,
     appends: 0,

@@ -12,7 +12,7 @@ import { MemConsensus, type Consensus } from './persist/consensus.ts';
 import { passThroughScheduler, type Scheduler } from './seams.ts';
 import type { Pacing } from './sink/replica-state.ts';
 import { readMaxBytes, type MaxBytesKnob } from './sink/route.ts';
-import type { Update } from './update.ts';
+import { MAX_ABS_DIFF, loneSurrogateAt, type Update } from './update.ts';
 
 export interface RunConfig {
   variant: Variant;
@@ -66,7 +66,7 @@ export function resolveRunConfig(config: RunConfig): ResolvedRun {
   if (!VARIANTS.includes(config.variant)) {
     throw new SbkitError('invalid-config', `variant must be one of ${VARIANTS.join(', ')}, got ${show(config.variant)}`);
   }
-  requireInteger(config.replicas, 1, 'replicas');
+  requireInteger(config.replicas, 1, 'replicas', 'invalid-workers');
   requireInteger(config.processes, 1, 'processes', 'invalid-workers');
   requireInteger(config.workersPerProcess, 1, 'workersPerProcess', 'invalid-workers');
   requireInteger(config.intervals, 0, 'intervals');
@@ -99,18 +99,41 @@ export function resolveRunConfig(config: RunConfig): ResolvedRun {
   };
 }
 
+/**
+ * Every update must be encodable, so that no failure surfaces later in a builder task: an object; a
+ * key that is well-formed UTF-16 (a lone surrogate would be written as U+FFFD, silently another key);
+ * |diff| ≤ MAX_ABS_DIFF (its zigzag varint must stay a safe integer); a time in [0, K).
+ */
 function validateUpdates(updates: readonly Update[], intervals: number): void {
   if (!Array.isArray(updates)) throw new SbkitError('invalid-config', `updates must be an array, got ${show(updates)}`);
   const ids = new Set<number>();
-  for (const u of updates) {
-    requireInteger(u.id, 0, 'update id');
-    if (ids.has(u.id)) throw new SbkitError('invalid-config', `update id ${u.id} appears twice`);
-    ids.add(u.id);
-    if (typeof u.key !== 'string') throw new SbkitError('invalid-config', `update ${u.id}: key must be a string`);
-    if (!(u.value instanceof Uint8Array)) throw new SbkitError('invalid-config', `update ${u.id}: value must be a Uint8Array`);
-    if (!Number.isSafeInteger(u.diff)) throw new SbkitError('invalid-config', `update ${u.id}: diff must be an integer, got ${show(u.diff)}`);
-    if (!Number.isSafeInteger(u.time) || u.time < 0 || u.time >= intervals) {
-      throw new SbkitError('update-outside-description', `update ${u.id} has time ${show(u.time)}, outside [0, ${intervals}) (intervals)`);
+  for (let i = 0; i < updates.length; i++) {
+    const u: unknown = updates[i];
+    if (typeof u !== 'object' || u === null || Array.isArray(u)) {
+      throw new SbkitError('invalid-config', `updates[${i}] must be an update object, got ${show(u)}`);
     }
+    validateUpdate(u as Update, i, ids, intervals);
+  }
+}
+
+function validateUpdate(u: Update, index: number, ids: Set<number>, intervals: number): void {
+  requireInteger(u.id, 0, `updates[${index}].id`);
+  if (ids.has(u.id)) throw new SbkitError('invalid-config', `update id ${u.id} appears twice`);
+  ids.add(u.id);
+  if (typeof u.key !== 'string') throw new SbkitError('invalid-config', `update ${u.id}: key must be a string`);
+  const surrogate = loneSurrogateAt(u.key);
+  if (surrogate >= 0) {
+    throw new SbkitError(
+      'invalid-config',
+      `update ${u.id}: key must be well-formed UTF-16, got ${show(u.key)} with a lone surrogate at index ${surrogate}`,
+    );
+  }
+  if (!(u.value instanceof Uint8Array)) throw new SbkitError('invalid-config', `update ${u.id}: value must be a Uint8Array`);
+  if (!Number.isSafeInteger(u.diff)) throw new SbkitError('invalid-config', `update ${u.id}: diff must be an integer, got ${show(u.diff)}`);
+  if (Math.abs(u.diff) > MAX_ABS_DIFF) {
+    throw new SbkitError('invalid-config', `update ${u.id}: diff must be within ±${MAX_ABS_DIFF} (2^52 − 1), got ${show(u.diff)}`);
+  }
+  if (!Number.isSafeInteger(u.time) || u.time < 0 || u.time >= intervals) {
+    throw new SbkitError('update-outside-description', `update ${u.id} has time ${show(u.time)}, outside [0, ${intervals}) (intervals)`);
   }
 }

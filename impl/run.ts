@@ -1,6 +1,12 @@
 /**
  * runSink: R replicas of the MV sink write one shard; resolves once every replica's lower reached K
  * and every task ended, with metrics and an audit of the shard.
+ *
+ * Starting (again) on existing storage: before any task exists, the run claims a writer incarnation
+ * from consensus (writer-id.ts; its replicas' part keys are prefixed `w<incarnation>-r<replica>`) and
+ * reads the shard's upper, from which every replica's sink starts (its first lower, hence its first
+ * mint). A fresh shard gives incarnation 0 and upper 0, as the model assumes. These two reads decide no
+ * interleaving (nothing else of the run runs yet), so they pass no scheduling point.
  */
 import type { Metrics } from './metrics.ts';
 import { MetricsRecorder } from './metrics.ts';
@@ -8,6 +14,7 @@ import { auditShard, type Audit } from './audit.ts';
 import { BlobClient } from './persist/blob-client.ts';
 import { ShardWriter } from './persist/shard-writer.ts';
 import { loadShardState } from './persist/state.ts';
+import { claimIncarnation, writerId } from './persist/writer-id.ts';
 import { TaskGroup } from './runtime/task-group.ts';
 import { Trace } from './runtime/trace.ts';
 import { resolveRunConfig, type RunConfig } from './run-config.ts';
@@ -40,8 +47,10 @@ export async function runSink(config: RunConfig): Promise<RunResult> {
   const byWorker: Update[][] = Array.from({ length: workers }, () => []);
   for (const u of [...run.updates].sort((a, b) => a.time - b.time || a.id - b.id)) byWorker[partitionWorker(u.key, workers)]?.push(u);
 
+  const incarnation = await claimIncarnation(run.consensus, SHARD_ID, metrics);
+  const start = await loadShardState(run.consensus, SHARD_ID);
   for (let replica = 0; replica < run.replicas; replica++) {
-    const blob = new BlobClient(run.blob, run.scheduler, metrics, `r${replica}`);
+    const blob = new BlobClient(run.blob, run.scheduler, metrics, writerId(incarnation, replica));
     const shard = new ShardWriter({
       shardId: SHARD_ID,
       consensus: run.consensus,
@@ -61,6 +70,7 @@ export async function runSink(config: RunConfig): Promise<RunResult> {
         maxBytes: run.maxBytes,
         pushChunkUpdates: run.pushChunkUpdates,
         pacing: run.pacing,
+        startLower: start.upper,
       },
       { scheduler: run.scheduler, trace, bugs: run.bugs, metrics, spawn: tasks.spawn, shard, writer: { config: run.persist, blob, metrics } },
       byWorker,

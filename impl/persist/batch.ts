@@ -3,7 +3,8 @@
  *
  * Invariants:
  * - `owned` until compareAndAppend consumes it (its parts now belong to shard state) or delete()
- *   removes its blobs; a consumed or deleted batch cannot be appended or deleted again;
+ *   removed all its blobs; a consumed or deleted batch cannot be appended or deleted again, nor can a
+ *   batch while its delete() is under way; a delete() that failed leaves it owned (retry it);
  * - dropping an owned batch without delete() leaks its hollow parts' blobs (as in persist);
  * - `updateIds` are in the order the builder received them (shared: push order). The ids are kit
  *   bookkeeping for traces and audits; storage holds only (key, value, time, diff).
@@ -20,6 +21,10 @@ export type BatchStatus = 'owned' | 'consumed' | 'deleted';
 export class Batch {
   #parts: Part[];
   #status: BatchStatus = 'owned';
+  /** A delete() is under way: the batch is neither appendable nor deletable meanwhile. */
+  #deleting = false;
+  /** Blob keys a (possibly failed) delete() already removed. */
+  readonly #deletedKeys = new Set<string>();
 
   constructor(
     readonly lower: Time,
@@ -40,6 +45,11 @@ export class Batch {
     return this.#status;
   }
 
+  /** Whether compareAndAppend may take it: owned and no delete() under way. */
+  get appendable(): boolean {
+    return this.#status === 'owned' && !this.#deleting;
+  }
+
   get updates(): number {
     return this.updateIds.length;
   }
@@ -57,19 +67,28 @@ export class Batch {
     if (this.#status !== 'owned') {
       throw new SbkitError('batch-consumed', `cannot ${action} batch [${this.lower}, ${this.upper}): it was ${this.#status}`);
     }
+    if (this.#deleting) {
+      throw new SbkitError('batch-consumed', `cannot ${action} batch [${this.lower}, ${this.upper}): it is being deleted`);
+    }
   }
 
-  /** Removes the batch's blobs; returns how many. */
+  /** Removes the batch's blobs; returns how many. The batch is `deleted` only once every blob delete
+   * succeeded: if one fails the error propagates and the batch stays `owned` (not appendable meanwhile),
+   * so delete() can be retried; blobs already deleted are not deleted twice. */
   async delete(): Promise<number> {
     this.#requireOwned('delete');
-    this.#status = 'deleted';
-    let deleted = 0;
-    for (const p of this.#parts) {
-      if (p.kind !== 'hollow') continue;
-      await this.blob.delete(p.key, this.where);
-      deleted += 1;
+    this.#deleting = true;
+    try {
+      for (const p of this.#parts) {
+        if (p.kind !== 'hollow' || this.#deletedKeys.has(p.key)) continue;
+        await this.blob.delete(p.key, this.where);
+        this.#deletedKeys.add(p.key);
+      }
+    } finally {
+      this.#deleting = false;
     }
-    return deleted;
+    this.#status = 'deleted';
+    return this.#deletedKeys.size;
   }
 
   /** Inline backpressure (persist's `flush_to_blob`): every inline part becomes hollow. Returns how many. */

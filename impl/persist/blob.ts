@@ -4,6 +4,9 @@
 export interface Blob {
   get(key: string): Promise<Uint8Array | undefined>;
   set(key: string, value: Uint8Array): Promise<void>;
+  /** Stores `value` only if `key` does not exist, atomically (S3: `PUT` with `If-None-Match: *`).
+   * Returns false, storing nothing, when the key exists. Writers use this: they never overwrite. */
+  setIfAbsent(key: string, value: Uint8Array): Promise<boolean>;
   /** Returns whether the key existed. Deleting a missing key is not an error (idempotent). */
   delete(key: string): Promise<boolean>;
   /** Every key, ascending. */
@@ -36,6 +39,14 @@ export class MemBlob implements Blob {
     this.stats.sets += 1;
     this.stats.setBytes += value.length;
     this.#objects.set(key, value.slice());
+  }
+
+  /** Check and store in one step (no await between them); the store itself goes through `set`, so a
+   * subclass that injects failures into `set` sees conditional PUTs too. */
+  async setIfAbsent(key: string, value: Uint8Array): Promise<boolean> {
+    if (this.#objects.has(key)) return false;
+    await this.set(key, value);
+    return true;
   }
 
   async delete(key: string): Promise<boolean> {

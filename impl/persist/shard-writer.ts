@@ -13,7 +13,12 @@
  * SUBTLE: under a scheduler that runs one step at a time nothing interleaves between head and CaS,
  * so each call issues exactly one CaS. With real concurrency (the pass-through scheduler and several
  * replicas) another writer can commit in between; the CaS then fails on its sequence number and the
- * step is re-evaluated against the fresh state (a second attempt, counted in consensusCommands).
+ * step is re-evaluated against the fresh state (a second attempt, counted in consensusCommands, and
+ * the lost one in consensusCasFailed).
+ *
+ * Metrics: consensusCommands += 1 per CaS attempted (committed or lost), consensusCasFailed += 1 per
+ * lost one, inlineFlushedParts += the parts each flush moved to blob, at the flush (whatever the retry
+ * then meets), stateDiffBytes += the committed diff's bytes.
  */
 import type { PartsSummary, PersistConfig, Time } from '../../vocab/index.ts';
 import { SbkitError, requireInteger } from '../errors.ts';
@@ -71,7 +76,11 @@ export class ShardWriter {
       const parts = batches.flatMap((b) => b.parts);
       const inline = inlinePayload(parts);
       if (inline > 0 && state.inlineBytes + inline >= config.inlineTotalMaxBytes) {
-        for (const b of batches) flushedParts += await b.flushInlineToBlob();
+        for (const b of batches) {
+          const flushed = await b.flushInlineToBlob();
+          flushedParts += flushed;
+          metrics.c.inlineFlushedParts += flushed;
+        }
         continue;
       }
 
@@ -85,9 +94,11 @@ export class ShardWriter {
       const data = encodeDiff(diff);
       metrics.c.consensusCommands += 1;
       const cas = await consensus.compareAndSet(shardId, state.seqNo, { seqNo, data });
-      if (!cas.ok) continue; // lost a race between head and CaS: re-evaluate on fresh state
+      if (!cas.ok) {
+        metrics.c.consensusCasFailed += 1;
+        continue; // lost a race between head and CaS: re-evaluate on fresh state
+      }
       metrics.c.stateDiffBytes += data.length;
-      metrics.c.inlineFlushedParts += flushedParts;
       this.#state = applyDiff(state, diff);
       for (const b of batches) b.markConsumed();
       return { kind: 'ok', parts: countParts(parts), flushedParts };
@@ -104,8 +115,8 @@ export class ShardWriter {
     for (const b of batches) {
       if (seen.has(b)) throw new SbkitError('invalid-append', `batch [${b.lower}, ${b.upper}) passed twice`);
       seen.add(b);
-      if (b.status !== 'owned') {
-        throw new SbkitError('batch-consumed', `cannot append batch [${b.lower}, ${b.upper}): it was ${b.status}`);
+      if (!b.appendable) {
+        throw new SbkitError('batch-consumed', `cannot append batch [${b.lower}, ${b.upper}): it was ${b.status === 'owned' ? 'being deleted' : b.status}`);
       }
       if (b.lower !== expectedUpper || b.upper !== newUpper) {
         throw new SbkitError(

@@ -5,7 +5,9 @@
  * - the channel is closed by the receiver (claim) or, when nobody will receive, by orphan(); both are
  *   idempotent and the batch goes to at most one claimant;
  * - an orphaned batch is still built (its hollow parts are already in blob) and then dropped: its
- *   parts leak, as when Materialize drops the last handle without finish().
+ *   parts leak, as when Materialize drops the last handle without finish();
+ * - a failed builder task closes the channel too (Rust: the receiver is dropped, `send` returns Err),
+ *   so a push waiting for space wakes; `failure` then holds the cause it reports.
  */
 import type { MetricsRecorder } from '../metrics.ts';
 import type { Batch } from '../persist/batch.ts';
@@ -18,6 +20,7 @@ export class BuilderInstance {
   readonly #result = new Deferred<Batch | null>();
   #claimed = false;
   #orphaned = false;
+  #failure: { readonly error: unknown } | undefined;
 
   constructor(
     capacity: number,
@@ -49,7 +52,15 @@ export class BuilderInstance {
     this.#result.resolve(batch);
   }
 
+  /** The builder task failed: close the channel (waking waiting pushes) and reject the result. */
   fail(error: unknown): void {
+    this.#failure ??= { error };
+    this.channel.close();
     this.#result.reject(error);
+  }
+
+  /** Set once the builder task failed: why pushes into the closed channel are refused. */
+  get failure(): { readonly error: unknown } | undefined {
+    return this.#failure;
   }
 }

@@ -4,6 +4,14 @@
  *
  * Every step passes a scheduling point before the state change it makes, and emits its trace event
  * in the same step, so a stepping scheduler sees the protocol's interleavings one by one.
+ *
+ * Invariants:
+ * - a push either delivers its chunk into the channel (and emits `push`) or throws: a closed channel
+ *   is `builder-failed` (the builder task failed; `cause` says why) or `push-after-finish`; never a
+ *   silent drop — except under the two gallery bugs whose point is that drop (see `#lossIsTheBug`);
+ * - finish()/drop() refuse (`push-in-flight`, handle still open) while a push of this handle has not
+ *   returned: in Rust `push(&mut self)` and `finish(self)` cannot overlap; here the refusal keeps a
+ *   pending chunk from meeting the channel its own handle closed.
  */
 import type { SharedId, WorkerRef } from '../../vocab/index.ts';
 import { SbkitError } from '../errors.ts';
@@ -18,6 +26,8 @@ type HandleState = 'open' | 'finished' | 'dropped';
 
 export class SharedBatchHandle {
   #state: HandleState = 'open';
+  /** push() calls that have not returned yet (they hold a chunk not yet in the channel). */
+  #pushesInFlight = 0;
   readonly #ref: WorkerRef;
 
   constructor(
@@ -59,18 +69,62 @@ export class SharedBatchHandle {
       );
     }
     if (updates.length === 0) return;
-    const chunk = updates.slice();
+    // Counted from the call's first (synchronous) step, so a finish() issued after this call refuses.
+    this.#pushesInFlight += 1;
+    try {
+      await this.#send(updates.slice());
+    } finally {
+      this.#pushesInFlight -= 1;
+    }
+  }
+
+  async #send(chunk: readonly Update[]): Promise<void> {
+    const id = this.entry.id;
     const bytes = payloadBytes(chunk);
-    const channel = this.entry.instance.channel;
+    const instance = this.entry.instance;
+    const channel = instance.channel;
     await pointAt(this.ctx.scheduler, 'shared.push', this.#ref, bytes);
-    while (channel.trySend(chunk) === 'full') {
+    let outcome = channel.trySend(chunk);
+    while (outcome === 'full') {
       await channel.writable();
       await pointAt(this.ctx.scheduler, 'shared.push', this.#ref, bytes);
+      outcome = channel.trySend(chunk);
     }
-    // SUBTLE: a 'closed' outcome drops the chunk, as Rust's ignored `SendError` would. A correct
-    // protocol never pushes into a closed channel (the receiver closes only after every reference
-    // finished); only the late-handle and skip-double-count bugs get here, and the loss is their point.
+    if (outcome === 'closed') {
+      const failure = instance.failure;
+      if (failure !== undefined) {
+        throw new SbkitError(
+          'builder-failed',
+          `push() on shared batch ${id} (handle ${this.handleId}): its builder task failed: ${String(failure.error)}`,
+          { cause: failure.error },
+        );
+      }
+      if (!this.#lossIsTheBug()) {
+        throw new SbkitError(
+          'push-after-finish',
+          `push() on shared batch ${id} (handle ${this.handleId}): its builder's channel is already closed (the batch was finished or orphaned)`,
+        );
+      }
+      // BUG (late-handle-joins-finished-builder, barrier-skip-double-count): the chunk is dropped, as
+      // Rust's ignored `SendError` would drop it, and the push looks like any other.
+    }
     this.ctx.trace.emit({ kind: 'push', ...this.#ref, sharedId: id, updates: chunk.map((u) => u.id) });
+  }
+
+  /** The clean protocol never pushes into a closed channel (the receiver closes only after every
+   * reference finished). These two gallery bugs do — a revived dead entry, a barrier finalized early —
+   * and the silent loss of that push (Rust ignores the send error) is what they demonstrate. */
+  #lossIsTheBug(): boolean {
+    const { bugs } = this.ctx;
+    return bugs.has('late-handle-joins-finished-builder') || bugs.has('barrier-skip-double-count');
+  }
+
+  #refuseWhilePushing(what: string): void {
+    if (this.#pushesInFlight === 0) return;
+    throw new SbkitError(
+      'push-in-flight',
+      `${what} on shared batch ${this.entry.id} (handle ${this.handleId}) while ${this.#pushesInFlight} push() of this handle ${this.#pushesInFlight === 1 ? 'is' : 'are'} in flight: await every push first`,
+    );
   }
 
   /** Drops this handle's reference; only the receiver gets the batch, every other handle null. */
@@ -78,6 +132,7 @@ export class SharedBatchHandle {
     if (this.#state !== 'open') {
       throw new SbkitError('finish-twice', `finish() on shared batch ${this.entry.id} (handle ${this.handleId}) after ${this.#after()}`);
     }
+    this.#refuseWhilePushing('finish()');
     this.#state = 'finished';
     const barrier = this.entry.barrier;
     return barrier === undefined ? this.#finishBestEffort() : this.#finishBarrier(barrier);
@@ -106,6 +161,9 @@ export class SharedBatchHandle {
     if (!last) {
       // The handle keeps its reference while it waits.
       await barrier.waitFinalized(scheduler, this.#ref, bugs);
+      // Woken by a peer: a waiter is the deliverer when the finalizing arrival was a skip. It passes a
+      // point before it acts (claim closes the channel); the others act only after finish.end's point.
+      if (barrier.deliverer === this.handleId) await pointAt(scheduler, 'barrier.wake', this.#ref);
     }
     const batch = barrier.deliverer === this.handleId ? await this.entry.instance.claim() : null;
     await pointAt(scheduler, 'shared.finish.end', this.#ref);
@@ -122,6 +180,7 @@ export class SharedBatchHandle {
     if (this.#state !== 'open') {
       throw new SbkitError('finish-twice', `drop() on shared batch ${this.entry.id} (handle ${this.handleId}) after ${this.#after()}`);
     }
+    this.#refuseWhilePushing('drop()');
     this.#state = 'dropped';
     await pointAt(this.ctx.scheduler, 'shared.drop', this.#ref);
     this.entry.refs -= 1;

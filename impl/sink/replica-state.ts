@@ -2,7 +2,8 @@
  * The state one replica's sink operators share, and the edges between them.
  *
  * Invariants:
- * - `lower` only grows (to `upper` on a successful append, to the shard's `current` on a mismatch);
+ * - `lower` starts at the shard's upper when the writer started (0 for a fresh shard) and only grows
+ *   (to `upper` on a successful append, to the shard's `current` on a mismatch);
  * - at most one description is `live`; it is minted with lower = `lower` and ends after its append
  *   (and, after a mismatch, after its batches were deleted);
  * - every change to `desired`, `lower` or `live` notifies `changed` (input and mint wait on it).
@@ -37,6 +38,8 @@ export interface SinkSettings {
   readonly maxBytes: MaxBytesKnob;
   readonly pushChunkUpdates: number;
   readonly pacing: Pacing;
+  /** The shard's upper when this writer started (0 for a fresh shard): the sink's first lower. */
+  readonly startLower: number;
 }
 
 export interface SinkDeps {
@@ -58,7 +61,9 @@ export interface Hand {
 
 export class ReplicaState {
   desired = 0;
-  lower = 0;
+  lower: number;
+  /** Mint sequence: shared ids and append workers. Starts at 0 every run, also when the shard does
+   * not (shared ids name entries of this run's in-memory registries only; nothing durable keeps them). */
   seq = 0;
   live: Description | null = null;
   readonly changed = new Notify();
@@ -73,6 +78,7 @@ export class ReplicaState {
     /** Per worker, its updates ascending by (time, id). */
     readonly updatesByWorker: readonly (readonly Update[])[],
   ) {
+    this.lower = settings.startLower;
     const n = this.workers;
     this.writeQueues = Array.from({ length: n }, () => new Mailbox<Description>());
     this.appendQueues = Array.from({ length: n }, () => new Mailbox<Description>());

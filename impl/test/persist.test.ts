@@ -195,22 +195,17 @@ describe('ShardWriter.compareAndAppend', () => {
     const consensus = new MemConsensus();
     const other = persist({}, consensus, 1);
     const metrics = new MetricsRecorder();
-    const blob = new MemBlob();
     let raced = false;
-    const racingBlob = {
-      ...blob,
-      get: blob.get.bind(blob),
-      delete: blob.delete.bind(blob),
-      list: blob.list.bind(blob),
-      set: async (k: string, v: Uint8Array) => {
+    class RacingBlob extends MemBlob {
+      override async set(k: string, v: Uint8Array): Promise<void> {
         if (!raced) {
           raced = true;
           await other.shard.compareAndAppend([], 0, 1);
         }
-        return blob.set(k, v);
-      },
-    };
-    const client = new BlobClient(racingBlob, passThroughScheduler, metrics, 'r0');
+        return super.set(k, v);
+      }
+    }
+    const client = new BlobClient(new RacingBlob(), passThroughScheduler, metrics, 'r0');
     const config = resolvePersistConfig({ inlineTotalMaxBytes: 10 });
     const shard = new ShardWriter({ shardId: 's', consensus, blob: client, scheduler: passThroughScheduler, metrics, config, where: { replica: 0 } });
     const builder = new BatchBuilder({ config, blob: client, metrics }, 0, 1, { replica: 0 });

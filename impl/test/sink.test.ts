@@ -62,7 +62,7 @@ describe('bad input is a typed error naming the problem', () => {
   it('fewer than one worker or process; other malformed fields', async () => {
     await rejectsWith(cfg({ workersPerProcess: 0 }), 'invalid-workers', 'workersPerProcess must be an integer ≥ 1, got 0');
     await rejectsWith(cfg({ processes: 0 }), 'invalid-workers');
-    await rejectsWith(cfg({ replicas: 0 }), 'invalid-config');
+    await rejectsWith(cfg({ replicas: 0 }), 'invalid-workers');
     await rejectsWith(cfg({ intervals: -1 }), 'invalid-config');
     await rejectsWith(cfg({ variant: 'sometimes' as 'off' }), 'invalid-config');
     await rejectsWith(cfg({ pushChunkUpdates: 0 }), 'invalid-config');
@@ -154,7 +154,7 @@ describe('append operator edge paths (unreachable in the sink flow; PROTOCOL.md 
     const tasks = new TaskGroup();
     const writer = { config, blob: client, metrics };
     const r = new ReplicaState(
-      { replica: 0, variant: 'off', processes: 1, workersPerProcess: 1, intervals: 10, maxBytes: 0, pushChunkUpdates: 1, pacing: 'lockstep' },
+      { replica: 0, variant: 'off', processes: 1, workersPerProcess: 1, intervals: 10, maxBytes: 0, pushChunkUpdates: 1, pacing: 'lockstep', startLower: 0 },
       { scheduler: passThroughScheduler, trace: new Trace({ event: (e) => events.push(e) }), bugs: BugSwitches.none, metrics, spawn: tasks.spawn, shard, writer },
       [[]],
     );
