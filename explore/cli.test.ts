@@ -55,6 +55,7 @@ describe('sbkit: dispatch and help', () => {
     [['bugs', '--check=yes'], 'sbkit bugs: --check takes no value'],
     [['report', '--scenario', 'steady'], 'sbkit report: unknown flag --scenario'],
     [['model', 'extra'], 'sbkit model: unexpected argument "extra"'],
+    [['model', '--check', '--processes', 'two'], 'sbkit model: --processes: expected an integer from 1 to 8, got "two"'],
   ])('%j exits 2 naming the problem', async (argv, message) => {
     const r = await run(argv);
     expect(r.code).toBe(2);
@@ -207,9 +208,15 @@ describe('the main job', () => {
     const out = io.stdout();
     expect(out).toContain('== compare');
     expect(out).toContain('done criteria:');
+    // the exhaustive model check runs after compare and before the conformance check, as a short table.
+    expect(out.indexOf('== model check (npx sbkit model --check) ==')).toBeGreaterThan(out.indexOf('done criteria:'));
+    expect(out.indexOf('== model check')).toBeLessThan(out.indexOf('== check (npx sbkit check'));
+    expect(out).toMatch(/^best-effort +388 +\d+ +yes +8\/8 hold /m);
+    expect(out).toContain('sbkit model --check: ok (3 variants, 698 states; every always/eventually property holds)');
     expect(out).toContain('sbkit check: ok');
     expect(out).toContain('report: main/index.html');
     expect(existsSync(join(dir, 'main', 'index.html'))).toBe(true);
+    expect(readFileSync(join(dir, 'main', 'index.html'), 'utf8')).toContain('<h2 id="model-check">Model check (exhaustive)</h2>');
     expect([0, 1]).toContain(code);
   });
 });

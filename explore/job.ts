@@ -1,6 +1,6 @@
 /**
  * The pieces of the main job, shared by `npm start` (main.ts) and `sbkit report`: the default sweeps,
- * the hydration scenario, the check, and writing the report file.
+ * the hydration scenario, the model check, and writing the report file.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
@@ -9,9 +9,10 @@ import { runComparison, runSweep } from './compare.ts';
 import type { Comparison, Setup, SweepResult, SweepSpec } from './types.ts';
 import type { Criterion } from './criteria.ts';
 import { loadDiagrams } from './diagrams.ts';
+import { DEFAULT_MODEL_CHECK, type ModelCheckResult, runModelCheck } from './model-check.ts';
 import type { Io } from './io.ts';
 import { createProgress } from './progress.ts';
-import { type CheckSection, renderReport } from './report.ts';
+import { type CheckSection, type ModelCheckSection, renderReport } from './report.ts';
 import { SCENARIO_DEFAULTS } from './setup-flags.ts';
 
 export const DEFAULT_REPORT_PATH = 'report/index.html';
@@ -45,6 +46,14 @@ export async function runHydration(io: Io, setup: Setup, variants: readonly Vari
   return c;
 }
 
+/** The exhaustive model check on its defaults (all variants; well under a second), with a progress bar. */
+export async function runDefaultModelCheck(io: Io): Promise<ModelCheckResult> {
+  const progress = createProgress(io, { json: false, title: 'model check' });
+  const r = await runModelCheck(DEFAULT_MODEL_CHECK, { now: () => io.now(), onProgress: (f, l) => progress.update(f, l) });
+  progress.done();
+  return r;
+}
+
 export interface ReportInputs {
   readonly command: string;
   readonly comparison: Comparison;
@@ -52,6 +61,7 @@ export interface ReportInputs {
   readonly sweeps: readonly SweepResult[];
   readonly hydration: Comparison | undefined;
   readonly check: CheckSection;
+  readonly modelCheck?: ModelCheckSection;
 }
 
 /** Writes the report (creating its folder) and returns its path relative to `io.cwd` when inside it. */

@@ -1,7 +1,8 @@
 /**
- * `npm start`, the kit's main job: compare the three variants on defaults, check every variant against
- * the model on its default budget, then write report/index.html and print its path. Exit 0 only if
- * every done-criterion holds and the check passes.
+ * `npm start`, the kit's main job: compare the three variants on defaults, check the model exhaustively
+ * on its small default configuration (`sbkit model --check`, well under a second), check every variant
+ * of the implementation against the model on its default budget, then write report/index.html and print
+ * its path. Exit 0 only if every done-criterion holds and both checks pass.
  */
 import { VARIANTS } from '../vocab/index.ts';
 import { EXIT } from './command.ts';
@@ -12,7 +13,8 @@ import { renderComparison } from './render.ts';
 import { evaluateCriteria, renderCriteria } from './criteria.ts';
 import type { Setup } from './types.ts';
 import { type Io, processIo } from './io.ts';
-import { DEFAULT_REPORT_PATH, DEFAULT_SWEEPS, DEFAULT_SWEEP_INTERVALS, runHydration, runSweeps, writeReport } from './job.ts';
+import { DEFAULT_REPORT_PATH, DEFAULT_SWEEPS, DEFAULT_SWEEP_INTERVALS, runDefaultModelCheck, runHydration, runSweeps, writeReport } from './job.ts';
+import { renderModelCheckTable } from './model-check.ts';
 import { createProgress } from './progress.ts';
 import { DEFAULT_SEED, DEFAULT_THRESHOLD, SCENARIO_DEFAULTS } from './setup-flags.ts';
 
@@ -46,6 +48,10 @@ export async function runMain(io: Io, opts: MainOptions = {}): Promise<number> {
     const criteria = evaluateCriteria(comparison);
     io.out(`\ndone criteria:\n${renderCriteria(criteria)}`);
 
+    io.out('\n== model check (npx sbkit model --check) ==\n\n');
+    const modelCheck = await runDefaultModelCheck(io);
+    io.out(renderModelCheckTable(modelCheck));
+
     io.out('\n== check (npx sbkit check --variant all) ==\n\n');
     const check = await runConformance({ variant: 'all', runs: opts.runs, seed: setup.seed }, createProgress(io, { json: false, title: 'check' }));
     io.out(`${check.output}\n${check.summary}\n`);
@@ -55,11 +61,11 @@ export async function runMain(io: Io, opts: MainOptions = {}): Promise<number> {
     const hydration = await runHydration(io, setup, VARIANTS, opts.hydrationRows);
     const path = await writeReport(
       io,
-      { command: 'npm start', comparison, criteria, sweeps, hydration, check: { kind: 'ran', exitCode: check.exitCode, summary: check.summary, output: check.output } },
+      { command: 'npm start', comparison, criteria, sweeps, hydration, check: { kind: 'ran', exitCode: check.exitCode, summary: check.summary, output: check.output }, modelCheck: { kind: 'ran', result: modelCheck } },
       opts.out ?? DEFAULT_REPORT_PATH,
     );
     io.out(`report: ${path}\n`);
-    return criteria.every((c) => c.ok) && check.exitCode === 0 ? EXIT.ok : EXIT.failed;
+    return criteria.every((c) => c.ok) && modelCheck.exitCode === 0 && check.exitCode === 0 ? EXIT.ok : EXIT.failed;
   } catch (e) {
     return reportRunError(io, 'npm start', e);
   }

@@ -11,10 +11,14 @@ import type { Criterion } from './criteria.ts';
 import { bytes, fixed, millis, percent, thousands } from './format.ts';
 import { barChart, byteUnit, escapeXml, lineChart } from './svg.ts';
 import { DEFAULT_TIMING, type TimingParams } from './timing.ts';
+import { type ModelCheckResult, type PropertyOutcome, WORKLOAD_LINES, describeShape, formatTrace } from './model-check.ts';
 
 export type CheckSection =
   | { readonly kind: 'ran'; readonly exitCode: number; readonly summary: string; readonly output: string }
   | { readonly kind: 'skipped'; readonly reason: string };
+
+/** The exhaustive model check (`sbkit model --check`); wall time is left out so the report stays deterministic. */
+export type ModelCheckSection = { readonly kind: 'ran'; readonly result: ModelCheckResult } | { readonly kind: 'skipped'; readonly reason: string };
 
 export type DiagramSection =
   | { readonly kind: 'ok'; readonly diagrams: readonly { readonly name: string; readonly mermaid: string }[] }
@@ -28,6 +32,8 @@ export interface ReportData {
   readonly sweeps: readonly SweepResult[];
   readonly hydration?: Comparison | undefined;
   readonly check: CheckSection;
+  /** Omitted: no model-check section. */
+  readonly modelCheck?: ModelCheckSection | undefined;
   readonly diagrams: DiagramSection;
 }
 
@@ -214,7 +220,7 @@ function findRow(c: Comparison, v: Variant): Row | undefined {
 }
 
 /** The headline, computed from the comparison (never assumed): what sharing saves and whether the data survived. */
-function findings(c: Comparison, criteria: readonly Criterion[], check: CheckSection): string {
+function findings(c: Comparison, criteria: readonly Criterion[], check: CheckSection, model: ModelCheckSection | undefined): string {
   const off = findRow(c, 'off');
   const items: string[] = [];
   const ppa = c.rows.map((r) => `${r.variant} ${fixed(r.partsPerAppend, 2)}`).join(', ');
@@ -230,10 +236,11 @@ function findings(c: Comparison, criteria: readonly Criterion[], check: CheckSec
   items.push(cmds.size === 1 ? `Consensus commands: ${thousands([...cmds][0] ?? 0)} for every variant (sharing does not change them).` : `Consensus commands: ${c.rows.map((r) => `${r.variant} ${thousands(r.consensusCommands)}`).join(', ')}.`);
   const dirty = c.rows.filter((r) => r.lost + r.duplicated + r.leakedBlobs > 0);
   items.push(dirty.length === 0 ? 'Storage audit: no update lost or duplicated and no blob leaked, in any variant.' : `Storage audit FAILED for ${dirty.map((r) => r.variant).join(', ')}.`);
+  if (model?.kind === 'ran') items.push(`Model check (exhaustive): ${model.result.summary.replace(/^sbkit model --check: /, '')}.`);
   if (check.kind === 'ran') items.push(`Conformance check: ${check.summary.replace(/^sbkit check: /, '')}.`);
   const missed = criteria.filter((x) => !x.ok).length;
   const verdict = missed === 0 ? `All ${criteria.length} done-criteria hold.` : `${missed} of ${criteria.length} done-criteria missed.`;
-  const bad = missed > 0 || dirty.length > 0 || (check.kind === 'ran' && check.exitCode !== 0);
+  const bad = missed > 0 || dirty.length > 0 || (check.kind === 'ran' && check.exitCode !== 0) || (model?.kind === 'ran' && model.result.exitCode !== 0);
   return `<div class="findings${bad ? ' missed' : ''}"><strong class="${bad ? 'miss' : 'ok'}">${esc(verdict)}</strong><ul>${items.map((i) => `<li>${esc(i)}</li>`).join('')}</ul></div>`;
 }
 
@@ -443,6 +450,60 @@ function checkSection(c: CheckSection): string {
   }
 }
 
+function modelVerdictCell(p: PropertyOutcome | undefined): string {
+  if (p === undefined) return '<td></td>';
+  const n = p.trace?.length ?? 0;
+  switch (p.verdict) {
+    case 'holds':
+      return '<td class="l zero">holds</td>';
+    case 'violated':
+      return `<td class="l bad">VIOLATED (${n} events)</td>`;
+    case 'unknown':
+      return '<td class="l bad">unknown (search incomplete)</td>';
+    case 'witnessed':
+      return `<td class="l">witnessed (${n}-event example)</td>`;
+    case 'not-witnessed':
+      return `<td class="l">NOT witnessed${p.note === undefined ? '' : ` <span class="note">(${esc(p.note)})</span>`}</td>`;
+  }
+}
+
+function modelCheckSection(m: ModelCheckSection): string {
+  if (m.kind === 'skipped') return `<p class="note">Not run: ${esc(m.reason)}</p>`;
+  const r = m.result;
+  const req = r.request;
+  const command = ['npx sbkit model --check', ...(req.modelBug === undefined ? [] : [`--model-bug ${req.modelBug}`])].join(' ');
+  const head = `<tr><th class="l">kind</th><th class="l">property</th>${r.variants.map((v) => `<th class="l">${esc(v.variant)}</th>`).join('')}</tr>`;
+  const countRow = (label: string, cell: (v: ModelCheckResult['variants'][number]) => string) =>
+    `<tr><td class="l"></td><td class="l">${esc(label)}</td>${r.variants.map((v) => `<td class="r">${cell(v)}</td>`).join('')}</tr>`;
+  const names = r.variants[0]?.properties ?? [];
+  const rows = [
+    countRow('distinct states explored', (v) => thousands(v.states)),
+    countRow('final states', (v) => thousands(v.finals)),
+    countRow('search complete', (v) => (v.complete ? 'yes' : '<span class="miss">NO</span>')),
+    ...names.map(
+      (p) =>
+        `<tr><td class="l">${esc(p.kind)}</td><td class="l">${esc(p.name)}</td>${r.variants.map((v) => modelVerdictCell(v.properties.find((x) => x.name === p.name))).join('')}</tr>`,
+    ),
+  ];
+  const traces = r.variants.flatMap((v) =>
+    v.properties
+      .filter((p) => p.verdict === 'violated')
+      .map(
+        (p) =>
+          `<details><summary>${esc(v.variant)}: ${esc(p.name)} <span class="note">— ${esc(p.why ?? '')}</span></summary><pre>${esc(formatTrace(p.trace ?? [], '').join('\n'))}</pre></details>`,
+      ),
+  );
+  return (
+    `<p class="note">Breadth-first search over every reachable state of the model (model/) on ${esc(describeShape(req))}${req.modelBug === undefined ? '' : `, with the model bug <code>${esc(req.modelBug)}</code> switched on`}; ` +
+    `<em>always</em> properties are judged on every state, <em>eventually</em> on every final state, <em>sometimes</em> need one reachable witness. Counterexamples are shortest traces. ` +
+    `Reproduce: <code>${esc(command)}</code> (the review bug: <code>npx sbkit model --check --variant best-effort --model-bug sweep-upgrade-race</code>).</p>` +
+    `<pre>${esc(WORKLOAD_LINES.join('\n'))}</pre>` +
+    `<p class="${r.exitCode === 0 ? 'ok' : 'miss'}">${esc(r.summary)}</p>` +
+    `<div class="scroll"><table><thead>${head}</thead><tbody>\n${rows.join('\n')}\n</tbody></table></div>` +
+    traces.join('\n')
+  );
+}
+
 function diagramSection(d: DiagramSection): string {
   switch (d.kind) {
     case 'ok':
@@ -483,6 +544,7 @@ ${htmlTable(leadWith(comparisonGrid(d.hydration), ['max builder share', 'mint→
     ['criteria', 'Done criteria'],
     ...(d.sweeps.length > 0 ? [['sweeps', 'Sweeps']] : []),
     ...(d.hydration === undefined ? [] : [['hydration', 'Hydration']]),
+    ...(d.modelCheck === undefined ? [] : [['model-check', 'Model check']]),
     ['check', 'Conformance check'],
     ['diagrams', 'Model diagrams'],
     ['columns', 'Columns'],
@@ -499,7 +561,7 @@ ${htmlTable(leadWith(comparisonGrid(d.hydration), ['max builder share', 'mint→
 <h1>shared-batch-kit: shared batches in the materialized-view sink</h1>
 <p class="sub">Produced by <code>${esc(d.command)}</code>: the implementation (impl/) ran on the embedded in-memory backend under a seeded virtual-time schedule; the same seed reproduces every number.</p>
 <nav class="toc">${toc.map(([id, label]) => `<a href="#${id}">${esc(label)}</a>`).join('')}</nav>
-${findings(c, d.criteria, d.check)}
+${findings(c, d.criteria, d.check, d.modelCheck)}
 <h2 id="setup">What ran</h2>
 ${setupSection(c)}
 <h2 id="comparison">Comparison</h2>
@@ -510,6 +572,7 @@ ${htmlTable(comparisonGrid(c))}
 ${criteriaList(d.criteria)}
 ${d.sweeps.length > 0 ? `<h2 id="sweeps">Sweeps</h2>\n${sweeps}` : ''}
 ${hydration}
+${d.modelCheck === undefined ? '' : `<h2 id="model-check">Model check (exhaustive)</h2>\n${modelCheckSection(d.modelCheck)}`}
 <h2 id="check">Conformance check</h2>
 ${checkSection(d.check)}
 <h2 id="diagrams">Model diagrams</h2>

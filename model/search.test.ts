@@ -63,6 +63,14 @@ describe('exhaustive search of the tiny configuration', () => {
     }
   });
 
+  it('reports progress every `progressEvery` expanded states', () => {
+    const calls: [number, number][] = [];
+    const r = search(tiny('best-effort'), { maxStates: 100_000, progressEvery: 100, onProgress: (expanded, states) => calls.push([expanded, states]) });
+    expect(calls.map(([expanded]) => expanded)).toEqual([100, 200, 300]);
+    for (const [expanded, states] of calls) expect(states).toBeGreaterThan(expanded);
+    expect(calls.at(-1)?.[1]).toBeLessThanOrEqual(r.states);
+  });
+
   it('stops at the hard state limit and says so', () => {
     const r = search(tiny('best-effort'), { maxStates: 50 });
     expect(r.complete).toBe(false);

@@ -21,6 +21,11 @@ export interface SearchOptions {
   readonly stopAtFirstViolation?: boolean;
   /** Also stop when this holds for a state; its shortest trace is returned as `goal`. */
   readonly goal?: (state: SystemState) => boolean;
+  /** Called after every `progressEvery` expanded states with (expanded, distinct states so far); the
+   * search is synchronous, so this is the only way a caller can show it is alive. */
+  readonly onProgress?: (expanded: number, states: number) => void;
+  /** How often `onProgress` is called (default 1024 expanded states). */
+  readonly progressEvery?: number;
 }
 
 export interface Violation {
@@ -64,7 +69,9 @@ export function search(cfg: ModelConfig, opts: SearchOptions): SearchResult {
     return out.reverse();
   };
 
+  const progressEvery = Math.max(1, opts.progressEvery ?? 1024);
   for (let head = 0; head < queue.length; head++) {
+    if (opts.onProgress !== undefined && head > 0 && head % progressEvery === 0) opts.onProgress(head, index.size);
     const state = queue[head] as SystemState;
     queue[head] = start; // let visited states be collected
     const next = successors(cfg, state);

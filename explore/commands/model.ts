@@ -1,28 +1,105 @@
-/** `sbkit model`: prints the model's state machines as Mermaid diagrams (paste into any Mermaid renderer). */
-import { optional, stringFlag, switchFlag } from '../args.ts';
+/**
+ * `sbkit model`: prints the model's state machines as Mermaid diagrams (paste into any Mermaid
+ * renderer), or with `--check` checks the model exhaustively against spec/'s properties (explore/model-check.ts).
+ */
+import { VARIANTS } from '../../vocab/index.ts';
+import { choiceFlag, intFlag, optional, stringFlag, switchFlag } from '../args.ts';
 import { type Command, EXIT, usageError, withArgs } from '../command.ts';
 import { loadDiagrams } from '../diagrams.ts';
+import {
+  DEFAULT_MAX_STATES,
+  DEFAULT_SHAPE,
+  MODEL_BUG_NAMES,
+  type ModelBugName,
+  WORKLOAD_LINES,
+  modelCheckJson,
+  renderModelCheck,
+  runModelCheck,
+} from '../model-check.ts';
+import { createProgress } from '../progress.ts';
+import { CHECK_VARIANTS, type CheckVariant } from './check.ts';
+import { reportRunError } from './errors.ts';
 
 const USAGE = 'sbkit model';
+
+/** Flags that only mean something with --check (given without it: exit 2). */
+const CHECK_ONLY = ['variant', 'workers', 'processes', 'replicas', 'intervals', 'max-states', 'model-bug', 'json'] as const;
 
 export const MODEL_FLAGS = {
   machine: optional(stringFlag({ help: 'print only this machine (see --list)', placeholder: 'NAME', defaultValue: '' }), 'all'),
   list: switchFlag('list the machines and exit'),
-  mermaid: switchFlag('print Mermaid stateDiagram-v2 source (the only format, and the default)'),
+  mermaid: switchFlag('print Mermaid stateDiagram-v2 source (the default without --check)'),
+  check: switchFlag('check the model exhaustively: every reachable state, every property of spec/'),
+  variant: optional(choiceFlag<CheckVariant>({ help: '--check: which variant to search', choices: CHECK_VARIANTS, defaultValue: 'all' }), 'all'),
+  workers: optional(intFlag({ help: '--check: workers per process', defaultValue: DEFAULT_SHAPE.workers, min: 1, max: 16 }), String(DEFAULT_SHAPE.workers)),
+  processes: optional(intFlag({ help: '--check: processes per replica', defaultValue: DEFAULT_SHAPE.processes, min: 1, max: 8 }), String(DEFAULT_SHAPE.processes)),
+  replicas: optional(intFlag({ help: '--check: replicas', defaultValue: DEFAULT_SHAPE.replicas, min: 1, max: 4 }), String(DEFAULT_SHAPE.replicas)),
+  intervals: optional(intFlag({ help: '--check: batch intervals', defaultValue: DEFAULT_SHAPE.intervals, min: 1, max: 8 }), String(DEFAULT_SHAPE.intervals)),
+  'max-states': optional(
+    intFlag({ help: '--check: stop after N distinct states per variant (reported as incomplete: exit 1)', defaultValue: DEFAULT_MAX_STATES, min: 1, max: 50_000_000 }),
+    DEFAULT_MAX_STATES.toLocaleString('en-US'),
+  ),
+  'model-bug': optional(choiceFlag<ModelBugName>({ help: `--check: switch a bug on in the model (${MODEL_BUG_NAMES.join(', ')}: the review bug of #37591); the check must then fail`, choices: MODEL_BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' }), 'none'),
+  json: switchFlag('--check: print one JSON object {exitCode, summary, config, variants}'),
 } as const;
 
 const HELP = {
   usage: USAGE,
   summary:
-    "Prints the model's state machines (model/) as Mermaid diagrams, each under a `%% name` line.\n" +
-    'Render them with any Mermaid viewer (a Markdown preview, mermaid.live); the report embeds them too.',
+    "Without --check: prints the model's state machines (model/) as Mermaid diagrams, each under a\n" +
+    '`%% name` line. Render them with any Mermaid viewer (a Markdown preview, mermaid.live); the report\n' +
+    'embeds them too.\n\n' +
+    'With --check: explores every reachable state of a small configuration breadth-first (Stateright\'s\n' +
+    '`check`), per variant, and judges each property of spec/properties.ts: always (every state) and\n' +
+    'eventually (every final state) print "holds" or "VIOLATED" with a shortest counterexample trace;\n' +
+    'sometimes prints "witnessed (N-event example)" or "NOT witnessed". Exit 0 = every always/eventually\n' +
+    'property holds and every search completed; 1 = a violation, or --max-states was hit.',
+  notes: [
+    `The workload of --check (small, so every interleaving can be visited; both routes are reachable):\n${WORKLOAD_LINES.map((l) => `  ${l}`).join('\n')}`,
+    'The state space grows fast: the defaults have a few hundred states per variant; --workers 3 or\n' +
+      '--intervals 2 a few thousand (seconds); --workers 2 --processes 2 or --replicas 2 ~100,000 (a minute).\n' +
+      'sometimes-refused-append needs --replicas 2.',
+    'Examples:\n' +
+      '  sbkit model --mermaid --machine builder\n' +
+      '  sbkit model --check\n' +
+      '  sbkit model --check --variant barrier --intervals 2 --json\n' +
+      '  sbkit model --check --variant best-effort --model-bug sweep-upgrade-race   # must fail: the review bug of #37591',
+  ],
 };
 
 export const modelCommand: Command = {
   name: 'model',
-  summary: "print the model's state machines as Mermaid diagrams",
+  summary: "print the model's state machines as Mermaid diagrams, or check the model exhaustively (--check)",
   run: (argv, io) =>
     withArgs(HELP, MODEL_FLAGS, argv, io, async (v) => {
+      if (v.check) {
+        const clash = v.list ? '--list' : v.machine !== undefined ? '--machine' : v.mermaid ? '--mermaid' : undefined;
+        if (clash !== undefined) return usageError(io, USAGE, `--check: cannot be combined with ${clash}`);
+        const progress = createProgress(io, { json: v.json, title: 'model check' });
+        try {
+          const r = await runModelCheck(
+            {
+              variants: v.variant === undefined || v.variant === 'all' ? VARIANTS : [v.variant],
+              workers: v.workers ?? DEFAULT_SHAPE.workers,
+              processes: v.processes ?? DEFAULT_SHAPE.processes,
+              replicas: v.replicas ?? DEFAULT_SHAPE.replicas,
+              intervals: v.intervals ?? DEFAULT_SHAPE.intervals,
+              maxStates: v['max-states'] ?? DEFAULT_MAX_STATES,
+              modelBug: v['model-bug'],
+            },
+            { now: () => io.now(), onProgress: (f, label) => progress.update(f, label) },
+          );
+          progress.done();
+          io.out(v.json ? `${JSON.stringify(modelCheckJson(r), null, 2)}\n` : renderModelCheck(r));
+          return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
+        } catch (e) {
+          progress.done();
+          return reportRunError(io, USAGE, e);
+        }
+      }
+      const stray = CHECK_ONLY.find((name) => (name === 'json' ? v.json : v[name] !== undefined));
+      if (stray !== undefined) return usageError(io, USAGE, `--${stray}: only with --check`);
+
       const d = await loadDiagrams();
       if (d.kind === 'unavailable') {
         io.err(`${USAGE}: ${d.reason}\n`);

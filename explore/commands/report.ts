@@ -3,7 +3,7 @@ import { intFlag, optional, stringFlag, switchFlag } from '../args.ts';
 import { type Command, EXIT, usageError, withArgs } from '../command.ts';
 import { runComparison } from '../compare.ts';
 import { evaluateCriteria, renderCriteria } from '../criteria.ts';
-import { DEFAULT_REPORT_PATH, DEFAULT_SWEEPS, DEFAULT_SWEEP_INTERVALS, runHydration, runSweeps, writeReport } from '../job.ts';
+import { DEFAULT_REPORT_PATH, DEFAULT_SWEEPS, DEFAULT_SWEEP_INTERVALS, runDefaultModelCheck, runHydration, runSweeps, writeReport } from '../job.ts';
 import { createProgress } from '../progress.ts';
 import type { CheckSection } from '../report.ts';
 import { SCENARIO_DEFAULTS, SETUP_FLAGS, SWEEP_FLAG, resolveSetup } from '../setup-flags.ts';
@@ -29,8 +29,8 @@ const HELP = {
   usage: USAGE,
   summary:
     'Writes a self-contained HTML report (no network): the comparison table with its done-criteria,\n' +
-    "SVG charts, the sweeps, the hydration scenario, the conformance check's result and the model's\n" +
-    'Mermaid diagrams. Prints the path.',
+    "SVG charts, the sweeps, the hydration scenario, the exhaustive model check (sbkit model --check on\n" +
+    "its defaults), the conformance check's result and the model's Mermaid diagrams. Prints the path.",
 };
 
 export const reportCommand: Command = {
@@ -54,10 +54,11 @@ export const reportCommand: Command = {
           const r = await runConformance({ variant: 'all', runs: v.runs, seed: setup.seed }, createProgress(io, { json: false, title: 'check' }));
           check = { kind: 'ran', exitCode: r.exitCode, summary: r.summary, output: r.output };
         }
-        const path = await writeReport(io, { command: ['sbkit report', ...argv].join(' '), comparison, criteria, sweeps, hydration, check }, v.out);
+        const modelCheck = await runDefaultModelCheck(io);
+        const path = await writeReport(io, { command: ['sbkit report', ...argv].join(' '), comparison, criteria, sweeps, hydration, check, modelCheck: { kind: 'ran', result: modelCheck } }, v.out);
         io.out(renderCriteria(criteria));
         io.out(`report written to ${path}\n`);
-        const failed = criteria.some((c) => !c.ok) || (check.kind === 'ran' && check.exitCode !== 0);
+        const failed = criteria.some((c) => !c.ok) || modelCheck.exitCode !== 0 || (check.kind === 'ran' && check.exitCode !== 0);
         return failed ? EXIT.failed : EXIT.ok;
       } catch (e) {
         return reportRunError(io, USAGE, e);
