@@ -16,7 +16,13 @@ import { THRESHOLD, type LoadClass, type Workload } from './workload.ts';
 interface Candidate {
   readonly workload: Workload;
   readonly schedule: Schedule;
+  /** The shape changed (an interval, replica, process or worker fewer): the old choices index
+   * different points now, so fresh schedules are tried too. */
+  readonly reshaped?: boolean;
 }
+
+/** Fresh schedules tried for a reshaped candidate whose old schedule no longer fails. */
+const RESCHEDULES = 25;
 
 export interface Minimized {
   readonly report: RunReport;
@@ -35,15 +41,19 @@ export async function minimize(start: RunReport, bug: BugName | undefined, maxRu
   while (improved && tried < maxRuns) {
     improved = false;
     for (const c of candidates({ workload: best.workload, schedule: best.schedule })) {
-      if (tried >= maxRuns) break;
-      tried += 1;
-      const r = await runOnce(c.workload, c.schedule, bug);
-      if (r.failures.some((f) => f.check === target) && r.trace.length <= best.trace.length) {
-        best = r;
-        kept += 1;
-        improved = true;
-        break;
+      const schedules = c.reshaped ? [c.schedule, ...reschedules(c.schedule, tried)] : [c.schedule];
+      for (const schedule of schedules) {
+        if (tried >= maxRuns) break;
+        tried += 1;
+        const r = await runOnce(c.workload, schedule, bug);
+        if (r.failures.some((f) => f.check === target) && r.trace.length <= best.trace.length) {
+          best = r;
+          kept += 1;
+          improved = true;
+          break;
+        }
       }
+      if (improved || tried >= maxRuns) break;
     }
   }
   return { report: best, kept, tried };
@@ -52,17 +62,18 @@ export async function minimize(start: RunReport, bug: BugName | undefined, maxRu
 /** Simpler neighbours, most structural first. */
 function* candidates({ workload: w, schedule: s }: Candidate): Generator<Candidate> {
   const same = (workload: Workload): Candidate => ({ workload, schedule: s });
-  for (let t = 0; w.intervals > 1 && t < w.intervals; t++) {
-    yield same({ ...w, intervals: w.intervals - 1, loads: w.loads.filter((_, i) => i !== t), knob: w.knob.length > 1 ? without(w.knob, t) : w.knob });
-  }
-  if (w.replicas > 1) yield same({ ...w, replicas: w.replicas - 1 });
+  const reshaped = (workload: Workload): Candidate => ({ workload, schedule: s, reshaped: true });
+  if (w.replicas > 1) yield reshaped({ ...w, replicas: w.replicas - 1 });
   if (w.processes > 1) {
-    yield same({ ...w, processes: w.processes - 1, loads: w.loads.map((row) => row.slice(0, (w.processes - 1) * w.workersPerProcess)) });
+    yield reshaped({ ...w, processes: w.processes - 1, loads: w.loads.map((row) => row.slice(0, (w.processes - 1) * w.workersPerProcess)) });
+  }
+  for (let t = 0; w.intervals > 1 && t < w.intervals; t++) {
+    yield reshaped({ ...w, intervals: w.intervals - 1, loads: w.loads.filter((_, i) => i !== t), knob: w.knob.length > 1 ? without(w.knob, t) : w.knob });
   }
   if (w.workersPerProcess > 1) {
     for (let k = 0; k < w.workersPerProcess; k++) {
       const keep = (_: LoadClass, worker: number) => worker % w.workersPerProcess !== k;
-      yield same({ ...w, workersPerProcess: w.workersPerProcess - 1, loads: w.loads.map((row) => row.filter(keep)) });
+      yield reshaped({ ...w, workersPerProcess: w.workersPerProcess - 1, loads: w.loads.map((row) => row.filter(keep)) });
     }
   }
   for (const [t, row] of w.loads.entries()) {
@@ -81,6 +92,23 @@ function* candidates({ workload: w, schedule: s }: Candidate): Generator<Candida
   if (s.choices.length > 0) yield { workload: w, schedule: { ...s, choices: [] } };
   for (let i = s.choices.length - 1; i >= 0; i--) yield { workload: w, schedule: { ...s, choices: without(s.choices, i) } };
   for (let i = 0; i < s.choices.length; i++) if (s.choices[i] !== 0) yield { workload: w, schedule: { ...s, choices: s.choices.map((c, j) => (j === i ? 0 : c)) } };
+}
+
+/** Deterministic fresh schedules (xorshift from `salt`), keeping the starved actors. */
+function reschedules(s: Schedule, salt: number): Schedule[] {
+  let x = (salt * 2654435761 + 1) >>> 0 || 1;
+  const next = () => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x;
+  };
+  return Array.from({ length: RESCHEDULES }, () => ({
+    choices: Array.from({ length: 60 }, () => next() % 64),
+    starve: s.starve,
+  }));
 }
 
 function without<T>(xs: readonly T[], i: number): T[] {
