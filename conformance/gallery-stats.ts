@@ -2,7 +2,9 @@
  * Benchmark of the conformance suite (part of `npm run bench`; figures, never assertions):
  * - runs per second on the clean implementation, per variant;
  * - for each gallery bug over 20 seeds: runs and milliseconds until the first failure (median, worst),
- *   and the length of the shrunk counterexample in protocol events (median, worst).
+ *   and the length of the shrunk counterexample in protocol events (median, worst): the whole executed
+ *   trace, and the prefix up to the first event where the model diverged (the whole trace when only a
+ *   property, the audit or liveness failed).
  */
 import { BUG_NAMES, VARIANTS } from '../vocab/index.ts';
 import { runCheck } from './check.ts';
@@ -25,11 +27,12 @@ for (const variant of VARIANTS) {
 }
 
 console.log(`\ngallery: ${SEEDS} seeds per bug; runs and ms until the first failure, shrunk counterexample length`);
-console.log('  bug                                  found  runs med/worst   ms med/worst   events med/worst');
+console.log('  bug                                  found  runs med/worst   ms med/worst   events med/worst   to divergence');
 for (const bug of BUG_NAMES) {
   const runs: number[] = [];
   const ms: number[] = [];
   const events: number[] = [];
+  const toDivergence: number[] = [];
   let found = 0;
   for (let seed = 1; seed <= SEEDS; seed++) {
     const r = await runCheck({ variant: 'all', bug, seed });
@@ -39,9 +42,11 @@ for (const bug of BUG_NAMES) {
     runs.push(f.runsToFailure ?? 0);
     ms.push(f.msToFailure ?? 0);
     events.push(f.report.trace.length);
+    const at = f.report.failures.find((x) => x.at !== undefined)?.at;
+    toDivergence.push(at === undefined ? f.report.trace.length : Math.min(at + 1, f.report.trace.length));
   }
   const pair = (xs: number[], digits = 0) => `${median(xs).toFixed(digits)} / ${Math.max(...xs).toFixed(digits)}`;
   console.log(
-    `  ${bug.padEnd(36)} ${`${found}/${SEEDS}`.padStart(5)}  ${pair(runs).padStart(14)}  ${pair(ms).padStart(13)}  ${pair(events).padStart(16)}`,
+    `  ${bug.padEnd(36)} ${`${found}/${SEEDS}`.padStart(5)}  ${pair(runs).padStart(14)}  ${pair(ms).padStart(13)}  ${pair(events).padStart(16)}  ${pair(toDivergence).padStart(14)}`,
   );
 }
