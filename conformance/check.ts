@@ -73,7 +73,10 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
     if (outcome.failed) break;
   }
   const failed = outcomes.find((o) => o.failed);
-  const output = failed?.report === undefined ? passOutput(outcomes) : failureOutput(failed.report, { seed, variant: failed.variant, runsToFailure: failed.runsToFailure, shrinks: failed.shrinks });
+  // A bug switched on where it cannot show must not read as "the check missed it".
+  const misplaced = opts.bug !== undefined && variants.every((v) => !BUG_VARIANTS[opts.bug as BugName].includes(v));
+  const note = misplaced ? `\nnote: ${opts.bug} lives in ${BUG_VARIANTS[opts.bug as BugName].join(', ')}; it cannot show on ${variants.join(', ')}` : '';
+  const output = failed?.report === undefined ? passOutput(outcomes) + note : failureOutput(failed.report, { seed, variant: failed.variant, runsToFailure: failed.runsToFailure, shrinks: failed.shrinks });
   const totalRuns = outcomes.reduce((n, o) => n + o.runs, 0);
   const token = failed?.report === undefined ? undefined : tokenOf(failed.report);
   const summary = `sbkit check: ${failed ? 'FAILED' : 'ok'} — ${totalRuns} runs, variants ${outcomes.map((o) => o.variant).join(', ')}, ${propertyCount()} properties + refinement + audit checked, seed ${seed}${opts.bug ? `, bug ${opts.bug}` : ''}`;

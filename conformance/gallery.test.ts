@@ -41,6 +41,12 @@ describe('bug gallery', () => {
     expect(whatFailed(replayed.out)).toBe(whatFailed(found.out));
   });
 
+  it('a bug switched on where it cannot show is said so, not passed silently', async () => {
+    const r = await sbkit('check', '--variant', 'off', '--bug', 'barrier-lost-wakeup', '--runs', '3', '--seed', String(seed));
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('note: barrier-lost-wakeup lives in barrier; it cannot show on off');
+  });
+
   it('the same counterexample passes on the clean implementation: the bug, not the harness, fails it', async () => {
     for (const bug of BUG_NAMES) {
       const found = await runCheck({ variant: 'all', bug, seed });

@@ -12,7 +12,7 @@
 import type { BugName, TraceEvent } from '../vocab/index.ts';
 import type { Scheduler } from '../impl/seams.ts';
 import { runSink, type RunResult } from '../impl/run.ts';
-import { encodedUpdateSize, partitionWorker } from '../impl/update.ts';
+import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { enabledActions, initialState, isFinal, step } from '../model/system.ts';
 import { properties } from '../spec/properties.ts';
@@ -44,7 +44,7 @@ export interface RunReport {
   readonly witnessed: readonly string[];
 }
 
-export function modelConfigOf(w: Workload, updates = materialize(w)): ModelConfig {
+export function modelConfigOf(w: Workload, updates: readonly Update[] = materialize(w)): ModelConfig {
   const workers = w.processes * w.workersPerProcess;
   return {
     variant: w.variant,
@@ -60,13 +60,17 @@ export function modelConfigOf(w: Workload, updates = materialize(w)): ModelConfi
 
 export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugName): Promise<RunReport> {
   const scheduler = schedulerFor(schedule);
-  const { run, trace } = startRun(workload, scheduler, bug);
+  const { run, trace, updates } = startRun(workload, scheduler, bug);
   const outcome = await scheduler.drive(run);
-  return { ...judge(workload, trace, outcome), schedule, bug, schedulerLog: formatLog(scheduler.log) };
+  return { ...judge(workload, trace, outcome, modelConfigOf(workload, updates)), schedule, bug, schedulerLog: formatLog(scheduler.log) };
 }
 
 /** Starts the implementation on `workload` under `scheduler`, recording its trace. */
-export function startRun(workload: Workload, scheduler: Scheduler, bug?: BugName): { run: Promise<RunResult>; trace: TraceEvent[] } {
+export function startRun(
+  workload: Workload,
+  scheduler: Scheduler,
+  bug?: BugName,
+): { run: Promise<RunResult>; trace: TraceEvent[]; updates: readonly Update[] } {
   const updates = materialize(workload);
   const trace: TraceEvent[] = [];
   const run = runSink({
@@ -84,7 +88,7 @@ export function startRun(workload: Workload, scheduler: Scheduler, bug?: BugName
     scheduler,
     observer: { event: (e) => trace.push(e) },
   });
-  return { run, trace };
+  return { run, trace, updates };
 }
 
 /** Every check on one finished (or stuck) run: liveness, properties, audit, refinement. */
@@ -92,8 +96,8 @@ export function judge(
   workload: Workload,
   trace: readonly TraceEvent[],
   outcome: DriveOutcome<RunResult>,
+  cfg: ModelConfig = modelConfigOf(workload),
 ): Pick<RunReport, 'workload' | 'trace' | 'outcome' | 'failures' | 'witnessed'> {
-  const cfg = modelConfigOf(workload);
   const failures: Failure[] = [];
 
   // Liveness and crashes.
@@ -164,13 +168,13 @@ export function refinementCheck(reason: string): string {
 
 /** Which finishes began and never returned, for a deadlock message. */
 function stuck(trace: readonly TraceEvent[]): string {
-  const open = new Map<string, TraceEvent>();
+  const open = new Map<string, Extract<TraceEvent, { kind: 'finish-begin' }>>();
   for (const e of trace) {
     if (e.kind === 'finish-begin') open.set(`${e.replica}/${e.worker}/${e.sharedId}`, e);
     if (e.kind === 'finish-end') open.delete(`${e.replica}/${e.worker}/${e.sharedId}`);
   }
   if (open.size === 0) return 'no finish is waiting';
-  return [...open.values()].map((e) => `finish of r${e.replica} w${'worker' in e ? e.worker : '?'} id ${'sharedId' in e ? e.sharedId : '?'} never returned`).join('; ');
+  return [...open.values()].map((e) => `finish of r${e.replica} w${e.worker} id ${e.sharedId} never returned`).join('; ');
 }
 
 function describeError(e: unknown): string {
