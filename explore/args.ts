@@ -107,7 +107,7 @@ export function optional<T>(flag: Flag<T>, defaultText?: string): Flag<T | undef
   return defaultText === undefined ? out : { ...out, defaultText };
 }
 
-export function parseIntIn(raw: string, min: number, max: number): Parsed<number> {
+function parseIntIn(raw: string, min: number, max: number): Parsed<number> {
   if (!/^-?\d+$/.test(raw.trim())) return bad(`expected an integer from ${min} to ${max}, got ${quote(raw)}`);
   const n = Number(raw.trim());
   if (!Number.isSafeInteger(n) || n < min || n > max) return bad(`expected an integer from ${min} to ${max}, got ${quote(raw)}`);
@@ -174,7 +174,7 @@ export function choiceFlag<C extends string>(opts: { help: string; choices: read
   };
 }
 
-export function parseChoice<C extends string>(raw: string, choices: readonly C[]): Parsed<C> {
+function parseChoice<C extends string>(raw: string, choices: readonly C[]): Parsed<C> {
   const found = choices.find((c) => c === raw.trim());
   return found === undefined ? bad(`expected one of ${choices.join(', ')}, got ${quote(raw)}`) : good(found);
 }

@@ -6,7 +6,7 @@ import { VARIANTS } from '../vocab/index.ts';
 import { prepareWorkload, runCase } from './experiment.ts';
 import { fixed, thousands } from './format.ts';
 import { DEFAULT_SETUP } from './main.ts';
-import { renderTable } from './table.ts';
+import { col, renderTable } from './table.ts';
 
 const REPEATS = Number(process.env['SBKIT_BENCH_REPEATS'] ?? 3);
 
@@ -37,13 +37,7 @@ async function bench(): Promise<void> {
   );
   console.log(
     renderTable(
-      [
-        { header: 'variant', align: 'left' },
-        { header: 'mean ms/run', align: 'right' },
-        { header: 'best ms', align: 'right' },
-        { header: 'runs/s', align: 'right' },
-        { header: 'intervals/s', align: 'right' },
-      ],
+      [col('variant', 'left'), col('mean ms/run'), col('best ms'), col('runs/s'), col('intervals/s')],
       rows,
     ),
   );

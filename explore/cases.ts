@@ -1,7 +1,7 @@
-/** Which runs a scenario consists of. */
+/** Which runs a scenario consists of, and which of a comparison's rows is a variant's headline figure. */
 import type { Variant } from '../vocab/index.ts';
 import { UNLIMITED } from './args.ts';
-import type { Case, Scenario } from './types.ts';
+import type { Case, Comparison, Figures, Scenario } from './types.ts';
 
 /** The cases of a scenario. Hydration adds, for each sharing variant, a run with an unlimited threshold. */
 export function casesFor(scenario: Scenario, variants: readonly Variant[], threshold: number): Case[] {
@@ -12,4 +12,9 @@ export function casesFor(scenario: Scenario, variants: readonly Variant[], thres
     case 'hydration':
       return [...base, ...variants.filter((v) => v !== 'off' && threshold !== UNLIMITED).map((variant) => ({ variant, threshold: UNLIMITED }))];
   }
+}
+
+/** A variant's row at the comparison's own threshold (hydration runs the sharing variants at UNLIMITED too). */
+export function headlineRow(c: Comparison, variant: Variant): Figures | undefined {
+  return c.rows.find((r) => r.variant === variant && r.threshold === c.setup.threshold);
 }

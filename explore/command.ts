@@ -12,7 +12,6 @@ export const EXIT = {
   /** The tool itself broke (a run deadlocked or threw). */
   internal: 3,
 } as const;
-export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
 export interface Command {
   readonly name: string;

@@ -1,51 +1,84 @@
 /** Comparisons and sweeps: which cases a scenario runs, and running them on one shared workload. */
 import type { Variant } from '../vocab/index.ts';
 import { casesFor } from './cases.ts';
-import { prepareWorkload, runCase } from './experiment.ts';
-import { caseLabel, formatParam } from './render.ts';
+import { type PreparedWorkload, prepareWorkload, runCase } from './experiment.ts';
+import { caseLabels, formatParam } from './render.ts';
 import type { Comparison, Figures, Scenario, Setup, SweepParam, SweepResult, SweepSpec } from './types.ts';
 
 /** Reports progress as a fraction in [0, 1] of all the work a command will do. */
 export type ProgressFn = (fraction: number, label: string) => void;
 
-export async function runComparison(scenario: Scenario, setup: Setup, variants: readonly Variant[], progress?: ProgressFn): Promise<Comparison> {
-  const cases = casesFor(scenario, variants, setup.threshold);
-  const workload = prepareWorkload(setup);
-  const rows: Figures[] = [];
-  for (const [i, c] of cases.entries()) {
-    const label = caseLabel(c, cases);
-    rows.push(await runCase(setup, c, workload, (f) => progress?.((i + f) / cases.length, label)));
-    progress?.((i + 1) / cases.length, label);
-  }
-  return { scenario, setup, variants, rows };
+/**
+ * What the comparisons of one command share, so nothing is done twice: a workload is generated once per
+ * shape, and a comparison runs once per scenario, setup and variants (e.g. the report's threshold and
+ * workers sweeps meet at the defaults). Runs are deterministic, so reusing one changes no figure.
+ */
+export interface RunMemo {
+  readonly workloads: Map<string, PreparedWorkload>;
+  readonly comparisons: Map<string, Promise<Comparison>>;
 }
 
-export function withParam(setup: Setup, param: SweepParam, value: number): Setup {
-  switch (param) {
-    case 'threshold':
-      return { ...setup, threshold: value };
-    case 'workers':
-      return { ...setup, workers: value };
-    case 'processes':
-      return { ...setup, processes: value };
-    case 'replicas':
-      return { ...setup, replicas: value };
-    case 'intervals':
-      return { ...setup, intervals: value };
-    case 'rows':
-      return { ...setup, rows: value };
-    case 'row-bytes':
-      return { ...setup, rowBytes: value };
-  }
+export const newRunMemo = (): RunMemo => ({ workloads: new Map(), comparisons: new Map() });
+
+function remembered<T>(known: Map<string, T>, key: string, make: () => T): T {
+  const found = known.get(key);
+  if (found !== undefined) return found;
+  const made = make();
+  known.set(key, made);
+  return made;
 }
 
-export async function runSweep(scenario: Scenario, setup: Setup, variants: readonly Variant[], sweep: SweepSpec, progress?: ProgressFn): Promise<SweepResult> {
+export function runComparison(
+  scenario: Scenario,
+  setup: Setup,
+  variants: readonly Variant[],
+  progress?: ProgressFn,
+  memo: RunMemo = newRunMemo(),
+): Promise<Comparison> {
+  return remembered(memo.comparisons, JSON.stringify([scenario, setup, variants]), async () => {
+    const cases = casesFor(scenario, variants, setup.threshold);
+    const labels = caseLabels(cases);
+    // The workload depends on these fields of the setup alone (experiment.ts prepareWorkload).
+    const workload = remembered(memo.workloads, JSON.stringify([setup.seed, setup.intervals, setup.rows, setup.rowBytes]), () => prepareWorkload(setup));
+    const rows: Figures[] = [];
+    for (const [i, c] of cases.entries()) {
+      const label = labels[i] ?? c.variant;
+      rows.push(await runCase(setup, c, workload, (f) => progress?.((i + f) / cases.length, label)));
+      progress?.((i + 1) / cases.length, label);
+    }
+    return { scenario, setup, variants, rows };
+  });
+}
+
+/** The field of `Setup` each sweep parameter sets. */
+const SWEPT_FIELD = {
+  threshold: 'threshold',
+  workers: 'workers',
+  processes: 'processes',
+  replicas: 'replicas',
+  intervals: 'intervals',
+  rows: 'rows',
+  'row-bytes': 'rowBytes',
+} as const satisfies Record<SweepParam, keyof Setup>;
+
+async function runSweep(scenario: Scenario, setup: Setup, variants: readonly Variant[], sweep: SweepSpec, progress: ProgressFn, memo: RunMemo): Promise<SweepResult> {
   const points: { value: number; comparison: Comparison }[] = [];
   const n = sweep.values.length;
   for (const [i, value] of sweep.values.entries()) {
     const label = `${sweep.param}=${formatParam(sweep.param, value)}`;
-    const comparison = await runComparison(scenario, withParam(setup, sweep.param, value), variants, (f, l) => progress?.((i + f) / n, `${label} ${l}`));
+    const point: Setup = { ...setup, [SWEPT_FIELD[sweep.param]]: value };
+    const comparison = await runComparison(scenario, point, variants, (f, l) => progress((i + f) / n, `${label} ${l}`), memo);
     points.push({ value, comparison });
   }
   return { param: sweep.param, base: setup, scenario, points };
+}
+
+/** Runs each sweep from `setup`; a point two sweeps share (or a repeated value) runs once. */
+export async function runSweeps(scenario: Scenario, setup: Setup, variants: readonly Variant[], sweeps: readonly SweepSpec[], progress?: ProgressFn): Promise<SweepResult[]> {
+  const memo = newRunMemo();
+  const out: SweepResult[] = [];
+  for (const [i, s] of sweeps.entries()) {
+    out.push(await runSweep(scenario, setup, variants, s, (f, label) => progress?.((i + f) / sweeps.length, label), memo));
+  }
+  return out;
 }

@@ -8,6 +8,9 @@ export function thousands(n: number): string {
   return frac === undefined ? `${sign}${grouped}` : `${sign}${grouped}.${frac}`;
 }
 
+/** A count with its noun: "1 replica", "1,000 intervals", "2 processes". */
+export const plural = (n: number, one: string, many = `${one}s`): string => `${thousands(n)} ${n === 1 ? one : many}`;
+
 /** Fixed decimals, with thousands separators. */
 export function fixed(n: number, digits: number): string {
   if (!Number.isFinite(n)) return '—';

@@ -5,17 +5,13 @@
  * its path. Exit 0 only if every done-criterion holds and both checks pass.
  */
 import { VARIANTS } from '../vocab/index.ts';
-import { EXIT } from './command.ts';
-import { runConformance } from './commands/check.ts';
 import { reportRunError } from './commands/errors.ts';
-import { runComparison } from './compare.ts';
 import { renderComparison } from './render.ts';
-import { evaluateCriteria, renderCriteria } from './criteria.ts';
+import { renderCriteria } from './criteria.ts';
 import type { Setup } from './types.ts';
 import { type Io, processIo } from './io.ts';
-import { DEFAULT_REPORT_PATH, DEFAULT_SWEEPS, DEFAULT_SWEEP_INTERVALS, runDefaultModelCheck, runHydration, runSweeps, writeReport } from './job.ts';
+import { DEFAULT_REPORT_PATH, DEFAULT_SWEEPS, DEFAULT_SWEEP_INTERVALS, jobExitCode, runDefaultModelCheck, runHeadline, runHydration, runReportCheck, runReportSweeps, writeReport } from './job.ts';
 import { renderModelCheckTable } from './model-check.ts';
-import { createProgress } from './progress.ts';
 import { DEFAULT_SEED, DEFAULT_THRESHOLD, SCENARIO_DEFAULTS } from './setup-flags.ts';
 
 export const DEFAULT_SETUP: Setup = {
@@ -41,11 +37,8 @@ export async function runMain(io: Io, opts: MainOptions = {}): Promise<number> {
   const setup = opts.setup ?? DEFAULT_SETUP;
   try {
     io.out('== compare (npx sbkit compare) ==\n\n');
-    const progress = createProgress(io, { json: false, title: 'compare' });
-    const comparison = await runComparison('steady', setup, VARIANTS, (f, l) => progress.update(f, l));
-    progress.done();
+    const { comparison, criteria } = await runHeadline(io, setup, VARIANTS);
     io.out(renderComparison(comparison));
-    const criteria = evaluateCriteria(comparison);
     io.out(`\ndone criteria:\n${renderCriteria(criteria)}`);
 
     io.out('\n== model check (npx sbkit model --check) ==\n\n');
@@ -53,19 +46,15 @@ export async function runMain(io: Io, opts: MainOptions = {}): Promise<number> {
     io.out(renderModelCheckTable(modelCheck));
 
     io.out('\n== check (npx sbkit check --variant all) ==\n\n');
-    const check = await runConformance({ variant: 'all', runs: opts.runs, seed: setup.seed }, createProgress(io, { json: false, title: 'check' }));
+    const check = await runReportCheck(io, opts.runs, setup.seed);
     io.out(`${check.output}\n${check.summary}\n`);
 
     io.out('\n== report (npx sbkit report) ==\n\n');
-    const sweeps = await runSweeps(io, setup, VARIANTS, DEFAULT_SWEEPS, opts.sweepIntervals ?? DEFAULT_SWEEP_INTERVALS);
+    const sweeps = await runReportSweeps(io, setup, VARIANTS, DEFAULT_SWEEPS, opts.sweepIntervals ?? DEFAULT_SWEEP_INTERVALS);
     const hydration = await runHydration(io, setup, VARIANTS, opts.hydrationRows);
-    const path = await writeReport(
-      io,
-      { command: 'npm start', comparison, criteria, sweeps, hydration, check: { kind: 'ran', exitCode: check.exitCode, summary: check.summary, output: check.output }, modelCheck: { kind: 'ran', result: modelCheck } },
-      opts.out ?? DEFAULT_REPORT_PATH,
-    );
+    const path = await writeReport(io, { command: 'npm start', comparison, criteria, sweeps, hydration, check, modelCheck: { kind: 'ran', result: modelCheck } }, opts.out ?? DEFAULT_REPORT_PATH);
     io.out(`report: ${path}\n`);
-    return criteria.every((c) => c.ok) && modelCheck.exitCode === 0 && check.exitCode === 0 ? EXIT.ok : EXIT.failed;
+    return jobExitCode(criteria, modelCheck, check);
   } catch (e) {
     return reportRunError(io, 'npm start', e);
   }

@@ -10,8 +10,8 @@
  */
 import { type BatchSummary, type PartsSummary, type PersistConfig, type TraceEvent, VARIANTS, type Variant } from '../vocab/index.ts';
 import type { ModelConfig, Update } from '../model/config.ts';
-import { millis, thousands } from './format.ts';
-import { renderTable } from './table.ts';
+import { millis, plural, thousands } from './format.ts';
+import { col, renderTable } from './table.ts';
 
 /** The bugs the model itself can exhibit (model/config.ts `ModelBugs`), by their gallery names. */
 export const MODEL_BUG_NAMES = ['sweep-upgrade-race'] as const;
@@ -85,8 +85,6 @@ export const WORKLOAD_LINES: readonly string[] = [
   `persist: parts cut at ${CHECK_PERSIST.blobTargetSize} B, parts below ${CHECK_PERSIST.inlineSingleMaxBytes} B inline (so both part kinds occur)`,
 ];
 
-const plural = (n: number, one: string, many = `${one}s`): string => `${thousands(n)} ${n === 1 ? one : many}`;
-
 export function describeShape(s: ModelCheckShape): string {
   return `${plural(s.replicas, 'replica')} × ${plural(s.processes, 'process', 'processes')} × ${plural(s.workers, 'worker')}, ${plural(s.intervals, 'interval')}`;
 }
@@ -136,7 +134,7 @@ export interface ModelCheckResult {
 }
 
 /** A check failed when any search is incomplete or any always/eventually property is violated. */
-export const variantFailed = (v: VariantCheck): boolean => !v.complete || v.properties.some((p) => p.verdict === 'violated');
+const variantFailed = (v: VariantCheck): boolean => !v.complete || v.properties.some((p) => p.verdict === 'violated');
 
 /** Why a `sometimes` property cannot be witnessed in this configuration, when that is structural. */
 function unwitnessedNote(name: string, variant: Variant, shape: ModelCheckShape): string | undefined {
@@ -272,14 +270,14 @@ function verdictText(p: PropertyOutcome): string {
   }
 }
 
-export function headerLines(req: ModelCheckRequest): string[] {
+function headerLines(req: ModelCheckRequest): string[] {
   return [
     `model check: ${describeShape(req)}; model bug: ${req.modelBug ?? 'none'}; limit ${thousands(req.maxStates)} states per variant`,
     ...WORKLOAD_LINES.map((l) => `  ${l}`),
   ];
 }
 
-export function variantLine(v: VariantCheck, maxStates: number): string {
+function variantLine(v: VariantCheck, maxStates: number): string {
   const complete = v.complete ? 'complete' : `INCOMPLETE (hit --max-states ${thousands(maxStates)})`;
   return `${v.variant}: ${plural(v.states, 'state')} explored, ${thousands(v.finals)} final, ${complete}, ${millis(v.ms)}`;
 }
@@ -303,31 +301,23 @@ export function renderModelCheck(r: ModelCheckResult): string {
 
 /** The compact form for `npm start`: one row per variant, then the summary line. */
 export function renderModelCheckTable(r: ModelCheckResult): string {
-  const judged = (v: VariantCheck) => v.properties.filter((p) => p.kind !== 'sometimes');
   const rows = r.variants.map((v) => {
-    const held = judged(v).filter((p) => p.verdict === 'holds').length;
-    const violated = judged(v).filter((p) => p.verdict === 'violated').map((p) => p.name);
+    const judged = v.properties.filter((p) => p.kind !== 'sometimes');
+    const held = judged.filter((p) => p.verdict === 'holds').length;
+    const violated = judged.filter((p) => p.verdict === 'violated').map((p) => p.name);
     const sometimes = v.properties.filter((p) => p.kind === 'sometimes');
     return [
       v.variant,
       thousands(v.states),
       thousands(v.finals),
       v.complete ? 'yes' : 'NO',
-      violated.length > 0 ? `VIOLATED: ${violated.join(', ')}` : `${held}/${judged(v).length} hold`,
+      violated.length > 0 ? `VIOLATED: ${violated.join(', ')}` : `${held}/${judged.length} hold`,
       `${sometimes.filter((p) => p.verdict === 'witnessed').length}/${sometimes.length}`,
       millis(v.ms),
     ];
   });
   const table = renderTable(
-    [
-      { header: 'variant', align: 'left' },
-      { header: 'states', align: 'right' },
-      { header: 'final', align: 'right' },
-      { header: 'complete', align: 'left' },
-      { header: 'always/eventually', align: 'left' },
-      { header: 'sometimes witnessed', align: 'right' },
-      { header: 'time', align: 'right' },
-    ],
+    [col('variant', 'left'), col('states'), col('final'), col('complete', 'left'), col('always/eventually', 'left'), col('sometimes witnessed'), col('time')],
     rows,
   );
   return `${headerLines(r.request)[0] ?? ''}\n\n${table}\n${r.summary}\n`;

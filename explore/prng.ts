@@ -6,7 +6,7 @@
  */
 
 /** murmur3's 32-bit finalizer: a bijection on uint32 with good avalanche. */
-export function fmix32(h: number): number {
+function fmix32(h: number): number {
   let x = h >>> 0;
   x ^= x >>> 16;
   x = Math.imul(x, 0x85ebca6b);

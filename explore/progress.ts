@@ -11,7 +11,7 @@ export interface Progress {
   done(): void;
 }
 
-export const silentProgress: Progress = { update: () => undefined, done: () => undefined };
+const silentProgress: Progress = { update: () => undefined, done: () => undefined };
 
 /** Nothing is drawn before this much wall time has passed. */
 export const SHOW_AFTER_MS = 1000;
@@ -46,4 +46,21 @@ export function renderBar(fraction: number, label: string, columns: number): str
   const text = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(Math.floor(f * 100)).padStart(3)}% ${label}`;
   const max = Math.max(10, columns - 1);
   return text.length > max ? text.slice(0, max) : text.padEnd(max);
+}
+
+/**
+ * Runs `work` with a progress bar titled `title` (see createProgress) and clears the bar when the work
+ * ends, also when it throws, so an error message never lands on a half-drawn bar.
+ */
+export async function withProgress<T>(
+  io: Io,
+  opts: { json?: boolean; title: string },
+  work: (update: (fraction: number, label: string) => void) => Promise<T>,
+): Promise<T> {
+  const progress = createProgress(io, { json: opts.json ?? false, title: opts.title });
+  try {
+    return await work((fraction, label) => progress.update(fraction, label));
+  } finally {
+    progress.done();
+  }
 }

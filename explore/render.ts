@@ -1,14 +1,14 @@
 /** Comparisons and sweeps as text tables (and cell grids for the HTML report) and as JSON. */
 import type { Variant } from '../vocab/index.ts';
 import { formatBytesShort } from './args.ts';
-import { bytes, fixed, millis, percent, thousands } from './format.ts';
-import { type Column, renderTable } from './table.ts';
+import { bytes, fixed, millis, percent, plural, thousands } from './format.ts';
+import { type Column, col, renderTable } from './table.ts';
 import type { Case, Comparison, Figures, Scenario, Setup, SweepParam, SweepResult } from './types.ts';
 
-/** A case's name in tables and charts: the variant, plus the threshold when a comparison mixes thresholds. */
-export function caseLabel(c: Case, all: readonly Case[]): string {
-  const thresholds = new Set(all.map((x) => x.threshold));
-  return thresholds.size > 1 && c.variant !== 'off' ? `${c.variant} @ ${formatBytesShort(c.threshold)}` : c.variant;
+/** Each case's name in tables and charts: the variant, plus the threshold when the cases mix thresholds. */
+export function caseLabels(cases: readonly Case[]): string[] {
+  const mixed = new Set(cases.map((x) => x.threshold)).size > 1;
+  return cases.map((c) => (mixed && c.variant !== 'off' ? `${c.variant} @ ${formatBytesShort(c.threshold)}` : c.variant));
 }
 
 export function formatParam(param: SweepParam, value: number): string {
@@ -17,17 +17,13 @@ export function formatParam(param: SweepParam, value: number): string {
 
 /** One line saying what ran: the system, the workload, the knob and the seed. */
 export function describeSetup(scenario: Scenario, s: Setup): string {
-  const replicas = `${s.replicas} replica${s.replicas === 1 ? '' : 's'}`;
-  const procs = `${s.processes} process${s.processes === 1 ? '' : 'es'}`;
   const bug = s.bug === undefined ? '' : `, BUG ${s.bug} switched on`;
   return (
-    `scenario ${scenario}: ${replicas} × ${procs} × ${s.workers} workers, ` +
+    `scenario ${scenario}: ${plural(s.replicas, 'replica')} × ${plural(s.processes, 'process', 'processes')} × ${s.workers} workers, ` +
     `${thousands(s.intervals)} intervals × ${thousands(s.rows)} updates of ~${s.rowBytes} B, ` +
     `threshold ${formatBytesShort(s.threshold)}, seed ${s.seed}${bug}`
   );
 }
-
-const col = (header: string, align: 'left' | 'right' = 'right'): Column => ({ header, align });
 
 /** Columns and cells of a table, rendered as text (table.ts) or HTML (report.ts). */
 export interface Grid {
@@ -44,7 +40,7 @@ export function renderComparison(c: Comparison): string {
 /** The comparison's cells. "% off" columns appear when `off` was run. */
 export function comparisonGrid(c: Comparison): Grid {
   const off = c.rows.find((r) => r.variant === 'off');
-  const cases = c.rows.map((r) => ({ variant: r.variant, threshold: r.threshold }));
+  const labels = caseLabels(c.rows);
   const hydration = c.scenario === 'hydration';
   const columns: Column[] = [
     col('variant', 'left'),
@@ -65,8 +61,8 @@ export function comparisonGrid(c: Comparison): Grid {
     col('leaked'),
     ...(hydration ? [col('max builder share'), col('mint→append')] : []),
   ];
-  const rows = c.rows.map((r) => [
-    caseLabel(r, cases),
+  const rows = c.rows.map((r, i) => [
+    labels[i] ?? r.variant,
     thousands(r.appends),
     fixed(r.partsPerAppend, 2),
     fixed(r.batchesPerAppend, 2),
@@ -93,7 +89,7 @@ export function renderSweep(s: SweepResult): string {
   return `${describeSweep(s)}\n\n${renderTable(g.columns, g.rows)}\n`;
 }
 
-export function describeSweep(s: SweepResult): string {
+function describeSweep(s: SweepResult): string {
   const values = s.points.map((p) => formatParam(s.param, p.value)).join(', ');
   return `sweep ${s.param} over ${values}; otherwise ${describeSetup(s.scenario, s.base)}`;
 }
@@ -117,11 +113,11 @@ export function sweepGrid(s: SweepResult): Grid {
   const rows: string[][] = [];
   for (const p of s.points) {
     const off = p.comparison.rows.find((r) => r.variant === 'off');
-    const cases = p.comparison.rows.map((r) => ({ variant: r.variant, threshold: r.threshold }));
-    for (const r of p.comparison.rows) {
+    const labels = caseLabels(p.comparison.rows);
+    for (const [i, r] of p.comparison.rows.entries()) {
       rows.push([
         formatParam(s.param, p.value),
-        caseLabel(r, cases),
+        labels[i] ?? r.variant,
         fixed(r.partsPerAppend, 2),
         fixed(r.batchesPerAppend, 2),
         thousands(r.blobPuts),
@@ -141,21 +137,14 @@ export function sweepGrid(s: SweepResult): Grid {
 // ---------------------------------------------------------------------------------------------------
 // JSON
 
-export interface ConfigJson {
+/** `config` of the JSON output: the setup's workload and system (no timing), the scenario and the variants. */
+type ConfigJson = Pick<Setup, 'replicas' | 'processes' | 'workers' | 'intervals' | 'rows' | 'rowBytes' | 'threshold' | 'seed'> & {
   readonly scenario: Scenario;
-  readonly replicas: number;
-  readonly processes: number;
-  readonly workers: number;
-  readonly intervals: number;
-  readonly rows: number;
-  readonly rowBytes: number;
-  readonly threshold: number;
-  readonly seed: number;
   readonly variants: readonly Variant[];
   readonly bug: string | null;
-}
+};
 
-export function configJson(scenario: Scenario, s: Setup, variants: readonly Variant[]): ConfigJson {
+function configJson(scenario: Scenario, s: Setup, variants: readonly Variant[]): ConfigJson {
   return {
     scenario,
     replicas: s.replicas,
@@ -172,7 +161,7 @@ export function configJson(scenario: Scenario, s: Setup, variants: readonly Vari
 }
 
 /** One entry of `variants` in the JSON output: every field of Figures, in a fixed order (the issue's fields first). */
-export function figuresJson(r: Figures): Figures {
+function figuresJson(r: Figures): Figures {
   return {
     variant: r.variant,
     appends: r.appends,

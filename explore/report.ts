@@ -4,12 +4,13 @@
  */
 import type { Variant } from '../vocab/index.ts';
 import { formatBytesShort } from './args.ts';
-import { type Grid, caseLabel, comparisonGrid, describeSetup, formatParam, sweepGrid } from './render.ts';
+import { headlineRow } from './cases.ts';
+import { type Grid, caseLabels, comparisonGrid, describeSetup, formatParam, sweepGrid } from './render.ts';
 import type { Comparison, Figures, Setup, SweepParam, SweepResult } from './types.ts';
 import { COLUMN_DOCS } from './columns.ts';
 import type { Criterion } from './criteria.ts';
-import { bytes, fixed, millis, percent, thousands } from './format.ts';
-import { barChart, byteUnit, escapeXml, lineChart } from './svg.ts';
+import { bytes, fixed, millis, percent, plural, thousands } from './format.ts';
+import { type Bar, barChart, byteUnit, escapeXml, lineChart } from './svg.ts';
 import { DEFAULT_TIMING, type TimingParams } from './timing.ts';
 import { type ModelCheckResult, type PropertyOutcome, WORKLOAD_LINES, describeShape, formatTrace } from './model-check.ts';
 
@@ -38,7 +39,6 @@ export interface ReportData {
 }
 
 const esc = escapeXml;
-type Row = Figures;
 
 const CSS = `
 :root{--muted:#5a5a5a;--line:#dcdcdc;--ok:#0a7a2f;--miss:#b00020}
@@ -164,12 +164,15 @@ export function leadWith(g: Grid, headers: readonly string[]): Grid {
 // ---------------------------------------------------------------------------------------------------
 // Context: what ran
 
-const plural = (n: number, one: string, many = `${one}s`) => `${thousands(n)} ${n === 1 ? one : many}`;
+/** The system in a chart subtitle: `8 workers`, or `2×1×8 workers` with more than one replica or process. */
+const systemShort = (s: Setup): string => (s.replicas === 1 && s.processes === 1 ? `${s.workers} workers` : `${s.replicas}×${s.processes}×${s.workers} workers`);
+
+/** Bytes one worker stages per interval, about. */
+const bytesPerWorker = (s: Setup): number => Math.round((s.rows * s.rowBytes) / Math.max(1, s.workers * s.processes));
 
 /** A short "what ran" line for chart subtitles. */
 function chartSubtitle(scenario: string, s: Setup): string {
-  const sys = s.replicas === 1 && s.processes === 1 ? `${s.workers} workers` : `${s.replicas}×${s.processes}×${s.workers} workers`;
-  return `${scenario} · ${sys} · ${plural(s.intervals, 'interval')} × ${thousands(s.rows)} updates · seed ${s.seed}`;
+  return `${scenario} · ${systemShort(s)} · ${plural(s.intervals, 'interval')} × ${thousands(s.rows)} updates · seed ${s.seed}`;
 }
 
 /** The `sbkit compare` command line that reproduces a comparison's numbers. */
@@ -201,12 +204,11 @@ function timingText(t: TimingParams): string {
 
 function setupSection(c: Comparison): string {
   const s = c.setup;
-  const perWorker = (s.rows * s.rowBytes) / Math.max(1, s.workers * s.processes);
   const timing = s.timing ?? DEFAULT_TIMING;
   const variants = VARIANT_DOCS.filter(([v]) => c.variants.includes(v));
   return `<dl class="kv">
 <dt>system</dt><dd>${esc(`${plural(s.replicas, 'replica')} × ${plural(s.processes, 'process', 'processes')} × ${plural(s.workers, 'worker')} per process, all writing one persist shard (in-memory blob + consensus)`)}</dd>
-<dt>workload</dt><dd>${esc(`${plural(s.intervals, 'batch interval')} × ${thousands(s.rows)} updates of ~${thousands(s.rowBytes)} B, spread over the workers by key hash (≈${bytes(Math.round(perWorker))} per worker per interval)`)}</dd>
+<dt>workload</dt><dd>${esc(`${plural(s.intervals, 'batch interval')} × ${thousands(s.rows)} updates of ~${thousands(s.rowBytes)} B, spread over the workers by key hash (≈${bytes(bytesPerWorker(s))} per worker per interval)`)}</dd>
 <dt>threshold</dt><dd><code>shared_batch_max_bytes</code> = ${esc(formatBytesShort(s.threshold))}: a worker staging more than this writes its own batch instead of joining the shared one; 0 disables sharing</dd>
 <dt>seed</dt><dd>${s.seed}: derives the workload and the timing; the same seed gives the same numbers, byte for byte${s.bug === undefined ? '' : ` — <span class="miss">bug ${esc(s.bug)} switched on</span>`}</dd>
 <dt>time</dt><dd>virtual (no wall clock): ${esc(timingText(timing))}</dd>
@@ -215,13 +217,9 @@ ${variants.map(([v, d]) => `<dt>${esc(v)}</dt><dd>${esc(d)}</dd>`).join('\n')}
 </dl>`;
 }
 
-function findRow(c: Comparison, v: Variant): Row | undefined {
-  return c.rows.find((r) => r.variant === v && r.threshold === c.setup.threshold);
-}
-
 /** The headline, computed from the comparison (never assumed): what sharing saves and whether the data survived. */
 function findings(c: Comparison, criteria: readonly Criterion[], check: CheckSection, model: ModelCheckSection | undefined): string {
-  const off = findRow(c, 'off');
+  const off = headlineRow(c, 'off');
   const items: string[] = [];
   const ppa = c.rows.map((r) => `${r.variant} ${fixed(r.partsPerAppend, 2)}`).join(', ');
   items.push(`Parts per append: ${ppa}${off === undefined ? '' : ` (${c.setup.workers * c.setup.processes} workers; 1.00 is ideal)`}.`);
@@ -261,10 +259,17 @@ function byteBars(title: string, what: string, subtitle: string, labels: readonl
   });
 }
 
+/** One bar per row of a comparison, labelled by its case, of the figure `f` picks. */
+const barsOf =
+  (c: Comparison) =>
+  (f: (r: Figures) => number): Bar[] => {
+    const labels = caseLabels(c.rows);
+    return c.rows.map((r, i) => ({ label: labels[i] ?? '', value: f(r) }));
+  };
+
 function comparisonCharts(c: Comparison): string {
-  const cases = c.rows.map((r) => ({ variant: r.variant, threshold: r.threshold }));
-  const labels = c.rows.map((r) => caseLabel(r, cases));
-  const bars = (f: (r: Row) => number) => c.rows.map((r, i) => ({ label: labels[i] ?? '', value: f(r) }));
+  const labels = caseLabels(c.rows);
+  const bars = barsOf(c);
   const sub = chartSubtitle(c.scenario, c.setup);
   const workers = c.setup.workers * c.setup.processes * c.setup.replicas;
   return (
@@ -300,18 +305,14 @@ function sweepVariants(s: SweepResult): Variant[] {
   return variants;
 }
 
-function sweepRow(p: SweepResult['points'][number], v: Variant): Row | undefined {
-  return p.comparison.rows.find((x) => x.variant === v && x.threshold === p.comparison.setup.threshold);
-}
-
 function sweepCharts(s: SweepResult): string {
   const xs = s.points.map((p) => formatParam(s.param, p.value));
   const variants = sweepVariants(s);
-  const series = (f: (r: Row) => number) => variants.map((v) => ({ name: v, values: s.points.map((p) => { const r = sweepRow(p, v); return r === undefined ? 0 : f(r); }) }));
+  const series = (f: (r: Figures) => number) => variants.map((v) => ({ name: v, values: s.points.map((p) => { const r = headlineRow(p.comparison, v); return r === undefined ? 0 : f(r); }) }));
   const b = s.base;
   const sub = [
     `sweep of ${s.param}`,
-    ...(['workers', 'processes', 'replicas'].includes(s.param) ? [] : [b.replicas === 1 && b.processes === 1 ? `${b.workers} workers` : `${b.replicas}×${b.processes}×${b.workers} workers`]),
+    ...(['workers', 'processes', 'replicas'].includes(s.param) ? [] : [systemShort(b)]),
     ...(s.param === 'intervals' ? [] : [plural(b.intervals, 'interval')]),
     ...(s.param === 'rows' || s.param === 'row-bytes' ? [] : [`${thousands(b.rows)} updates of ~${b.rowBytes} B`]),
     `seed ${b.seed}`,
@@ -337,10 +338,10 @@ export function sweepPivot(s: SweepResult): { grid: Grid; groups: { label: strin
     { header: 'lost+dup+leaked', align: 'right' },
   ];
   const rows = s.points.map((p) => {
-    const off = sweepRow(p, 'off');
-    const rel = (r: Row, f: (x: Row) => number, show: (n: number) => string) =>
+    const off = headlineRow(p.comparison, 'off');
+    const rel = (r: Figures, f: (x: Figures) => number, show: (n: number) => string) =>
       hasOff && off !== undefined && r.variant !== 'off' ? `${show(f(r))} (${percent(f(r), f(off))})` : show(f(r));
-    const rs = variants.map((v) => sweepRow(p, v));
+    const rs = variants.map((v) => headlineRow(p.comparison, v));
     const audit = rs.reduce((a, r) => a + (r === undefined ? 0 : r.lost + r.duplicated + r.leakedBlobs), 0);
     return [
       formatParam(s.param, p.value),
@@ -376,8 +377,7 @@ function sweepSection(s: SweepResult): string {
 }
 
 function hydrationCharts(c: Comparison): string {
-  const cases = c.rows.map((r) => ({ variant: r.variant, threshold: r.threshold }));
-  const bars = (f: (r: Row) => number) => c.rows.map((r) => ({ label: caseLabel(r, cases), value: f(r) }));
+  const bars = barsOf(c);
   const sub = chartSubtitle(c.scenario, c.setup);
   const workers = c.setup.workers;
   return (
@@ -534,7 +534,7 @@ export function renderReport(d: ReportData): string {
       ? ''
       : `<h2 id="hydration">Hydration: why the threshold exists</h2>
 <p class="note">${esc(describeSetup(d.hydration.scenario, d.hydration.setup))}. Reproduce: <code>${esc(compareCommand(d.hydration.scenario, d.hydration.setup))}</code></p>
-<p>Each worker stages far more than the threshold (≈${esc(bytes(Math.round((d.hydration.setup.rows * d.hydration.setup.rowBytes) / Math.max(1, d.hydration.setup.workers * d.hydration.setup.processes))))} per worker per interval), so at the threshold every worker falls back to its own batch and the work spreads like <code>off</code>; with an unlimited threshold every worker pushes into one shared builder per process, which serializes encoding and upload.</p>
+<p>Each worker stages far more than the threshold (≈${esc(bytes(bytesPerWorker(d.hydration.setup)))} per worker per interval), so at the threshold every worker falls back to its own batch and the work spreads like <code>off</code>; with an unlimited threshold every worker pushes into one shared builder per process, which serializes encoding and upload.</p>
 ${hydrationCharts(d.hydration)}
 ${htmlTable(leadWith(comparisonGrid(d.hydration), ['max builder share', 'mint→append']))}`;
   const glossary = `<dl class="kv">${[...DOCS].map(([col, m]) => `<dt>${esc(col)}</dt><dd>${esc(m)}</dd>`).join('')}</dl>`;

@@ -40,23 +40,14 @@ const BASE = {
   seed: intFlag({ help: 'seed of the workload and the timing model', defaultValue: DEFAULT_SEED, min: 0, max: 0xffff_ffff }),
 } as const;
 
-const sweepParsers: Readonly<Record<SweepParam, Flag<number>>> = {
-  threshold: BASE.threshold,
-  workers: BASE.workers,
-  processes: BASE.processes,
-  replicas: BASE.replicas,
-  intervals: BASE.intervals,
-  rows: BASE.rows,
-  'row-bytes': BASE['row-bytes'],
-};
-
-export function parseSweep(raw: string): Parsed<SweepSpec> {
+function parseSweep(raw: string): Parsed<SweepSpec> {
   const eq = raw.indexOf('=');
   const name = raw.slice(0, eq < 0 ? raw.length : eq).trim();
   const param = SWEEP_PARAMS.find((p) => p === name);
   if (param === undefined) return bad(`expected PARAM=V1,V2,… with PARAM one of ${SWEEP_PARAMS.join(', ')}, got ${JSON.stringify(raw)}`);
   if (eq < 0 || raw.slice(eq + 1).trim() === '') return bad(`${param}: give at least one value, e.g. ${param}=1,2,4`);
-  const flag = sweepParsers[param];
+  // Every sweep parameter is one of the base flags, under the same name: its values parse the same way.
+  const flag = BASE[param];
   const values: number[] = [];
   for (const part of raw.slice(eq + 1).split(',')) {
     const v = flag.parse(part, flag.defaultValue);
@@ -66,7 +57,7 @@ export function parseSweep(raw: string): Parsed<SweepSpec> {
   return good({ param, values });
 }
 
-const sweepFlag: Flag<readonly SweepSpec[]> = {
+export const SWEEP_FLAG: Flag<readonly SweepSpec[]> = {
   help: `run a series over one parameter (${SWEEP_PARAMS.join(', ')}); repeatable`,
   placeholder: 'PARAM=V1,V2,…',
   takesValue: true,
@@ -93,8 +84,6 @@ export const SETUP_FLAGS = {
   scenario: choiceFlag({ help: 'steady: the PR workload; hydration: a few huge intervals, threshold vs unlimited', choices: SCENARIOS, defaultValue: 'steady' }),
   bug: optional(choiceFlag<BugName>({ help: 'switch on a bug of the gallery (see sbkit bugs)', choices: BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' })),
 } as const;
-
-export const SWEEP_FLAG = sweepFlag;
 
 export interface ResolvedSetup {
   readonly scenario: Scenario;

@@ -37,7 +37,7 @@ export interface ChartText {
   readonly tickFormat?: ((v: number) => string) | undefined;
 }
 
-export const CHART_WIDTH = 520;
+const CHART_WIDTH = 520;
 const BAR_HEIGHT = 320;
 const LINE_HEIGHT = 330;
 const BAR_MARGIN = { top: 56, right: 16, bottom: 62, left: 64 } as const;
@@ -57,11 +57,7 @@ const STYLES: Readonly<Record<string, Style>> = {
 };
 const FALLBACK_COLORS = ['#009e73', '#cc79a7', '#d55e00', '#56b4e9'] as const;
 
-/** The colour of a series: fixed for the three variants, then a colour-blind-safe cycle. */
-export function colorFor(name: string, index: number): string {
-  return styleFor(name, index).color;
-}
-
+/** How a series is drawn: fixed for the three variants, then a colour-blind-safe cycle. */
 function styleFor(name: string, index: number): Style {
   const base = name.split(' ')[0] ?? name;
   return STYLES[base] ?? { color: FALLBACK_COLORS[index % FALLBACK_COLORS.length] ?? '#000', dash: index % 2 === 0 ? '2 3' : '8 3', width: 2, marker: 'triangle' };
@@ -178,7 +174,7 @@ export function barChart(opts: ChartText & { bars: readonly Bar[]; refs?: readon
       const y = top + plotH - h;
       const cx = x + barW / 2;
       return (
-        `<rect x="${f1(x)}" y="${f1(y)}" width="${f1(barW)}" height="${f1(h)}" fill="${colorFor(b.label, i)}"><title>${escapeXml(`${b.label}: ${format(b.value)}`)}</title></rect>` +
+        `<rect x="${f1(x)}" y="${f1(y)}" width="${f1(barW)}" height="${f1(h)}" fill="${styleFor(b.label, i).color}"><title>${escapeXml(`${b.label}: ${format(b.value)}`)}</title></rect>` +
         `<text class="value" x="${f1(cx)}" y="${f1(y - 4)}" text-anchor="middle" font-weight="600">${escapeXml(format(b.value))}</text>` +
         `<text x="${f1(cx)}" y="${top + plotH + 15}" text-anchor="middle">${labelLines(b.label, cx)}</text>`
       );
@@ -239,40 +235,34 @@ export function lineChart(opts: ChartText & { xs: readonly string[]; series: rea
   const x = (i: number) => left + (n <= 1 ? plotW / 2 : 14 + (i * (plotW - 28)) / (n - 1));
   const y = (v: number) => top + plotH - (v / yMax) * plotH;
   const xLabels = opts.xs.map((label, i) => `<text x="${f1(x(i))}" y="${top + plotH + 16}" text-anchor="middle">${escapeXml(label)}</text>`).join('');
-  const styles = opts.series.map((s, si) => styleFor(s.name, si));
-  const lines = opts.series
-    .map((s, si) => {
-      const st = styles[si] ?? styleFor(s.name, si);
+  const styled = opts.series.map((s, si) => ({ s, st: styleFor(s.name, si) }));
+  const dashAttr = (st: Style): string => (st.dash === '' ? '' : ` stroke-dasharray="${st.dash}"`);
+  const lines = styled
+    .map(({ s, st }) => {
       const pts = s.values.map((v, i) => `${f1(x(i))},${f1(y(v))}`);
-      const dash = st.dash === '' ? '' : ` stroke-dasharray="${st.dash}"`;
       const dots = s.values.map((v, i) => marker(st.marker, x(i), y(v), st.color, `${s.name} @ ${opts.xs[i] ?? ''}: ${format(v)}`)).join('');
-      return `<g class="series"><polyline fill="none" stroke="${st.color}" stroke-width="${st.width}" stroke-linejoin="round"${dash} points="${pts.join(' ')}"/>${dots}</g>`;
+      return `<g class="series"><polyline fill="none" stroke="${st.color}" stroke-width="${st.width}" stroke-linejoin="round"${dashAttr(st)} points="${pts.join(' ')}"/>${dots}</g>`;
     })
     .join('');
   const lastYs = opts.series.map((s) => y(s.values[s.values.length - 1] ?? 0));
   const labelYs = spreadLabels(lastYs, 13, top + 4, top + plotH);
-  const endLabels = opts.series
-    .map((s, si) => {
+  const endLabels = styled
+    .map(({ s, st }, si) => {
       const last = s.values[s.values.length - 1];
       if (last === undefined) return '';
-      return `<text class="end-label" x="${f1(x(n - 1) + 10)}" y="${f1((labelYs[si] ?? 0) + 4)}" fill="${styles[si]?.color ?? '#222'}" font-weight="600">${escapeXml(`${s.name} ${format(last)}`)}</text>`;
+      return `<text class="end-label" x="${f1(x(n - 1) + 10)}" y="${f1((labelYs[si] ?? 0) + 4)}" fill="${st.color}" font-weight="600">${escapeXml(`${s.name} ${format(last)}`)}</text>`;
     })
     .join('');
-  const legendItems = opts.series.map((s, si) => {
-    const st = styles[si] ?? styleFor(s.name, si);
-    const dash = st.dash === '' ? '' : ` stroke-dasharray="${st.dash}"`;
-    return { s, st, dash, w: 44 + s.name.length * 6.2 };
-  });
-  const legendW = legendItems.reduce((a, l) => a + l.w, 0);
-  let lx = left + Math.max(0, (plotW - legendW) / 2);
-  const legend = legendItems
-    .map((l) => {
+  const legendWidth = (s: Series): number => 44 + s.name.length * 6.2;
+  let lx = left + Math.max(0, (plotW - styled.reduce((a, { s }) => a + legendWidth(s), 0)) / 2);
+  const legend = styled
+    .map(({ s, st }) => {
       const x0 = lx;
-      lx += l.w;
+      lx += legendWidth(s);
       return (
-        `<line x1="${f1(x0)}" x2="${f1(x0 + 26)}" y1="50" y2="50" stroke="${l.st.color}" stroke-width="${Math.min(l.st.width, 4)}"${l.dash}/>` +
-        marker(l.st.marker, x0 + 13, 50, l.st.color, l.s.name) +
-        `<text x="${f1(x0 + 31)}" y="54">${escapeXml(l.s.name)}</text>`
+        `<line x1="${f1(x0)}" x2="${f1(x0 + 26)}" y1="50" y2="50" stroke="${st.color}" stroke-width="${Math.min(st.width, 4)}"${dashAttr(st)}/>` +
+        marker(st.marker, x0 + 13, 50, st.color, s.name) +
+        `<text x="${f1(x0 + 31)}" y="54">${escapeXml(s.name)}</text>`
       );
     })
     .join('');

@@ -7,6 +7,9 @@ export interface Column {
   readonly align: Align;
 }
 
+/** A column; numbers align right unless told otherwise. */
+export const col = (header: string, align: Align = 'right'): Column => ({ header, align });
+
 /** Renders rows under headers, padding every column to its widest cell, with a rule under the header. */
 export function renderTable(columns: readonly Column[], rows: readonly (readonly string[])[]): string {
   const widths = columns.map((c, i) => Math.max(c.header.length, ...rows.map((r) => (r[i] ?? '').length)));

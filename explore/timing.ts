@@ -42,7 +42,7 @@ export class DeadlockError extends Error {
   }
 }
 
-export function describeSite(site: PointSite): string {
+function describeSite(site: PointSite): string {
   const who = site.worker === undefined ? `r${site.replica}` : `r${site.replica}w${site.worker}`;
   return site.bytes === undefined ? `${site.label}@${who}` : `${site.label}@${who}(${site.bytes}B)`;
 }
@@ -162,7 +162,7 @@ type Outcome<T> =
 const before = (a: Pending, b: Pending): boolean => a.at < b.at || (a.at === b.at && a.seq < b.seq);
 
 /** One macrotask turn: Node runs every queued microtask (and nextTick) before a setImmediate callback. */
-export const drainMicrotasks = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
+const drainMicrotasks = (): Promise<void> => new Promise<void>((resolve) => setImmediate(resolve));
 
 // ---------------------------------------------------------------------------------------------------
 // The seeded timing model

@@ -7,11 +7,11 @@ import { BUG_NAMES, VARIANTS, type BugName } from '../../vocab/index.ts';
 import { BUG_DESCRIPTIONS } from '../../impl/bugs.ts';
 import { intFlag, optional, switchFlag } from '../args.ts';
 import { type Command, EXIT, withArgs } from '../command.ts';
-import { runComparison } from '../compare.ts';
+import { type RunMemo, newRunMemo, runComparison } from '../compare.ts';
 import type { Io } from '../io.ts';
 import { type Progress, createProgress } from '../progress.ts';
 import { DEFAULT_SEED, DEFAULT_THRESHOLD } from '../setup-flags.ts';
-import { type Column, renderTable } from '../table.ts';
+import { col, renderTable } from '../table.ts';
 import { DeadlockError } from '../timing.ts';
 import { runConformance } from './check.ts';
 
@@ -33,7 +33,7 @@ const HELP = {
 /** The small workload `--effect` uses: 8 workers, 12 intervals of 200 updates. */
 const EFFECT_SETUP = { replicas: 1, processes: 1, workers: 8, intervals: 12, rows: 200, rowBytes: 100, threshold: DEFAULT_THRESHOLD } as const;
 
-export function renderGallery(): string {
+function renderGallery(): string {
   const width = Math.max(...BUG_NAMES.map((b) => b.length));
   return `${BUG_NAMES.map((b) => `${b.padEnd(width)}  ${BUG_DESCRIPTIONS[b]}`).join('\n')}\n`;
 }
@@ -52,19 +52,15 @@ async function checkEach(runs: number | undefined, seed: number, progress: Progr
     rows.push([bug, caught ? 'caught' : 'MISSED', failedOn === undefined ? '—' : `${failedOn.variant} after ${failedOn.runs} run(s)`]);
   }
   progress.done();
-  const columns: Column[] = [
-    { header: 'bug', align: 'left' },
-    { header: 'check', align: 'left' },
-    { header: 'first failing run', align: 'left' },
-  ];
+  const columns = [col('bug', 'left'), col('check', 'left'), col('first failing run', 'left')];
   return { text: `${renderTable(columns, rows)}\n`, allCaught };
 }
 
-async function effectOf(bug: BugName, seed: number, onProgress: (f: number) => void): Promise<string[]> {
+async function effectOf(bug: BugName, seed: number, memo: RunMemo, onProgress: (f: number) => void): Promise<string[]> {
   const cells: string[] = [];
   for (const [i, variant] of VARIANTS.entries()) {
     try {
-      const c = await runComparison('steady', { ...EFFECT_SETUP, seed, bug }, [variant], (f) => onProgress((i + f) / VARIANTS.length));
+      const c = await runComparison('steady', { ...EFFECT_SETUP, seed, bug }, [variant], (f) => onProgress((i + f) / VARIANTS.length), memo);
       const r = c.rows[0];
       cells.push(r === undefined ? '—' : r.lost + r.duplicated + r.leakedBlobs === 0 ? 'no effect' : `lost ${r.lost}, dup ${r.duplicated}, leaked ${r.leakedBlobs}`);
     } catch (e) {
@@ -76,11 +72,12 @@ async function effectOf(bug: BugName, seed: number, onProgress: (f: number) => v
 
 async function effectEach(seed: number, progress: Progress): Promise<string> {
   const rows: string[][] = [];
+  const memo = newRunMemo(); // every bug runs on the same workload: generate it once
   for (const [i, bug] of BUG_NAMES.entries()) {
-    rows.push([bug, ...(await effectOf(bug, seed, (f) => progress.update((i + f) / BUG_NAMES.length, bug)))]);
+    rows.push([bug, ...(await effectOf(bug, seed, memo, (f) => progress.update((i + f) / BUG_NAMES.length, bug)))]);
   }
   progress.done();
-  const columns: Column[] = [{ header: 'bug', align: 'left' }, ...VARIANTS.map((v): Column => ({ header: v, align: 'left' }))];
+  const columns = [col('bug', 'left'), ...VARIANTS.map((v) => col(v, 'left'))];
   const s = EFFECT_SETUP;
   return `effect under compare's timing model (${s.workers} workers, ${s.intervals} intervals × ${s.rows} updates, seed ${seed}):\n\n${renderTable(columns, rows)}\n`;
 }

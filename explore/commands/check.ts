@@ -80,12 +80,6 @@ export async function runConformance(req: CheckRequest, progress?: Progress): Pr
   };
 }
 
-/** The default budget per variant, from conformance/ (what `npm start` uses). */
-export async function defaultRuns(): Promise<number> {
-  const { DEFAULT_RUNS } = await import('../../conformance/check.ts');
-  return DEFAULT_RUNS;
-}
-
 export const checkCommand: Command = {
   name: 'check',
   summary: 'check the implementation against the model (random interleavings, shrinking, replay)',

@@ -1,11 +1,10 @@
 /** `sbkit compare`: the variants side by side on one workload, or a sweep over a parameter. */
 import { switchFlag } from '../args.ts';
 import { type Command, EXIT, usageError, withArgs } from '../command.ts';
-import { runComparison, runSweep } from '../compare.ts';
+import { runComparison, runSweeps } from '../compare.ts';
 import { comparisonJson, renderComparison, renderSweep, sweepsJson } from '../render.ts';
-import type { SweepResult } from '../types.ts';
 import { renderColumnDocs } from '../columns.ts';
-import { createProgress } from '../progress.ts';
+import { withProgress } from '../progress.ts';
 import { SETUP_FLAGS, SWEEP_FLAG, resolveSetup } from '../setup-flags.ts';
 import { reportRunError } from './errors.ts';
 
@@ -36,24 +35,18 @@ export const compareCommand: Command = {
     const resolved = resolveSetup(v, v.sweep);
     if (!resolved.ok) return usageError(io, USAGE, resolved.reason);
     const { scenario, setup, variants } = resolved.value;
-    const progress = createProgress(io, { json: v.json, title: 'compare' });
     try {
-      if (v.sweep.length === 0) {
-        const c = await runComparison(scenario, setup, variants, (f, label) => progress.update(f, label));
-        progress.done();
-        io.out(v.json ? comparisonJson(c) : renderComparison(c));
-        return EXIT.ok;
-      }
-      const results: SweepResult[] = [];
-      for (const [i, s] of v.sweep.entries()) {
-        const n = v.sweep.length;
-        results.push(await runSweep(scenario, setup, variants, s, (f, label) => progress.update((i + f) / n, label)));
-      }
-      progress.done();
-      io.out(v.json ? sweepsJson(results, scenario, setup, variants) : results.map(renderSweep).join('\n'));
+      const out = await withProgress(io, { json: v.json, title: 'compare' }, async (update) => {
+        if (v.sweep.length === 0) {
+          const c = await runComparison(scenario, setup, variants, update);
+          return v.json ? comparisonJson(c) : renderComparison(c);
+        }
+        const results = await runSweeps(scenario, setup, variants, v.sweep, update);
+        return v.json ? sweepsJson(results, scenario, setup, variants) : results.map(renderSweep).join('\n');
+      });
+      io.out(out);
       return EXIT.ok;
     } catch (e) {
-      progress.done();
       return reportRunError(io, USAGE, e);
     }
   }),

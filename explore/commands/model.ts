@@ -3,7 +3,7 @@
  * renderer), or with `--check` checks the model exhaustively against spec/'s properties (explore/model-check.ts).
  */
 import { VARIANTS } from '../../vocab/index.ts';
-import { choiceFlag, intFlag, optional, stringFlag, switchFlag } from '../args.ts';
+import { type FlagValues, choiceFlag, intFlag, optional, stringFlag, switchFlag } from '../args.ts';
 import { type Command, EXIT, usageError, withArgs } from '../command.ts';
 import { loadDiagrams } from '../diagrams.ts';
 import {
@@ -11,12 +11,14 @@ import {
   DEFAULT_SHAPE,
   MODEL_BUG_NAMES,
   type ModelBugName,
+  type ModelCheckRequest,
   WORKLOAD_LINES,
   modelCheckJson,
   renderModelCheck,
   runModelCheck,
 } from '../model-check.ts';
-import { createProgress } from '../progress.ts';
+import type { Io } from '../io.ts';
+import { withProgress } from '../progress.ts';
 import { CHECK_VARIANTS, type CheckVariant } from './check.ts';
 import { reportRunError } from './errors.ts';
 
@@ -67,53 +69,53 @@ const HELP = {
   ],
 };
 
+type ModelValues = FlagValues<typeof MODEL_FLAGS>;
+
+/** `--check`: the exhaustive search on the requested shape, printed as text or JSON. */
+async function checkModel(io: Io, v: ModelValues): Promise<number> {
+  const clash = v.list ? '--list' : v.machine !== undefined ? '--machine' : v.mermaid ? '--mermaid' : undefined;
+  if (clash !== undefined) return usageError(io, USAGE, `--check: cannot be combined with ${clash}`);
+  const request: ModelCheckRequest = {
+    variants: v.variant === undefined || v.variant === 'all' ? VARIANTS : [v.variant],
+    workers: v.workers ?? DEFAULT_SHAPE.workers,
+    processes: v.processes ?? DEFAULT_SHAPE.processes,
+    replicas: v.replicas ?? DEFAULT_SHAPE.replicas,
+    intervals: v.intervals ?? DEFAULT_SHAPE.intervals,
+    maxStates: v['max-states'] ?? DEFAULT_MAX_STATES,
+    modelBug: v['model-bug'],
+  };
+  try {
+    const r = await withProgress(io, { json: v.json, title: 'model check' }, (update) => runModelCheck(request, { now: () => io.now(), onProgress: update }));
+    io.out(v.json ? `${JSON.stringify(modelCheckJson(r), null, 2)}\n` : renderModelCheck(r));
+    return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
+  } catch (e) {
+    return reportRunError(io, USAGE, e);
+  }
+}
+
+/** Without `--check`: the machines' names (`--list`) or their Mermaid source. */
+async function printMachines(io: Io, v: ModelValues): Promise<number> {
+  const stray = CHECK_ONLY.find((name) => (name === 'json' ? v.json : v[name] !== undefined));
+  if (stray !== undefined) return usageError(io, USAGE, `--${stray}: only with --check`);
+  const d = await loadDiagrams();
+  if (d.kind === 'unavailable') {
+    io.err(`${USAGE}: ${d.reason}\n`);
+    return EXIT.internal;
+  }
+  if (v.list) {
+    io.out(`${d.diagrams.map((x) => x.name).join('\n')}\n`);
+    return EXIT.ok;
+  }
+  const chosen = v.machine === undefined ? d.diagrams : d.diagrams.filter((x) => x.name === v.machine);
+  if (chosen.length === 0) {
+    return usageError(io, USAGE, `--machine: no machine named ${JSON.stringify(v.machine)}; known: ${d.diagrams.map((x) => x.name).join(', ')}`);
+  }
+  io.out(chosen.map((x) => `%% ${x.name}\n${x.mermaid.trimEnd()}\n`).join('\n'));
+  return EXIT.ok;
+}
+
 export const modelCommand: Command = {
   name: 'model',
   summary: "print the model's state machines as Mermaid diagrams, or check the model exhaustively (--check)",
-  run: (argv, io) =>
-    withArgs(HELP, MODEL_FLAGS, argv, io, async (v) => {
-      if (v.check) {
-        const clash = v.list ? '--list' : v.machine !== undefined ? '--machine' : v.mermaid ? '--mermaid' : undefined;
-        if (clash !== undefined) return usageError(io, USAGE, `--check: cannot be combined with ${clash}`);
-        const progress = createProgress(io, { json: v.json, title: 'model check' });
-        try {
-          const r = await runModelCheck(
-            {
-              variants: v.variant === undefined || v.variant === 'all' ? VARIANTS : [v.variant],
-              workers: v.workers ?? DEFAULT_SHAPE.workers,
-              processes: v.processes ?? DEFAULT_SHAPE.processes,
-              replicas: v.replicas ?? DEFAULT_SHAPE.replicas,
-              intervals: v.intervals ?? DEFAULT_SHAPE.intervals,
-              maxStates: v['max-states'] ?? DEFAULT_MAX_STATES,
-              modelBug: v['model-bug'],
-            },
-            { now: () => io.now(), onProgress: (f, label) => progress.update(f, label) },
-          );
-          progress.done();
-          io.out(v.json ? `${JSON.stringify(modelCheckJson(r), null, 2)}\n` : renderModelCheck(r));
-          return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
-        } catch (e) {
-          progress.done();
-          return reportRunError(io, USAGE, e);
-        }
-      }
-      const stray = CHECK_ONLY.find((name) => (name === 'json' ? v.json : v[name] !== undefined));
-      if (stray !== undefined) return usageError(io, USAGE, `--${stray}: only with --check`);
-
-      const d = await loadDiagrams();
-      if (d.kind === 'unavailable') {
-        io.err(`${USAGE}: ${d.reason}\n`);
-        return EXIT.internal;
-      }
-      if (v.list) {
-        io.out(`${d.diagrams.map((x) => x.name).join('\n')}\n`);
-        return EXIT.ok;
-      }
-      const chosen = v.machine === undefined ? d.diagrams : d.diagrams.filter((x) => x.name === v.machine);
-      if (chosen.length === 0) {
-        return usageError(io, USAGE, `--machine: no machine named ${JSON.stringify(v.machine)}; known: ${d.diagrams.map((x) => x.name).join(', ')}`);
-      }
-      io.out(chosen.map((x) => `%% ${x.name}\n${x.mermaid.trimEnd()}\n`).join('\n'));
-      return EXIT.ok;
-    }),
+  run: (argv, io) => withArgs(HELP, MODEL_FLAGS, argv, io, (v) => (v.check ? checkModel(io, v) : printMachines(io, v))),
 };

@@ -1,13 +1,10 @@
 /** `sbkit report`: compare, sweeps, hydration, check and the model's diagrams in one self-contained HTML file. */
 import { intFlag, optional, stringFlag, switchFlag } from '../args.ts';
-import { type Command, EXIT, usageError, withArgs } from '../command.ts';
-import { runComparison } from '../compare.ts';
-import { evaluateCriteria, renderCriteria } from '../criteria.ts';
-import { DEFAULT_REPORT_PATH, DEFAULT_SWEEPS, DEFAULT_SWEEP_INTERVALS, runDefaultModelCheck, runHydration, runSweeps, writeReport } from '../job.ts';
-import { createProgress } from '../progress.ts';
+import { type Command, usageError, withArgs } from '../command.ts';
+import { renderCriteria } from '../criteria.ts';
+import { DEFAULT_REPORT_PATH, DEFAULT_SWEEPS, DEFAULT_SWEEP_INTERVALS, jobExitCode, runDefaultModelCheck, runHeadline, runHydration, runReportCheck, runReportSweeps, writeReport } from '../job.ts';
 import type { CheckSection } from '../report.ts';
 import { SCENARIO_DEFAULTS, SETUP_FLAGS, SWEEP_FLAG, resolveSetup } from '../setup-flags.ts';
-import { runConformance } from './check.ts';
 import { reportRunError } from './errors.ts';
 
 const USAGE = 'sbkit report';
@@ -40,26 +37,17 @@ export const reportCommand: Command = {
     withArgs(HELP, REPORT_FLAGS, argv, io, async (v) => {
       const resolved = resolveSetup({ ...v, scenario: 'steady' }, v.sweep);
       if (!resolved.ok) return usageError(io, USAGE, resolved.reason);
-      const { setup } = resolved.value;
-      const variants = v.variants;
+      const { setup, variants } = resolved.value;
       try {
-        const progress = createProgress(io, { json: false, title: 'compare' });
-        const comparison = await runComparison('steady', setup, variants, (f, l) => progress.update(f, l));
-        progress.done();
-        const criteria = evaluateCriteria(comparison);
-        const sweeps = await runSweeps(io, setup, variants, v.sweep.length > 0 ? v.sweep : DEFAULT_SWEEPS, v['sweep-intervals']);
+        const { comparison, criteria } = await runHeadline(io, setup, variants);
+        const sweeps = await runReportSweeps(io, setup, variants, v.sweep.length > 0 ? v.sweep : DEFAULT_SWEEPS, v['sweep-intervals']);
         const hydration = v['skip-hydration'] ? undefined : await runHydration(io, setup, variants, v['hydration-rows']);
-        let check: CheckSection = { kind: 'skipped', reason: '--skip-check was given' };
-        if (!v['skip-check']) {
-          const r = await runConformance({ variant: 'all', runs: v.runs, seed: setup.seed }, createProgress(io, { json: false, title: 'check' }));
-          check = { kind: 'ran', exitCode: r.exitCode, summary: r.summary, output: r.output };
-        }
+        const check: CheckSection = v['skip-check'] ? { kind: 'skipped', reason: '--skip-check was given' } : await runReportCheck(io, v.runs, setup.seed);
         const modelCheck = await runDefaultModelCheck(io);
         const path = await writeReport(io, { command: ['sbkit report', ...argv].join(' '), comparison, criteria, sweeps, hydration, check, modelCheck: { kind: 'ran', result: modelCheck } }, v.out);
         io.out(renderCriteria(criteria));
         io.out(`report written to ${path}\n`);
-        const failed = criteria.some((c) => !c.ok) || modelCheck.exitCode !== 0 || (check.kind === 'ran' && check.exitCode !== 0);
-        return failed ? EXIT.failed : EXIT.ok;
+        return jobExitCode(criteria, modelCheck, check);
       } catch (e) {
         return reportRunError(io, USAGE, e);
       }
