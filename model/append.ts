@@ -5,7 +5,8 @@
  * (collect every batch written for the description, then one `compare_and_append(batches, lower, upper)`;
  * on a mismatch caused by another replica, delete the batches and move on) with PR #37591's change that
  * several batches — shared, and fallback own batches — may arrive for one description and are appended
- * together. vocab/PROTOCOL.md, "append" and "Inline backpressure".
+ * together; PR #37617 leaves it unchanged (with the barrier, at most one shared batch per process arrives).
+ * vocab/PROTOCOL.md, "append" and "Inline backpressure".
  *
  * Abstracted away: consensus (one compare-and-set on the shard's upper, see system.ts), blob I/O, the
  * since, the bump for `current < lower` (unreachable here: lowers come from the shard's upper), stale
@@ -52,7 +53,7 @@ export type AppendEvent =
     }
   | { readonly type: 'DELETE' };
 
-export const handedBatches = (ctx: AppendContext): readonly Batch[] => ctx.handed.flatMap((h) => h?.batches ?? []);
+const handedBatches = (ctx: AppendContext): readonly Batch[] => ctx.handed.flatMap((h) => h?.batches ?? []);
 
 const notYetHanded = (ctx: AppendContext, event: AppendEvent): boolean => {
   assertEvent(event, 'HAND');

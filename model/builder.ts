@@ -78,6 +78,19 @@ const workerOf = (event: BuilderEvent): number => {
   return event.worker;
 };
 
+/**
+ * With the sweep-upgrade-race bug the sweep holds a live entry's reference across a scheduling point;
+ * it does so the same way before and after a barrier finalized (both states are live).
+ */
+const sweepUpgradeRace = () =>
+  ({
+    SWEEP_HOLD: { actions: 'holdRef' },
+    SWEEP_RELEASE: [
+      { guard: 'holdsLastRef', target: 'notLive.dead', actions: 'closeToNobody' },
+      { actions: 'dropRef' },
+    ],
+  }) as const;
+
 export const builderMachine = setup({
   types: { context: {} as BuilderContext, events: {} as BuilderEvent, input: {} as BuilderInput },
   guards: {
@@ -173,11 +186,7 @@ export const builderMachine = setup({
           { guard: 'finalizesBarrier', target: 'finalized', actions: 'skipAndFinalize' },
           { guard: 'isBarrier', actions: 'countSkip' },
         ],
-        SWEEP_HOLD: { actions: 'holdRef' },
-        SWEEP_RELEASE: [
-          { guard: 'holdsLastRef', target: 'notLive.dead', actions: 'closeToNobody' },
-          { actions: 'dropRef' },
-        ],
+        ...sweepUpgradeRace(),
       },
     },
     finalized: {
@@ -186,11 +195,7 @@ export const builderMachine = setup({
           { guard: 'holdsLastRef', target: 'notLive.dead', actions: ['recordReceipt', 'dropRef'] },
           { actions: ['recordReceipt', 'dropRef'] },
         ],
-        SWEEP_HOLD: { actions: 'holdRef' },
-        SWEEP_RELEASE: [
-          { guard: 'holdsLastRef', target: 'notLive.dead', actions: 'closeToNobody' },
-          { actions: 'dropRef' },
-        ],
+        ...sweepUpgradeRace(),
       },
     },
   },

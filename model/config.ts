@@ -92,19 +92,6 @@ export const workersPerReplica = (cfg: ModelConfig): number => cfg.processes * c
 /** The process a worker lives in: ⌊w / W⌋. */
 export const processOf = (cfg: ModelConfig, worker: number): number => Math.floor(worker / cfg.workersPerProcess);
 
-/** Size class of a worker's staged bytes, for reports and workload generators (decisions use the numbers). */
-export type SizeClass = 'inline-small' | 'below-threshold' | 'above-threshold';
-
-/**
- * - `above-threshold`: the worker would not share (`bytes ≥ maxBytes`, which includes `maxBytes = 0`);
- * - `inline-small`: it would share, and its bytes alone make an inline part (`< inlineSingleMaxBytes`);
- * - `below-threshold`: it would share, with bytes that alone make a hollow part.
- */
-export function classifyStagedBytes(bytes: number, maxBytes: number, persist: PersistConfig): SizeClass {
-  if (bytes >= maxBytes) return 'above-threshold';
-  return bytes < persist.inlineSingleMaxBytes ? 'inline-small' : 'below-threshold';
-}
-
 /** Index of update sizes by id (the model's only lookup into the workload while building parts). */
 export function sizeIndex(cfg: ModelConfig): ReadonlyMap<UpdateId, number> {
   return new Map(cfg.updates.map((u) => [u.id, u.size]));

@@ -16,7 +16,6 @@ export interface Local<C> {
 
 /** A machine with typed context, events and input, stepped as `Local`s. */
 export interface Runner<C, E extends { readonly type: string }, I> {
-  readonly machine: AnyStateMachine;
   start(input: I): Local<C>;
   /** The next local state, or `null` when no transition is enabled for `event` (a guarded no-op). */
   fire(local: Local<C>, event: E): Local<C> | null;
@@ -28,7 +27,6 @@ export function runner<C, E extends { readonly type: string }, I>(machine: AnySt
   const starts = new Map<string, Local<C>>();
   const fires = new Map<string, Local<C> | null>();
   return {
-    machine,
     start(input) {
       const key = JSON.stringify(input);
       const hit = starts.get(key);

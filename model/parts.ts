@@ -49,9 +49,9 @@ export function buildBatch(
   return { updates: [...order].sort((a, b) => a - b), partBytes: cutParts(order, sizes, persist) };
 }
 
-export const isInline = (bytes: number, persist: PersistConfig): boolean => bytes < persist.inlineSingleMaxBytes;
+const isInline = (bytes: number, persist: PersistConfig): boolean => bytes < persist.inlineSingleMaxBytes;
 
-export function partsOf(partBytes: readonly number[], persist: PersistConfig): PartsSummary {
+function partsOf(partBytes: readonly number[], persist: PersistConfig): PartsSummary {
   let inline = 0;
   for (const b of partBytes) if (isInline(b, persist)) inline += 1;
   return { hollow: partBytes.length - inline, inline };

@@ -55,7 +55,9 @@ describe('exhaustive search of the tiny configuration', () => {
 
   it('every witness trace is a trace the model accepts, and the view from it shows the witness', () => {
     const cfg = tiny('best-effort');
-    for (const w of search(cfg, { maxStates: 100_000, properties }).witnesses) {
+    const { witnesses } = search(cfg, { maxStates: 100_000, properties });
+    expect(witnesses.length).toBe(3);
+    for (const w of witnesses) {
       const s = replay(cfg, w.trace);
       const prop = propertyByName(w.property);
       expect(prop?.check(viewOf(cfg, s)).ok).toBe(true);
@@ -71,11 +73,13 @@ describe('exhaustive search of the tiny configuration', () => {
     expect(calls.at(-1)?.[1]).toBeLessThanOrEqual(r.states);
   });
 
-  it('stops at the hard state limit and says so', () => {
-    const r = search(tiny('best-effort'), { maxStates: 50 });
+  it('stops at the hard state limit and says so, listing the sometimes properties it did not reach', () => {
+    const r = search(tiny('best-effort'), { maxStates: 50, properties });
     expect(r.complete).toBe(false);
     expect(r.states).toBe(50);
-    expect(r.unreached).toEqual([]);
+    const sometimes = properties.filter((p) => p.kind === 'sometimes').map((p) => p.name);
+    expect(r.unreached.length).toBeGreaterThan(0);
+    expect([...r.unreached, ...r.witnesses.map((w) => w.property)].sort()).toEqual([...sometimes].sort());
   });
 });
 

@@ -5,7 +5,8 @@
  * its last retained size) and the review bug on that PR: the sweep first tested liveness with
  * `weak.upgrade()`, whose temporary strong reference can make a concurrent `finish()` see "not last" —
  * every handle returns `None` and the interval is sealed without its data. The fix tests
- * `strong_count() > 0`. vocab/PROTOCOL.md, "Sweep".
+ * `strong_count() > 0`. PR #37617 leaves the sweep unchanged; its barrier is immune to the race (the
+ * deliverer is the last to arrive, whatever the reference count). vocab/PROTOCOL.md, "Sweep".
  *
  * Abstracted away: the background task that runs the sweep (a pending sweep is an enabled action), the
  * map itself (builder.ts holds the entries), memory.

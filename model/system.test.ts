@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../vocab/index.ts';
-import { classifyStagedBytes, ConfigError, validateConfig, type ModelConfig } from './config.ts';
+import { ConfigError, validateConfig, type ModelConfig } from './config.ts';
 import { buildBatch, commitParts, cutParts } from './parts.ts';
 import { enabledActions, firstDifference, initialState, isFinal, isSealed, serialize, step, successors } from './system.ts';
-import { config, Driver, ev, persist, rng, tiny, u } from './test-support/driver.ts';
+import { config, Driver, ev, persist, randomWalk, rng, tiny, u, wide } from './test-support/driver.ts';
 
 const expectKind = <K extends TraceEvent['kind']>(e: TraceEvent, kind: K): Extract<TraceEvent, { kind: K }> => {
   expect(e.kind).toBe(kind);
@@ -41,12 +41,6 @@ describe('config', () => {
     expect(() => initialState({ ...good, ...over })).toThrow(ConfigError);
   });
   it('accepts a good config unchanged', () => expect(validateConfig(good)).toBe(good));
-  it('classifies staged bytes', () => {
-    expect(classifyStagedBytes(10, 50, persist)).toBe('inline-small');
-    expect(classifyStagedBytes(40, 50, persist)).toBe('below-threshold');
-    expect(classifyStagedBytes(50, 50, persist)).toBe('above-threshold');
-    expect(classifyStagedBytes(1, 0, persist)).toBe('above-threshold');
-  });
 });
 
 describe('parts (one rule for shared and own batches)', () => {
@@ -208,6 +202,34 @@ describe('best-effort: refcounts, receivers, overlap groups, chunked pushes', ()
   });
 });
 
+describe('part counts: each append event carries the model\'s batches, parts and result', () => {
+  const cfg = config({
+    variant: 'best-effort',
+    intervals: 2,
+    updates: [u(0, 0, 0, 30), u(1, 0, 1, 40), u(2, 1, 0, 10), u(3, 1, 1, 500)],
+  });
+
+  it('one shared hollow part, then a shared inline part beside an own hollow one; a wrong count is named', () => {
+    const d = new Driver(cfg);
+    d.all(ev.frontier(), ev.mint(1000), ev.stage(0), ev.stage(1), ev.open(0), ev.open(1));
+    d.all(ev.push(0, [0]), ev.push(1, [1]), ev.finishBegin(0), ev.finishBegin(1), ev.finishEnd(0), ev.finishEnd(1));
+    d.all(ev.hand(0), ev.hand(1));
+    const wrong: TraceEvent = { ...expectKind(ev.append(), 'append'), lower: 0, upper: 1, batches: 1, parts: { hollow: 2, inline: 0 } };
+    expect(step(cfg, d.state, wrong)).toMatchObject({
+      ok: false,
+      reason: 'predicted field differs: append.parts.hollow expected 1, got 2',
+      expected: { kind: 'append', parts: { hollow: 1, inline: 0 } },
+    });
+    d.all(ev.append(), ev.frontier(), ev.mint(100));
+    d.drain();
+    const appends = d.trace.filter((e) => e.kind === 'append');
+    expect(appends.map((a) => a.kind === 'append' && [a.lower, a.upper, a.batches, a.parts, a.result])).toEqual([
+      [0, 1, 1, { hollow: 1, inline: 0 }, { ok: true }],
+      [1, 2, 2, { hollow: 1, inline: 1 }, { ok: true }],
+    ]);
+  });
+});
+
 describe('barrier: pending participants, early skips, deliverer', () => {
   const cfg = config({
     variant: 'barrier',
@@ -340,9 +362,7 @@ describe('events the model never enables', () => {
     ['drop', { kind: 'drop', replica: 0, process: 0, worker: 0, sharedId: 0, closed: false }, 'drop-without-finish'],
   ];
   it.each(cases)('%s', (_, event, reason) => {
-    const r = step(cfg, d.state, event);
-    expect(r.ok).toBe(false);
-    if (!r.ok) expect(r.reason).toContain(reason);
+    expect(step(cfg, d.state, event)).toMatchObject({ ok: false, reason: expect.stringContaining(reason) });
   });
   it('offers the actor\'s enabled event as `expected`', () => {
     const r = step(cfg, d.state, ev.open(1));
@@ -393,27 +413,14 @@ describe('exploration invariants', () => {
   const variants = ['off', 'best-effort', 'barrier'] as const;
   for (const variant of variants) {
     it(`${variant}: every enabled action is accepted by step; random walks end sealed`, () => {
-      const cfg = config({
-        variant,
-        replicas: 2,
-        processes: 2,
-        workersPerProcess: 2,
-        intervals: 2,
-        updates: [u(0, 0, 0, 10), u(1, 0, 1, 40), u(2, 1, 2, 70), u(3, 1, 3, 5), u(4, 0, 3, 30)],
-        maxBytesChoices: [0, 50, 1000],
-        bugs: { sweepUpgradeRace: variant === 'barrier' },
-      });
+      const cfg = wide({ variant, maxBytesChoices: [0, 50, 1000], bugs: { sweepUpgradeRace: variant === 'barrier' } }, u(4, 0, 3, 30));
       const pick = rng(7);
       for (let walk = 0; walk < 12; walk++) {
-        let s = initialState(cfg);
-        for (;;) {
-          const next = successors(cfg, s);
-          if (next.length === 0) break;
+        const { state } = randomWalk(cfg, pick, (s, next) => {
           for (const { event } of next) expect(step(cfg, s, event).ok).toBe(true);
-          s = (next[pick(next.length)] as (typeof next)[number]).next;
-        }
-        expect(isSealed(s)).toBe(true);
-        expect(s.shard.upper).toBe(cfg.intervals);
+        });
+        expect(isSealed(state)).toBe(true);
+        expect(state.shard.upper).toBe(cfg.intervals);
       }
     });
   }

@@ -15,6 +15,7 @@
  */
 import { match } from 'ts-pattern';
 import type { Description, Route, SharedId, TraceEvent, WorkerRef } from '../vocab/index.ts';
+import { ascending } from '../spec/view.ts';
 import { append } from './append.ts';
 import { builder, isEntry, isLive, type BuilderContext } from './builder.ts';
 import { processOf, sizeIndex, validateConfig, workersPerReplica, type ModelConfig } from './config.ts';
@@ -87,21 +88,16 @@ function withBuilder(reg: Registry, id: SharedId, b: Local<BuilderContext>): Reg
   return { sweep: reg.sweep, builders };
 }
 
-interface Derived {
-  readonly workers: number;
-  readonly sizes: ReadonlyMap<number, number>;
-}
-const derivedCache = new WeakMap<ModelConfig, Derived>();
-function derived(cfg: ModelConfig): Derived {
-  let d = derivedCache.get(cfg);
-  if (d === undefined) {
-    d = { workers: workersPerReplica(cfg), sizes: sizeIndex(cfg) };
-    derivedCache.set(cfg, d);
+/** Update sizes by id, computed once per config (the model's only lookup into the workload). */
+const sizesCache = new WeakMap<ModelConfig, ReadonlyMap<number, number>>();
+function sizesOf(cfg: ModelConfig): ReadonlyMap<number, number> {
+  let sizes = sizesCache.get(cfg);
+  if (sizes === undefined) {
+    sizes = sizeIndex(cfg);
+    sizesCache.set(cfg, sizes);
   }
-  return d;
+  return sizes;
 }
-
-const sortedIds = (ids: readonly number[]): readonly number[] => [...ids].sort((a, b) => a - b);
 
 // ---------------------------------------------------------------------------------------------------
 // Where an event happens
@@ -191,7 +187,7 @@ function mintEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { ki
     );
   }
   const desc = next.context.live;
-  const { workers } = derived(cfg);
+  const workers = workersPerReplica(cfg);
   return ok(
     { kind: 'mint', replica: e.replica, desc },
     withReplica(s, e.replica, {
@@ -224,7 +220,7 @@ function appendEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { 
   const { result, parts } = next.context;
   const handed = next.context.handed.map((h) => h as NonNullable<typeof h>);
   const batches = handed.flatMap((h) => h.batches);
-  const updates = sortedIds(batches.flatMap((b) => b.updates));
+  const updates = ascending(batches.flatMap((b) => b.updates));
   const expected: TraceEvent = {
     kind: 'append',
     replica: e.replica,
@@ -302,6 +298,24 @@ function deleteEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { 
   );
 }
 
+/** Each worker's updates by time, computed once per config (staging reads only its own interval). */
+const byWorkerCache = new WeakMap<ModelConfig, ReadonlyMap<string, readonly ModelConfig['updates'][number][]>>();
+function updatesAt(cfg: ModelConfig, worker: number, time: number): readonly ModelConfig['updates'][number][] {
+  let index = byWorkerCache.get(cfg);
+  if (index === undefined) {
+    const built = new Map<string, ModelConfig['updates'][number][]>();
+    for (const u of cfg.updates) {
+      const key = `${u.worker}/${u.time}`;
+      const list = built.get(key);
+      if (list === undefined) built.set(key, [u]);
+      else list.push(u);
+    }
+    index = built;
+    byWorkerCache.set(cfg, index);
+  }
+  return index.get(`${worker}/${time}`) ?? [];
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Worker events: stage, open, push, finish-begin, finish-end, skip, own-batch, hand
 
@@ -309,9 +323,9 @@ function stage(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 
   const site = workerSite(cfg, s, e);
   if (typeof site === 'string') return fail(site);
   const { desc } = site;
-  const mine = cfg.updates
-    .filter((u) => u.worker === site.w && desc.lower <= u.time && u.time < desc.upper)
-    .sort((a, b) => a.id - b.id);
+  const mine: ModelConfig['updates'][number][] = [];
+  for (let t = desc.lower; t < desc.upper; t++) mine.push(...updatesAt(cfg, site.w, t));
+  mine.sort((a, b) => a.id - b.id);
   const updates = mine.map((u) => u.id);
   const bytes = mine.reduce((n, u) => n + u.size, 0);
   const sharing = cfg.variant !== 'off' && desc.maxBytes > 0;
@@ -445,7 +459,7 @@ function finishEnd(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { ki
   }
   const record = b.context.instances[instance];
   const batch: Batch | null =
-    record !== undefined && record.receiver === site.w ? buildBatch(record.pushed, derived(cfg).sizes, cfg.persist) : null;
+    record !== undefined && record.receiver === site.w ? buildBatch(record.pushed, sizesOf(cfg), cfg.persist) : null;
   const h = handle.fire(site.h, { type: 'FINISH_END', released: true, batch }) as Local<HandleContext>;
   const wk = worker.fire(site.wk, { type: 'FINISH_END', batch }) as Local<WorkerContext>;
   return ok(
@@ -488,7 +502,7 @@ function skip(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
 function ownBatch(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'own-batch' }>): Prediction {
   const site = workerSite(cfg, s, e);
   if (typeof site === 'string') return fail(site);
-  const batch = buildBatch(site.wk.context.staged, derived(cfg).sizes, cfg.persist);
+  const batch = buildBatch(site.wk.context.staged, sizesOf(cfg), cfg.persist);
   const wk = batch === null ? null : worker.fire(site.wk, { type: 'OWN_BATCH', batch });
   if (wk === null || batch === null) return fail(`${workerPhase(site)}; it writes no own batch now`);
   return ok(
@@ -674,7 +688,7 @@ export function step(cfg: ModelConfig, state: SystemState, event: TraceEvent): S
 }
 
 /** Same actor: the same worker, or the same registry, or the same replica for replica-level events. */
-export function sameActor(a: TraceEvent, b: TraceEvent): boolean {
+function sameActor(a: TraceEvent, b: TraceEvent): boolean {
   const actor = (e: TraceEvent): string =>
     'worker' in e
       ? `w${e.replica}/${e.worker}`
@@ -771,7 +785,7 @@ export function isSealed(state: SystemState): boolean {
 /**
  * Canonical serialization. SUBTLE: relies on every object of the state being built by fixed code paths
  * (object literals, XState's `assign` merging into the previous context), so equal states list their
- * keys in the same order; model.test.ts checks this against a key-sorting serializer.
+ * keys in the same order; system.test.ts checks this against a key-sorting serializer.
  */
 export function serialize(state: SystemState): string {
   return JSON.stringify(state);

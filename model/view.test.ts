@@ -5,8 +5,8 @@ import { properties } from '../spec/properties.ts';
 import { viewFromTrace } from '../spec/view.ts';
 import type { ModelConfig } from './config.ts';
 import { search } from './search.ts';
-import { initialState, isFinal, step, successors } from './system.ts';
-import { config, Driver, ev, rng, u } from './test-support/driver.ts';
+import { initialState, isFinal, step } from './system.ts';
+import { config, Driver, ev, randomWalk, rng, u, wide } from './test-support/driver.ts';
 import { viewOf } from './view.ts';
 
 function expectAgreement(cfg: ModelConfig, trace: readonly TraceEvent[]): void {
@@ -23,29 +23,11 @@ function expectAgreement(cfg: ModelConfig, trace: readonly TraceEvent[]): void {
 const configs: [string, ModelConfig][] = [
   [
     'best-effort, 2 processes, 2 replicas, sweep race',
-    config({
-      variant: 'best-effort',
-      replicas: 2,
-      processes: 2,
-      workersPerProcess: 2,
-      intervals: 2,
-      updates: [u(0, 0, 0, 10), u(1, 0, 1, 40), u(2, 1, 2, 70), u(3, 1, 3, 5), u(4, 0, 1, 30)],
-      maxBytesChoices: [0, 60, 1000],
-      bugs: { sweepUpgradeRace: true },
-    }),
+    wide({ variant: 'best-effort', maxBytesChoices: [0, 60, 1000], bugs: { sweepUpgradeRace: true } }, u(4, 0, 1, 30)),
   ],
   [
     'barrier, 2 processes, 2 replicas',
-    config({
-      variant: 'barrier',
-      replicas: 2,
-      processes: 2,
-      workersPerProcess: 2,
-      intervals: 2,
-      updates: [u(0, 0, 0, 10), u(1, 0, 1, 40), u(2, 1, 2, 70), u(3, 1, 3, 5)],
-      maxBytesChoices: [0, 60],
-      bugs: { sweepUpgradeRace: true },
-    }),
+    wide({ variant: 'barrier', maxBytesChoices: [0, 60], bugs: { sweepUpgradeRace: true } }),
   ],
   ['off, 2 replicas', config({ variant: 'off', replicas: 2, intervals: 2, updates: [u(0, 0, 0, 10), u(1, 1, 1, 40)] })],
 ];
@@ -53,18 +35,7 @@ const configs: [string, ModelConfig][] = [
 describe('viewOf agrees with viewFromTrace', () => {
   it.each(configs)('on random walks: %s', (_, cfg) => {
     const pick = rng(11);
-    for (let walk = 0; walk < 5; walk++) {
-      const trace: TraceEvent[] = [];
-      let s = initialState(cfg);
-      for (;;) {
-        const next = successors(cfg, s);
-        if (next.length === 0) break;
-        const chosen = next[pick(next.length)] as (typeof next)[number];
-        trace.push(chosen.event);
-        s = chosen.next;
-      }
-      expectAgreement(cfg, trace);
-    }
+    for (let walk = 0; walk < 5; walk++) expectAgreement(cfg, randomWalk(cfg, pick).trace);
   });
 
   it('on every witness and violation trace of a buggy search', () => {

@@ -1,21 +1,19 @@
 /**
  * viewOf: the model state's projection onto spec/view.ts's SystemView — the same view spec/'s
- * `viewFromTrace` derives from a trace, so properties judge model and implementation alike.
+ * `viewFromTrace` derives from a trace, so properties judge model and implementation alike. Both end in
+ * `assembleView`, which fixes the view's config, desired updates and builder order.
  */
-import { byBuilder, desiredOf, viewConfig, type BuilderView, type SystemView } from '../spec/view.ts';
+import { assembleView, type BuilderView, type SystemView } from '../spec/view.ts';
 import type { ModelConfig } from './config.ts';
 import type { SystemState } from './state.ts';
 import { isFinal } from './system.ts';
 
 export function viewOf(cfg: ModelConfig, state: SystemState, final: boolean = isFinal(cfg, state)): SystemView {
   const builders: BuilderView[] = [];
-  let sharedWritten = 0;
   state.replicas.forEach((rep, replica) =>
     rep.registries.forEach((reg, process) =>
       reg.builders.forEach((b, sharedId) =>
-        b?.context.instances.forEach((rec, instance) => {
-          const deliveredToNobody = rec.toNobody && rec.pushed.length > 0;
-          sharedWritten += rec.receipts + (deliveredToNobody ? 1 : 0);
+        b?.context.instances.forEach((rec, instance) =>
           builders.push({
             replica,
             process,
@@ -23,19 +21,19 @@ export function viewOf(cfg: ModelConfig, state: SystemState, final: boolean = is
             instance,
             handles: rec.handles,
             receivers: rec.receipts,
-            updates: [...rec.pushed].sort((x, y) => x - y),
-            deliveredToNobody,
-          });
-        }),
+            updates: rec.pushed,
+            deliveredToNobody: rec.toNobody && rec.pushed.length > 0,
+          }),
+        ),
       ),
     ),
   );
   const { history } = state;
-  return {
-    config: viewConfig(cfg),
-    desired: desiredOf(cfg),
+  // A shared batch is written when a finish returns it, or when it is closed for nobody.
+  const sharedWritten = builders.reduce((n, b) => n + b.receivers + (b.deliveredToNobody ? 1 : 0), 0);
+  return assembleView(cfg, {
     appends: history.appends,
-    builders: builders.sort(byBuilder),
+    builders,
     shardUppers: history.shardUppers,
     finishes: { begun: history.finishesBegun, ended: history.finishesEnded },
     batches: {
@@ -44,5 +42,5 @@ export function viewOf(cfg: ModelConfig, state: SystemState, final: boolean = is
       deleted: history.deleted,
     },
     final,
-  };
+  });
 }

@@ -12,7 +12,7 @@
  * PUT referenced or deleted) belong to conformance/, which sees the implementation's blob store.
  */
 import type { UpdateId } from '../vocab/index.ts';
-import type { AppendView, SystemView } from './view.ts';
+import { ascending, type AppendView, type SystemView } from './view.ts';
 
 export type PropertyVerdict = { readonly ok: true } | { readonly ok: false; readonly why: string };
 
@@ -37,8 +37,6 @@ const desiredIn = (view: SystemView, lower: number, upper: number): UpdateId[] =
 const sameIds = (a: readonly UpdateId[], b: readonly UpdateId[]): boolean =>
   a.length === b.length && a.every((id, i) => id === b[i]);
 
-const sorted = (ids: readonly UpdateId[]): UpdateId[] => [...ids].sort((x, y) => x - y);
-
 const okAppends = (view: SystemView): AppendView[] => view.appends.filter((a) => a.result.ok);
 
 export const noLossNoDuplication: Property = {
@@ -50,7 +48,7 @@ export const noLossNoDuplication: Property = {
   check(view) {
     for (const a of okAppends(view)) {
       const want = desiredIn(view, a.lower, a.upper);
-      const got = sorted(a.updates);
+      const got = ascending(a.updates);
       if (!sameIds(want, got)) {
         return violated(
           `replica ${a.replica} appended [${a.lower}, ${a.upper}) with updates ${list(got)}, desired ${list(want)}`,
@@ -72,7 +70,7 @@ export const sealedExactlyOnce: Property = {
     if (upper !== view.config.intervals) {
       return violated(`the run ended with the shard's upper at ${upper}, not ${view.config.intervals}`);
     }
-    const got = sorted(okAppends(view).flatMap((a) => a.updates));
+    const got = ascending(okAppends(view).flatMap((a) => a.updates));
     const want = view.desired.map((u) => u.id);
     return sameIds(want, got) ? holds : violated(`the shard holds ${list(got)}, desired ${list(want)}`);
   },

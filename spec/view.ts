@@ -92,35 +92,54 @@ export interface SystemView {
   readonly final: boolean;
 }
 
-export const viewConfig = (cfg: ViewConfig): SystemView['config'] => ({
-  variant: cfg.variant,
-  replicas: cfg.replicas,
-  processes: cfg.processes,
-  workersPerProcess: cfg.workersPerProcess,
-  intervals: cfg.intervals,
+/** Ids in ascending order (a copy). */
+export const ascending = (ids: readonly UpdateId[]): UpdateId[] => [...ids].sort((a, b) => a - b);
+
+const builderView = (b: BuilderView): BuilderView => ({
+  replica: b.replica,
+  process: b.process,
+  sharedId: b.sharedId,
+  instance: b.instance,
+  handles: b.handles,
+  receivers: b.receivers,
+  updates: ascending(b.updates),
+  deliveredToNobody: b.deliveredToNobody,
 });
 
-export const desiredOf = (cfg: ViewConfig): SystemView['desired'] =>
-  [...cfg.updates].sort((a, b) => a.id - b.id).map((u) => ({ id: u.id, time: u.time }));
-
-export const byBuilder = (a: BuilderView, b: BuilderView): number =>
+const byBuilder = (a: BuilderView, b: BuilderView): number =>
   a.replica - b.replica || a.process - b.process || a.sharedId - b.sharedId || a.instance - b.instance;
 
-interface TraceInstance {
-  readonly replica: number;
-  readonly process: number;
-  readonly sharedId: SharedId;
-  readonly instance: number;
-  handles: number;
-  receivers: number;
-  updates: UpdateId[];
-  deliveredToNobody: boolean;
+/**
+ * Where both derivations (`viewOf`, `viewFromTrace`) end: `config` and `desired` come from the config;
+ * builders are normalized (updates ascending, sorted by replica, process, sharedId, instance).
+ */
+export function assembleView(cfg: ViewConfig, run: Omit<SystemView, 'config' | 'desired'>): SystemView {
+  return {
+    config: {
+      variant: cfg.variant,
+      replicas: cfg.replicas,
+      processes: cfg.processes,
+      workersPerProcess: cfg.workersPerProcess,
+      intervals: cfg.intervals,
+    },
+    desired: [...cfg.updates].sort((a, b) => a.id - b.id).map((u) => ({ id: u.id, time: u.time })),
+    appends: run.appends,
+    builders: run.builders.map(builderView).sort(byBuilder),
+    shardUppers: run.shardUppers,
+    finishes: run.finishes,
+    batches: run.batches,
+    final: run.final,
+  };
 }
+
+/** A builder instance as the trace shows it so far (a mutable BuilderView). */
+type TraceInstance = { -readonly [K in keyof BuilderView]: K extends 'updates' ? UpdateId[] : BuilderView[K] };
 
 interface TraceReplica {
   desc: { sharedId: SharedId; maxBytes: number } | null;
   routes: (Route | null)[];
   hands: (HandedBatchView[] | null)[];
+  /** Index in `appends` of this replica's last append (a delete refers to it). */
   lastAppend: number | null;
 }
 
@@ -130,25 +149,22 @@ interface TraceReplica {
  */
 export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], opts: { final: boolean }): SystemView {
   const workers = cfg.processes * cfg.workersPerProcess;
-  const replicas: TraceReplica[] = Array.from({ length: cfg.replicas }, () => ({
-    desc: null,
-    routes: [],
-    hands: [],
-    lastAppend: null,
-  }));
+  const replicas = new Map<number, TraceReplica>();
   const instances: TraceInstance[] = [];
+  /** The current instance of each registry entry, and the instance each worker's handle joined. */
   const currentInstance = new Map<string, TraceInstance>();
   const handleInstance = new Map<string, TraceInstance>();
   const appends: AppendView[] = [];
   const shardUppers: Time[] = [0];
   const finishes = { begun: 0, ended: 0 };
   const batches = { written: 0, appended: 0, deleted: 0 };
-  const entryKey = (r: number, p: number, id: SharedId) => `${r}/${p}/${id}`;
+  const entryKey = (e: { replica: number; process: number; sharedId: SharedId }) => `${e.replica}/${e.process}/${e.sharedId}`;
+  const handleKey = (e: { replica: number; worker: number }) => `${e.replica}/${e.worker}`;
   const replicaOf = (r: number): TraceReplica => {
-    let rep = replicas[r];
+    let rep = replicas.get(r);
     if (rep === undefined) {
       rep = { desc: null, routes: [], hands: [], lastAppend: null };
-      replicas[r] = rep;
+      replicas.set(r, rep);
     }
     return rep;
   };
@@ -172,22 +188,19 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
         replicaOf(e.replica).routes[e.worker] = e.route;
         break;
       case 'open': {
-        const key = entryKey(e.replica, e.process, e.sharedId);
-        let inst = currentInstance.get(key);
+        let inst = currentInstance.get(entryKey(e));
         if (e.created || inst === undefined) {
-          const instance = instances.filter(
-            (i) => i.replica === e.replica && i.process === e.process && i.sharedId === e.sharedId,
-          ).length;
+          const instance = instances.filter((i) => entryKey(i) === entryKey(e)).length;
           inst = { replica: e.replica, process: e.process, sharedId: e.sharedId, instance, handles: 0, receivers: 0, updates: [], deliveredToNobody: false };
           instances.push(inst);
-          currentInstance.set(key, inst);
+          currentInstance.set(entryKey(e), inst);
         }
         inst.handles += 1;
-        handleInstance.set(`${e.replica}/${e.worker}`, inst);
+        handleInstance.set(handleKey(e), inst);
         break;
       }
       case 'push':
-        handleInstance.get(`${e.replica}/${e.worker}`)?.updates.push(...e.updates);
+        handleInstance.get(handleKey(e))?.updates.push(...e.updates);
         break;
       case 'finish-begin':
         finishes.begun += 1;
@@ -196,7 +209,7 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
         finishes.ended += 1;
         if (e.received !== null) {
           batches.written += 1;
-          const inst = handleInstance.get(`${e.replica}/${e.worker}`);
+          const inst = handleInstance.get(handleKey(e));
           if (inst !== undefined) inst.receivers += 1;
         }
         break;
@@ -218,6 +231,7 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
       }
       case 'append': {
         const rep = replicaOf(e.replica);
+        rep.lastAppend = appends.length;
         appends.push({
           replica: e.replica,
           sharedId: rep.desc?.sharedId ?? -1,
@@ -231,7 +245,6 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
           result: e.result,
           deleted: null,
         });
-        rep.lastAppend = appends.length - 1;
         if (e.result.ok) {
           shardUppers.push(e.upper);
           batches.appended += e.batches;
@@ -246,10 +259,10 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
         break;
       }
       case 'sweep-release':
-        if (e.closed) closeToNobody(currentInstance.get(entryKey(e.replica, e.process, e.sharedId)));
+        if (e.closed) closeToNobody(currentInstance.get(entryKey(e)));
         break;
       case 'drop':
-        if (e.closed) closeToNobody(handleInstance.get(`${e.replica}/${e.worker}`));
+        if (e.closed) closeToNobody(handleInstance.get(handleKey(e)));
         break;
       case 'frontier':
       case 'skip':
@@ -259,27 +272,5 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
     }
   }
 
-  return {
-    config: viewConfig(cfg),
-    desired: desiredOf(cfg),
-    appends,
-    builders: instances
-      .map(
-        (i): BuilderView => ({
-          replica: i.replica,
-          process: i.process,
-          sharedId: i.sharedId,
-          instance: i.instance,
-          handles: i.handles,
-          receivers: i.receivers,
-          updates: [...i.updates].sort((a, b) => a - b),
-          deliveredToNobody: i.deliveredToNobody,
-        }),
-      )
-      .sort(byBuilder),
-    shardUppers,
-    finishes,
-    batches,
-    final: opts.final,
-  };
+  return assembleView(cfg, { appends, builders: instances, shardUppers, finishes, batches, final: opts.final });
 }

@@ -1,7 +1,7 @@
 /** Test helpers: small configs and a driver that scripts traces through the model's own predictions. */
 import type { TraceEvent, Variant } from '../../vocab/index.ts';
 import type { ModelConfig, Update } from '../config.ts';
-import { enabledActions, initialState, predict, step, type SystemState } from '../system.ts';
+import { enabledActions, initialState, predict, step, successors, type Successor, type SystemState } from '../system.ts';
 
 export const persist = { blobTargetSize: 64, inlineSingleMaxBytes: 32, inlineTotalMaxBytes: 1 << 20 };
 
@@ -25,6 +25,20 @@ export function config(over: Partial<ModelConfig> & { variant: Variant }): Model
 export const tiny = (variant: Variant): ModelConfig => config({ variant });
 
 export const u = (id: number, time: number, worker: number, size: number): Update => ({ id, time, worker, size });
+
+/**
+ * Two replicas × two processes × two workers over two intervals, one update per worker plus `extra`:
+ * the configuration the random walks use.
+ */
+export const wide = (over: Partial<ModelConfig> & { variant: Variant }, ...extra: Update[]): ModelConfig =>
+  config({
+    replicas: 2,
+    processes: 2,
+    workersPerProcess: 2,
+    intervals: 2,
+    updates: [u(0, 0, 0, 10), u(1, 0, 1, 40), u(2, 1, 2, 70), u(3, 1, 3, 5), ...extra],
+    ...over,
+  });
 
 const none = { hollow: 0, inline: 0 };
 type Kind = TraceEvent['kind'];
@@ -104,6 +118,26 @@ export class Driver {
     }
     throw new Error('drain: no end');
   }
+}
+
+/**
+ * Walks from the initial state, taking a `pick`ed enabled action, until none is enabled. `visit` sees each
+ * non-final state with its successors before the pick.
+ */
+export function randomWalk(
+  cfg: ModelConfig,
+  pick: (n: number) => number,
+  visit: (state: SystemState, next: readonly Successor[]) => void = () => {},
+): { readonly trace: readonly TraceEvent[]; readonly state: SystemState } {
+  const trace: TraceEvent[] = [];
+  let state = initialState(cfg);
+  for (let next = successors(cfg, state); next.length > 0; next = successors(cfg, state)) {
+    visit(state, next);
+    const chosen = next[pick(next.length)] as Successor;
+    trace.push(chosen.event);
+    state = chosen.next;
+  }
+  return { trace, state };
 }
 
 /** Seeded xorshift for random walks (tests only). */
