@@ -177,7 +177,11 @@ function failureOutput(
   const token = tokenOf(r);
   const lines: string[] = [];
   lines.push(`FAILED ${r.workload.variant}${r.bug ? ` with bug ${r.bug}` : ''} (run ended: ${r.outcome})`);
-  if (ctx.seed !== undefined) lines.push(`seed ${ctx.seed}; failed on run ${ctx.runsToFailure ?? '?'}; shrunk in ${ctx.shrinks ?? 0} steps`);
+  lines.push(
+    ctx.seed === undefined
+      ? 'seed: none, replayed from a token (the report that printed it names the seed that found it)'
+      : `seed ${ctx.seed}; failed on run ${ctx.runsToFailure ?? '?'}; shrunk in ${ctx.shrinks ?? 0} steps`,
+  );
   lines.push(`workload: ${describeWorkload(r.workload)}`);
   lines.push(`schedule: ${describeSchedule(r.schedule)}`);
   lines.push('what failed:');
