@@ -16,6 +16,7 @@ export const COLUMN_DOCS: readonly (readonly [column: string, meaning: string])[
   ['leaked', 'audit: blobs written, never referenced by shard state and never deleted (must be 0)'],
   ['max builder share', 'hydration only: the largest share of one append\'s bytes that went through a single batch builder (1/workers = spread like off, 100% = funnelled)'],
   ['mint→append', 'hydration only: mean virtual time from a description\'s mint to its append under the timing model (one builder serializes encoding and upload, so it takes longer)'],
+  ['model', 'agrees = the model replayed this run\'s trace and predicted every append\'s batches and parts exactly; DIVERGES = it rejected an event or predicted one differently (where and why is printed under the table; without --bug that is a defect of the implementation or the model)'],
 ];
 
 export function renderColumnDocs(): string {

@@ -54,6 +54,9 @@ export function evaluateCriteria(c: Comparison): Criterion[] {
       detail: `lost ${r.lost}, duplicated ${r.duplicated}, leaked ${r.leakedBlobs}`,
     });
   }
+  for (const r of c.rows) {
+    out.push({ name: `${r.variant}: model predicts every append`, ok: r.modelAgrees, detail: r.modelDetail });
+  }
   return out;
 }
 

@@ -1,10 +1,13 @@
 /**
- * Runs the real implementation (impl/run.ts) under the seeded timing model and condenses its metrics
- * and audit into the figures `sbkit compare` prints. The only file in explore/ that calls `runSink`.
+ * Runs the real implementation (impl/run.ts) under the seeded timing model, replays its trace on the
+ * model (model-agreement.ts) and condenses metrics, audit and the model's verdict into the figures
+ * `sbkit compare` prints. The only file in explore/ that calls `runSink`.
  */
 import type { TraceEvent } from '../vocab/index.ts';
 import { runSink } from '../impl/run.ts';
 import { encodedUpdateSize, type Update } from '../impl/update.ts';
+import type { Update as ModelUpdate } from '../model/config.ts';
+import { modelAgreement } from './model-agreement.ts';
 import { DEFAULT_TIMING, VirtualTimeScheduler, seededTiming } from './timing.ts';
 import type { Case, Figures, Setup } from './types.ts';
 import { generateUpdates } from './workload.ts';
@@ -15,6 +18,8 @@ export interface PreparedWorkload {
   /** sizes[id] = encodedUpdateSize of update `id`. */
   readonly sizes: Float64Array;
   readonly totalBytes: number;
+  /** The updates as the model sees them, by workers per replica (model-agreement.ts fills it on first use). */
+  readonly modelUpdates: Map<number, readonly ModelUpdate[]>;
 }
 
 export function prepareWorkload(setup: Setup): PreparedWorkload {
@@ -26,12 +31,15 @@ export function prepareWorkload(setup: Setup): PreparedWorkload {
     sizes[u.id] = s;
     totalBytes += s;
   }
-  return { updates, sizes, totalBytes };
+  return { updates, sizes, totalBytes, modelUpdates: new Map() };
 }
 
+/** The share of a case's progress the run takes; the model's replay of its trace takes the rest. */
+const RUN_SHARE = 0.75;
+
 /**
- * Runs the implementation once for `c` on `workload`. `onProgress(fraction)` follows the shard's upper.
- * Deterministic: the same setup and case give the same figures.
+ * Runs the implementation once for `c` on `workload`, then replays its trace on the model.
+ * `onProgress(fraction)` follows the shard's upper. Deterministic: the same setup and case give the same figures.
  */
 export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload, onProgress?: (fraction: number) => void): Promise<Figures> {
   const scheduler = new VirtualTimeScheduler(seededTiming(setup.seed, setup.timing ?? DEFAULT_TIMING));
@@ -40,15 +48,17 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
   const mintedAt = new Map<number, number>();
   let latencySum = 0;
   let latencyCount = 0;
+  const trace: TraceEvent[] = [];
   const observer = {
     event(e: TraceEvent): void {
+      trace.push(e);
       spread.event(e);
       if (e.kind === 'mint') mintedAt.set(e.replica, scheduler.now);
       if (e.kind === 'append' && e.result.ok) {
         lastAppendAt = scheduler.now;
         latencySum += scheduler.now - (mintedAt.get(e.replica) ?? scheduler.now);
         latencyCount += 1;
-        if (e.replica === 0) onProgress?.(Math.min(1, e.upper / Math.max(1, setup.intervals)));
+        if (e.replica === 0) onProgress?.(RUN_SHARE * Math.min(1, e.upper / Math.max(1, setup.intervals)));
       }
     },
   };
@@ -65,6 +75,8 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
     observer,
   });
   const { metrics: m, audit } = await scheduler.drive(run);
+  const model = await modelAgreement(setup, c, workload, trace);
+  onProgress?.(1);
   return {
     variant: c.variant,
     threshold: c.threshold,
@@ -85,6 +97,8 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
     simulatedMs: lastAppendAt,
     meanAppendLatencyMs: latencyCount === 0 ? 0 : latencySum / latencyCount,
     maxBuilderShare: spread.maxShare,
+    modelAgrees: model.agrees,
+    modelDetail: model.detail,
   };
 }
 

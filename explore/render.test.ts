@@ -33,6 +33,8 @@ const fig = (variant: Figures['variant'], ppa: number, puts: number, over: Parti
   simulatedMs: 100_000,
   meanAppendLatencyMs: 20,
   maxBuilderShare: 1 / ppa,
+  modelAgrees: true,
+  modelDetail: '100/100 appends predicted exactly',
   ...over,
 });
 
@@ -82,6 +84,17 @@ describe('tables', () => {
     expect(comparisonGrid({ ...comparison, rows: comparison.rows.slice(1) }).columns.map((c) => c.header)).not.toContain('% off');
   });
 
+  it('ends each row with the model column and prints where the model diverged under the table', () => {
+    const clean = renderComparison(comparison).split('\n');
+    expect(clean[2]).toMatch(/\s+leaked\s+model$/);
+    expect(clean.filter((l) => /\sagrees$/.test(l))).toHaveLength(3);
+    expect(clean.join('\n')).not.toContain('DIVERGES');
+    const detail = 'diverged at event #9 (r0 w6 open id=0) after 0/100 appends predicted exactly';
+    const text = renderComparison({ ...comparison, rows: [fig('off', 8, 800), fig('best-effort', 1.4, 140, { modelAgrees: false, modelDetail: detail }), fig('barrier', 1, 100)] });
+    expect(text.split('\n').find((l) => l.startsWith('best-effort'))).toMatch(/\sDIVERGES$/);
+    expect(text.endsWith(`model DIVERGES on best-effort: ${detail}\n`)).toBe(true);
+  });
+
   it('labels hydration cases with their threshold', () => {
     expect(casesFor('hydration', ['off', 'barrier'], 1 << 20)).toEqual([
       { variant: 'off', threshold: 1 << 20 },
@@ -120,6 +133,19 @@ describe('criteria', () => {
       'barrier: nothing lost, duplicated or leaked',
     ]);
     expect(evaluateCriteria({ ...comparison, rows: [fig('off', 8, 8)] })[0]?.ok).toBe(false);
+  });
+
+  it('has one model criterion per variant, ok exactly when the model agreed, with its detail', () => {
+    const detail = 'diverged at event #9 (r0 w6 open id=0) after 0/100 appends predicted exactly: …';
+    const bad: Comparison = { ...comparison, rows: [fig('off', 8, 800), fig('best-effort', 1.4, 140, { modelAgrees: false, modelDetail: detail }), fig('barrier', 1, 100)] };
+    const model = evaluateCriteria(bad).filter((c) => c.name.endsWith('model predicts every append'));
+    expect(model.map((c) => [c.name, c.ok])).toEqual([
+      ['off: model predicts every append', true],
+      ['best-effort: model predicts every append', false],
+      ['barrier: model predicts every append', true],
+    ]);
+    expect(model[1]?.detail).toBe(detail);
+    expect(renderCriteria(model)).toContain(`MISS best-effort: model predicts every append (${detail})`);
   });
 });
 
@@ -239,16 +265,19 @@ describe('report', () => {
     expect(compareCommand('steady', setup)).toBe('npx sbkit compare --replicas 1 --processes 1 --workers 8 --intervals 100 --rows 1000 --row-bytes 100 --threshold 1MiB --seed 1');
     expect(html).toContain('--sweep workers=1,2,4');
     expect(html).toContain('--scenario hydration');
-    expect(html).toContain('All 7 done-criteria hold.');
+    expect(html).toContain('All 10 done-criteria hold.');
   });
 
   it('groups table columns, explains each header, and marks the audit', () => {
     const table = htmlTable(comparisonGrid(comparison));
-    expect(table).toMatch(/<tr class="groups"><th colspan="1"><\/th><th colspan="3">appends<\/th><th colspan="3">blob storage<\/th><th colspan="4">consensus<\/th><th colspan="2">updates<\/th><th colspan="3"[^>]*>audit<\/th><\/tr>/);
+    expect(table).toMatch(/<tr class="groups"><th colspan="1"><\/th><th colspan="3">appends<\/th><th colspan="3">blob storage<\/th><th colspan="4">consensus<\/th><th colspan="2">updates<\/th><th colspan="3"[^>]*>audit<\/th><th colspan="1">model<\/th><\/tr>/);
     expect(table).toContain('<th class="r" title="parts (hollow + inline) per successful append: ~workers for off, 1.0 ideal">parts/<wbr>append</th>');
     expect(table.match(/<td class="r zero">0<\/td>/g)).toHaveLength(9);
+    expect(table.match(/<td class="l zero">agrees<\/td>/g)).toHaveLength(3);
     const bad = htmlTable(comparisonGrid({ ...comparison, rows: [fig('off', 8, 800, { lost: 2 })] }));
     expect(bad).toContain('<td class="r bad">2</td>');
+    const diverged = htmlTable(comparisonGrid({ ...comparison, rows: [fig('off', 8, 800, { modelAgrees: false, modelDetail: 'diverged at event #3' })] }));
+    expect(diverged).toContain('<td class="l bad">DIVERGES</td>');
     const moved = leadWith(comparisonGrid({ ...comparison, scenario: 'hydration' }), ['max builder share', 'mint→append']);
     expect(moved.columns.slice(0, 3).map((c) => c.header)).toEqual(['variant', 'max builder share', 'mint→append']);
     expect(moved.rows[0]?.slice(0, 3)).toEqual(['off', '13%', '20 ms']);
@@ -257,8 +286,8 @@ describe('report', () => {
   it('pivots a sweep to one row per value, with the full table folded away', () => {
     const p = sweepPivot(sweep('workers', [1, 2, 4]));
     expect(p.grid.rows).toHaveLength(3);
-    expect(p.groups.map((g) => g.label)).toEqual(['', 'parts per append', 'blob PUTs (% of off)', 'state-diff bytes (% of off)', 'audit']);
-    expect(p.grid.rows[0]).toEqual(['1', '8.00', '1.40', '1.00', '800', '140 (18%)', '100 (13%)', '117 KiB', '20.5 KiB (18%)', '14.6 KiB (13%)', '0']);
+    expect(p.groups.map((g) => g.label)).toEqual(['', 'parts per append', 'blob PUTs (% of off)', 'state-diff bytes (% of off)', 'audit', 'model']);
+    expect(p.grid.rows[0]).toEqual(['1', '8.00', '1.40', '1.00', '800', '140 (18%)', '100 (13%)', '117 KiB', '20.5 KiB (18%)', '14.6 KiB (13%)', '0', 'agrees']);
     expect(fullReport()).toMatch(/<details><summary>All figures per workers and variant <span class="note">\(9 rows\)<\/span><\/summary><div class="scroll"><table>/);
   });
 
@@ -275,8 +304,19 @@ describe('report', () => {
   it('flags misses in the headline', () => {
     const bad: Comparison = { ...comparison, rows: [fig('off', 8, 800), fig('best-effort', 1.4, 140), fig('barrier', 1, 100, { lost: 3 })] };
     const html = renderReport({ command: 't', comparison: bad, criteria: evaluateCriteria(bad), sweeps: [], hydration: undefined, check: { kind: 'ran', exitCode: 1, summary: 'FAILED', output: '' }, diagrams: { kind: 'unavailable', reason: 'x' } });
-    expect(html).toContain('<div class="findings missed"><strong class="miss">1 of 7 done-criteria missed.</strong>');
+    expect(html).toContain('<div class="findings missed"><strong class="miss">1 of 10 done-criteria missed.</strong>');
     expect(html).toContain('Storage audit FAILED for barrier.');
+  });
+
+  it('says in the findings whether the model agreed with every run, and names where it diverged', () => {
+    const clean = fullReport();
+    expect(clean).toMatch(/Model cross-check: the model replayed the trace of every run in this report \(\d+ runs\) and predicted every append's batches and parts exactly\./);
+    const detail = 'diverged at event #9 (r0 w6 open id=0) after 0/100 appends predicted exactly: predicted field differs: open.created expected true, got false';
+    const bad: Comparison = { ...comparison, rows: [fig('off', 8, 800), fig('best-effort', 1.4, 140, { modelAgrees: false, modelDetail: detail }), fig('barrier', 1, 100)] };
+    const html = renderReport({ command: 't', comparison: bad, criteria: evaluateCriteria(bad), sweeps: [], hydration: undefined, check: { kind: 'skipped', reason: 'x' }, diagrams: { kind: 'unavailable', reason: 'x' } });
+    expect(html).toContain('<div class="findings missed"><strong class="miss">1 of 10 done-criteria missed.</strong>');
+    expect(html).toContain('Model cross-check: the model DIVERGED from 1 of 3 runs: best-effort (comparison): diverged at event #9 (r0 w6 open id=0)');
+    expect(html).toContain('<td class="l bad">DIVERGES</td>');
   });
 
   it('wraps long check output under its label', () => {

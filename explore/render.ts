@@ -25,16 +25,26 @@ export function describeSetup(scenario: Scenario, s: Setup): string {
   );
 }
 
+/** The `model` column's cell: whether the model predicted every append of this run. */
+export const modelCell = (r: Figures): string => (r.modelAgrees ? 'agrees' : 'DIVERGES');
+
 /** Columns and cells of a table, rendered as text (table.ts) or HTML (report.ts). */
 export interface Grid {
   readonly columns: readonly Column[];
   readonly rows: readonly (readonly string[])[];
 }
 
-/** The comparison table as text. */
+/** The comparison table as text, then where the model diverged (nothing when it agreed with every run). */
 export function renderComparison(c: Comparison): string {
   const g = comparisonGrid(c);
-  return `${describeSetup(c.scenario, c.setup)}\n\n${renderTable(g.columns, g.rows)}\n`;
+  return `${describeSetup(c.scenario, c.setup)}\n\n${renderTable(g.columns, g.rows)}\n${divergences(c.rows, caseLabels(c.rows))}`;
+}
+
+/** One line per run the model diverged from: `model DIVERGES on best-effort: diverged at event #9 (…): …`. */
+function divergences(rows: readonly Figures[], labels: readonly string[], prefix = ''): string {
+  return rows
+    .map((r, i) => (r.modelAgrees ? '' : `${prefix}model DIVERGES on ${labels[i] ?? r.variant}: ${r.modelDetail}\n`))
+    .join('');
 }
 
 /** The comparison's cells. "% off" columns appear when `off` was run. */
@@ -60,6 +70,7 @@ export function comparisonGrid(c: Comparison): Grid {
     col('dup'),
     col('leaked'),
     ...(hydration ? [col('max builder share'), col('mint→append')] : []),
+    col('model', 'left'),
   ];
   const rows = c.rows.map((r, i) => [
     labels[i] ?? r.variant,
@@ -79,6 +90,7 @@ export function comparisonGrid(c: Comparison): Grid {
     thousands(r.duplicated),
     thousands(r.leakedBlobs),
     ...(hydration ? [percent(r.maxBuilderShare, 1), millis(r.meanAppendLatencyMs)] : []),
+    modelCell(r),
   ]);
   return { columns, rows };
 }
@@ -86,7 +98,8 @@ export function comparisonGrid(c: Comparison): Grid {
 /** A sweep as text: one table, the parameter's value first. */
 export function renderSweep(s: SweepResult): string {
   const g = sweepGrid(s);
-  return `${describeSweep(s)}\n\n${renderTable(g.columns, g.rows)}\n`;
+  const notes = s.points.map((p) => divergences(p.comparison.rows, caseLabels(p.comparison.rows), `${s.param}=${formatParam(s.param, p.value)}: `)).join('');
+  return `${describeSweep(s)}\n\n${renderTable(g.columns, g.rows)}\n${notes}`;
 }
 
 function describeSweep(s: SweepResult): string {
@@ -109,6 +122,7 @@ export function sweepGrid(s: SweepResult): Grid {
     col('lost'),
     col('dup'),
     col('leaked'),
+    col('model', 'left'),
   ];
   const rows: string[][] = [];
   for (const p of s.points) {
@@ -128,6 +142,7 @@ export function sweepGrid(s: SweepResult): Grid {
         thousands(r.lost),
         thousands(r.duplicated),
         thousands(r.leakedBlobs),
+        modelCell(r),
       ]);
     }
   }
@@ -160,8 +175,11 @@ function configJson(scenario: Scenario, s: Setup, variants: readonly Variant[]):
   };
 }
 
-/** One entry of `variants` in the JSON output: every field of Figures, in a fixed order (the issue's fields first). */
-function figuresJson(r: Figures): Figures {
+/**
+ * One entry of `variants` in the JSON output: every field of Figures but `modelDetail`, in a fixed order
+ * (the issue's fields first, later additions at the end).
+ */
+function figuresJson(r: Figures): Omit<Figures, 'modelDetail'> {
   return {
     variant: r.variant,
     appends: r.appends,
@@ -182,6 +200,7 @@ function figuresJson(r: Figures): Figures {
     maxBuilderShare: r.maxBuilderShare,
     simulatedMs: r.simulatedMs,
     meanAppendLatencyMs: r.meanAppendLatencyMs,
+    modelAgrees: r.modelAgrees,
   };
 }
 

@@ -95,8 +95,16 @@ const COLUMN_GROUP: Readonly<Record<string, string>> = {
   leaked: 'audit',
   'max builder share': 'hydration',
   'mint→append': 'hydration',
+  model: 'model',
 };
-const AUDIT = new Set(['lost', 'dup', 'leaked', 'lost+dup+leaked']);
+/** Columns whose cells are marked: green when they show the one good value, red otherwise. */
+const GOOD_VALUE: ReadonlyMap<string, string> = new Map([
+  ['lost', '0'],
+  ['dup', '0'],
+  ['leaked', '0'],
+  ['lost+dup+leaked', '0'],
+  ['model', 'agrees'],
+]);
 const DOCS = new Map<string, string>([
   ...COLUMN_DOCS.map(([c, m]) => [c, m] as const),
   ['% off', "this row's value as a share of off's value in the same run (off = 100%)"],
@@ -141,9 +149,10 @@ export function htmlTable(g: Grid, opts: { groups?: readonly { label: string; sp
       const cells = g.columns
         .map((c, i) => {
           const v = r[i] ?? '';
-          const audit = AUDIT.has(c.header) ? (v === '0' ? ' zero' : ' bad') : '';
+          const good = GOOD_VALUE.get(c.header);
+          const mark = good === undefined ? '' : v === good ? ' zero' : ' bad';
           const text = i === 0 ? esc(v).replace(' @ ', '<br>@ ') : esc(v);
-          return `<td class="${cls(c.align)}${audit}">${text}</td>`;
+          return `<td class="${cls(c.align)}${mark}">${text}</td>`;
         })
         .join('');
       return `<tr${first ? ' class="first"' : ''}>${cells}</tr>`;
@@ -217,8 +226,41 @@ ${variants.map(([v, d]) => `<dt>${esc(v)}</dt><dd>${esc(d)}</dd>`).join('\n')}
 </dl>`;
 }
 
+/** Every run in the report once, named by where it appears: the comparison, each sweep point, hydration. */
+export function reportRuns(d: Pick<ReportData, 'comparison' | 'sweeps' | 'hydration'>): { where: string; row: Figures; label: string }[] {
+  const seen = new Set<Comparison>();
+  const out: { where: string; row: Figures; label: string }[] = [];
+  const add = (where: string, c: Comparison): void => {
+    if (seen.has(c)) return;
+    seen.add(c);
+    const labels = caseLabels(c.rows);
+    c.rows.forEach((row, i) => out.push({ where, row, label: labels[i] ?? row.variant }));
+  };
+  add('comparison', d.comparison);
+  for (const s of d.sweeps) for (const p of s.points) add(`${s.param}=${formatParam(s.param, p.value)}`, p.comparison);
+  if (d.hydration !== undefined) add('hydration', d.hydration);
+  return out;
+}
+
+/** Whether the model predicted every run's appends: one finding line. */
+function modelAgreementFinding(runs: readonly { where: string; row: Figures; label: string }[]): { text: string; bad: boolean } {
+  const diverged = runs.filter((r) => !r.row.modelAgrees);
+  if (diverged.length === 0) {
+    return { text: `Model cross-check: the model replayed the trace of every run in this report (${plural(runs.length, 'run')}) and predicted every append's batches and parts exactly.`, bad: false };
+  }
+  const listed = diverged.slice(0, 3).map((r) => `${r.label} (${r.where}): ${r.row.modelDetail}`);
+  const more = diverged.length > listed.length ? `; and ${diverged.length - listed.length} more` : '';
+  return { text: `Model cross-check: the model DIVERGED from ${diverged.length} of ${plural(runs.length, 'run')}: ${listed.join('; ')}${more}.`, bad: true };
+}
+
 /** The headline, computed from the comparison (never assumed): what sharing saves and whether the data survived. */
-function findings(c: Comparison, criteria: readonly Criterion[], check: CheckSection, model: ModelCheckSection | undefined): string {
+function findings(
+  c: Comparison,
+  criteria: readonly Criterion[],
+  check: CheckSection,
+  model: ModelCheckSection | undefined,
+  runs: readonly { where: string; row: Figures; label: string }[],
+): string {
   const off = headlineRow(c, 'off');
   const items: string[] = [];
   const ppa = c.rows.map((r) => `${r.variant} ${fixed(r.partsPerAppend, 2)}`).join(', ');
@@ -234,11 +276,13 @@ function findings(c: Comparison, criteria: readonly Criterion[], check: CheckSec
   items.push(cmds.size === 1 ? `Consensus commands: ${thousands([...cmds][0] ?? 0)} for every variant (sharing does not change them).` : `Consensus commands: ${c.rows.map((r) => `${r.variant} ${thousands(r.consensusCommands)}`).join(', ')}.`);
   const dirty = c.rows.filter((r) => r.lost + r.duplicated + r.leakedBlobs > 0);
   items.push(dirty.length === 0 ? 'Storage audit: no update lost or duplicated and no blob leaked, in any variant.' : `Storage audit FAILED for ${dirty.map((r) => r.variant).join(', ')}.`);
+  const agreement = modelAgreementFinding(runs);
+  items.push(agreement.text);
   if (model?.kind === 'ran') items.push(`Model check (exhaustive): ${model.result.summary.replace(/^sbkit model --check: /, '')}.`);
   if (check.kind === 'ran') items.push(`Conformance check: ${check.summary.replace(/^sbkit check: /, '')}.`);
   const missed = criteria.filter((x) => !x.ok).length;
   const verdict = missed === 0 ? `All ${criteria.length} done-criteria hold.` : `${missed} of ${criteria.length} done-criteria missed.`;
-  const bad = missed > 0 || dirty.length > 0 || (check.kind === 'ran' && check.exitCode !== 0) || (model?.kind === 'ran' && model.result.exitCode !== 0);
+  const bad = missed > 0 || dirty.length > 0 || agreement.bad || (check.kind === 'ran' && check.exitCode !== 0) || (model?.kind === 'ran' && model.result.exitCode !== 0);
   return `<div class="findings${bad ? ' missed' : ''}"><strong class="${bad ? 'miss' : 'ok'}">${esc(verdict)}</strong><ul>${items.map((i) => `<li>${esc(i)}</li>`).join('')}</ul></div>`;
 }
 
@@ -336,6 +380,7 @@ export function sweepPivot(s: SweepResult): { grid: Grid; groups: { label: strin
     ...variants.map((v) => ({ header: v, align: 'right' as const })),
     ...variants.map((v) => ({ header: v, align: 'right' as const })),
     { header: 'lost+dup+leaked', align: 'right' },
+    { header: 'model', align: 'left' },
   ];
   const rows = s.points.map((p) => {
     const off = headlineRow(p.comparison, 'off');
@@ -343,12 +388,14 @@ export function sweepPivot(s: SweepResult): { grid: Grid; groups: { label: strin
       hasOff && off !== undefined && r.variant !== 'off' ? `${show(f(r))} (${percent(f(r), f(off))})` : show(f(r));
     const rs = variants.map((v) => headlineRow(p.comparison, v));
     const audit = rs.reduce((a, r) => a + (r === undefined ? 0 : r.lost + r.duplicated + r.leakedBlobs), 0);
+    const diverged = p.comparison.rows.filter((r) => !r.modelAgrees);
     return [
       formatParam(s.param, p.value),
       ...rs.map((r) => (r === undefined ? '—' : fixed(r.partsPerAppend, 2))),
       ...rs.map((r) => (r === undefined ? '—' : rel(r, (x) => x.blobPuts, thousands))),
       ...rs.map((r) => (r === undefined ? '—' : rel(r, (x) => x.stateDiffBytes, bytes))),
       thousands(audit),
+      diverged.length === 0 ? 'agrees' : `DIVERGES (${diverged.map((r) => r.variant).join(', ')})`,
     ];
   });
   const n = variants.length;
@@ -358,6 +405,7 @@ export function sweepPivot(s: SweepResult): { grid: Grid; groups: { label: strin
     { label: hasOff ? 'blob PUTs (% of off)' : 'blob PUTs', span: n },
     { label: hasOff ? 'state-diff bytes (% of off)' : 'state-diff bytes', span: n },
     { label: 'audit', span: 1 },
+    { label: 'model', span: 1 },
   ];
   return { grid: { columns, rows }, groups };
 }
@@ -561,7 +609,7 @@ ${htmlTable(leadWith(comparisonGrid(d.hydration), ['max builder share', 'mint→
 <h1>shared-batch-kit: shared batches in the materialized-view sink</h1>
 <p class="sub">Produced by <code>${esc(d.command)}</code>: the implementation (impl/) ran on the embedded in-memory backend under a seeded virtual-time schedule; the same seed reproduces every number.</p>
 <nav class="toc">${toc.map(([id, label]) => `<a href="#${id}">${esc(label)}</a>`).join('')}</nav>
-${findings(c, d.criteria, d.check, d.modelCheck)}
+${findings(c, d.criteria, d.check, d.modelCheck, reportRuns(d))}
 <h2 id="setup">What ran</h2>
 ${setupSection(c)}
 <h2 id="comparison">Comparison</h2>

@@ -53,6 +53,10 @@ export interface Figures {
   readonly meanAppendLatencyMs: number;
   /** Over all appends: the largest share of an append's bytes that went through one batch builder. */
   readonly maxBuilderShare: number;
+  /** The model replayed this run's trace and predicted every append's batches and parts exactly (model-agreement.ts). */
+  readonly modelAgrees: boolean;
+  /** How far the model agreed: `100/100 appends predicted exactly`, or where and why it diverged. */
+  readonly modelDetail: string;
 }
 
 /** `steady`: the seed PR's workload. `hydration`: a few huge intervals, each variant at the threshold and unlimited. */

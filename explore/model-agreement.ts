@@ -1,0 +1,107 @@
+/**
+ * Cross-checks one `compare` run against the model: the run's protocol trace is replayed on the model
+ * (model/predict.ts, imported lazily like every other model/ code in explore/), which must accept every
+ * event and predict every append's batches, parts and result exactly, and must have nothing left to do
+ * when the run ended. This is DOMAIN's "parts per append equal what the model predicts for the same
+ * interleaving", on compare's own realistic interleaving rather than the conformance check's chosen ones.
+ */
+import type { TraceEvent } from '../vocab/index.ts';
+import { DEFAULT_PERSIST_CONFIG } from '../impl/persist/config.ts';
+import { partitionWorker } from '../impl/update.ts';
+import type { ModelConfig, Update as ModelUpdate } from '../model/config.ts';
+import type { PreparedWorkload } from './experiment.ts';
+import type { Case, Setup } from './types.ts';
+
+export interface ModelAgreement {
+  /** The model accepted every event, predicted every append exactly and ended where the run ended. */
+  readonly agrees: boolean;
+  /** Appends the model predicted exactly (all of them when it agrees; those before the divergence otherwise). */
+  readonly appends: number;
+  /** `100/100 appends predicted exactly`, or `diverged at event #123 (…): <reason>`. */
+  readonly detail: string;
+}
+
+/** The longest model reason a detail quotes: predicted fields can be long lists of update ids. */
+const MAX_REASON = 240;
+
+/**
+ * The workload as the model sees it for `workers` workers per replica: worker by impl's key hash, size
+ * by impl's encoding. Computed once per workload and worker count (sweeps share a workload).
+ */
+export function modelUpdates(workload: PreparedWorkload, workers: number): readonly ModelUpdate[] {
+  const known = workload.modelUpdates.get(workers);
+  if (known !== undefined) return known;
+  const made = workload.updates.map((u) => ({ id: u.id, time: u.time, worker: partitionWorker(u.key, workers), size: workload.sizes[u.id] ?? 0 }));
+  workload.modelUpdates.set(workers, made);
+  return made;
+}
+
+/**
+ * The model configuration of a compare run: the setup's shape, the workload, impl's persist defaults
+ * (compare runs with them) and the case's threshold as the one knob value (`UNLIMITED` is
+ * Number.MAX_SAFE_INTEGER, a valid non-negative integer knob for the model too).
+ */
+export function modelConfigFor(setup: Setup, c: Case, workload: PreparedWorkload): ModelConfig {
+  return {
+    variant: c.variant,
+    replicas: setup.replicas,
+    processes: setup.processes,
+    workersPerProcess: setup.workers,
+    intervals: setup.intervals,
+    updates: modelUpdates(workload, setup.processes * setup.workers),
+    persist: DEFAULT_PERSIST_CONFIG,
+    maxBytesChoices: [c.threshold],
+  };
+}
+
+/** Replays `trace` (a finished run of `c` on `workload`) on the model. */
+export async function modelAgreement(setup: Setup, c: Case, workload: PreparedWorkload, trace: readonly TraceEvent[]): Promise<ModelAgreement> {
+  const [{ predictAppends }, { enabledActions }] = await Promise.all([import('../model/predict.ts'), import('../model/system.ts')]);
+  const cfg = modelConfigFor(setup, c, workload);
+  // SUBTLE: sweep-hold / sweep-release are registry-internal diagnosis events (emitted only by the
+  // sweep-upgrade-race bug). As in conformance/harness.ts they are stuttering steps: the harm must show
+  // where it is observable. `index` maps the replayed events back to their place in the trace.
+  const index: number[] = [];
+  const observable: TraceEvent[] = [];
+  let total = 0;
+  for (const [i, e] of trace.entries()) {
+    if (e.kind === 'append') total++;
+    if (e.kind === 'sweep-hold' || e.kind === 'sweep-release') continue;
+    index.push(i);
+    observable.push(e);
+  }
+  const p = predictAppends(cfg, observable);
+  if (!p.ok) {
+    const at = index[p.at] ?? p.at;
+    const event = trace[at];
+    const exact = p.appends.length - (event?.kind === 'append' ? 1 : 0);
+    return {
+      agrees: false,
+      appends: exact,
+      detail: `diverged at event #${at}${event === undefined ? '' : ` (${eventHead(event)})`} after ${exact}/${total} appends predicted exactly: ${clip(p.reason)}`,
+    };
+  }
+  const next = enabledActions(cfg, p.state)[0];
+  if (next !== undefined) {
+    return {
+      agrees: false,
+      appends: p.appends.length,
+      detail: `diverged at the end (event #${trace.length}) after ${p.appends.length}/${total} appends predicted exactly: the run ended but the model still expects ${eventHead(next)}`,
+    };
+  }
+  return { agrees: true, appends: p.appends.length, detail: `${p.appends.length}/${total} appends predicted exactly` };
+}
+
+/** An event's actor, kind and id, without its (possibly long) payload: `r0 w3 finish-begin id=5`. */
+export function eventHead(e: TraceEvent): string {
+  const who = 'worker' in e ? `r${e.replica} w${e.worker}` : 'process' in e ? `r${e.replica} p${e.process}` : `r${e.replica}`;
+  const what =
+    e.kind === 'mint' ? ` id=${e.desc.sharedId} [${e.desc.lower}, ${e.desc.upper})`
+    : e.kind === 'append' || e.kind === 'delete' ? ` lower=${e.lower}`
+    : e.kind === 'frontier' ? ` upper=${e.upper}`
+    : 'sharedId' in e ? ` id=${e.sharedId}`
+    : '';
+  return `${who} ${e.kind}${what}`;
+}
+
+const clip = (s: string): string => (s.length <= MAX_REASON ? s : `${s.slice(0, MAX_REASON - 1)}…`);
