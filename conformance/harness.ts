@@ -14,7 +14,7 @@ import type { Scheduler } from '../impl/seams.ts';
 import { runSink, type RunResult } from '../impl/run.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 import type { ModelConfig } from '../model/config.ts';
-import { enabledActions, initialState, isFinal, step } from '../model/system.ts';
+import { predictAppends } from '../model/predict.ts';
 import { properties } from '../spec/properties.ts';
 import { viewFromTrace } from '../spec/view.ts';
 import { formatLog, type DriveOutcome } from './choice-scheduler.ts';
@@ -128,26 +128,15 @@ export function judge(
     if (audit.leakedBlobs > 0) failures.push({ kind: 'audit', check: 'no-leaked-blobs', why: `${audit.leakedBlobs} blob(s) were written, never referenced by shard state and never deleted` });
   }
 
-  // Refinement: replay on the model.
-  let state = initialState(cfg);
-  let diverged = false;
-  for (const [i, e] of trace.entries()) {
-    // SUBTLE: sweep-hold/sweep-release are internal steps of the registry (emitted only by the
-    // sweep-upgrade-race bug, for diagnosis). Refinement is over observable behaviour, so they are
-    // stuttering steps here: their harm must show where it is observable (a finish that is not last
-    // when the model says it is, an interval sealed without its data), not by their name.
-    if (e.kind === 'sweep-hold' || e.kind === 'sweep-release') continue;
-    const r = step(cfg, state, e);
-    if (!r.ok) {
-      const expected = r.expected === undefined ? '' : `\n      model expected: ${formatEvent(r.expected)}`;
-      failures.push({ kind: 'refinement', check: refinementCheck(r.reason), at: i, why: `event #${i} ${formatEvent(e)}: ${r.reason}${expected}` });
-      diverged = true;
-      break;
-    }
-    state = r.state;
-  }
-  if (!diverged && settled && !isFinal(cfg, state)) {
-    const next = enabledActions(cfg, state).slice(0, 4).map(formatEvent).join('; ');
+  // Refinement: replay on the model (registry-internal events are stuttering steps: model/predict.ts).
+  const replay = predictAppends(cfg, trace);
+  if (!replay.ok) {
+    const expected = replay.expected === undefined ? '' : `\n      model expected: ${formatEvent(replay.expected)}`;
+    const e = trace[replay.at];
+    const what = e === undefined ? '' : ` ${formatEvent(e)}`;
+    failures.push({ kind: 'refinement', check: refinementCheck(replay.reason), at: replay.at, why: `event #${replay.at}${what}: ${replay.reason}${expected}` });
+  } else if (settled && replay.pending.length > 0) {
+    const next = replay.pending.slice(0, 4).map(formatEvent).join('; ');
     failures.push({ kind: 'refinement', check: 'trace-refines-model', at: trace.length, why: `the implementation ended but the model still has enabled: ${next}` });
   }
 

@@ -56,32 +56,22 @@ export function modelConfigFor(setup: Setup, c: Case, workload: PreparedWorkload
 
 /** Replays `trace` (a finished run of `c` on `workload`) on the model. */
 export async function modelAgreement(setup: Setup, c: Case, workload: PreparedWorkload, trace: readonly TraceEvent[]): Promise<ModelAgreement> {
-  const [{ predictAppends }, { enabledActions }] = await Promise.all([import('../model/predict.ts'), import('../model/system.ts')]);
+  const { predictAppends } = await import('../model/predict.ts');
   const cfg = modelConfigFor(setup, c, workload);
-  // SUBTLE: sweep-hold / sweep-release are registry-internal diagnosis events (emitted only by the
-  // sweep-upgrade-race bug). As in conformance/harness.ts they are stuttering steps: the harm must show
-  // where it is observable. `index` maps the replayed events back to their place in the trace.
-  const index: number[] = [];
-  const observable: TraceEvent[] = [];
-  let total = 0;
-  for (const [i, e] of trace.entries()) {
-    if (e.kind === 'append') total++;
-    if (e.kind === 'sweep-hold' || e.kind === 'sweep-release') continue;
-    index.push(i);
-    observable.push(e);
-  }
-  const p = predictAppends(cfg, observable);
+  // Registry-internal sweep-hold/release events are stuttering steps for the clean model (see
+  // model/predict.ts); divergence indices point into the trace as recorded.
+  const total = trace.filter((e) => e.kind === 'append').length;
+  const p = predictAppends(cfg, trace);
   if (!p.ok) {
-    const at = index[p.at] ?? p.at;
-    const event = trace[at];
+    const event = trace[p.at];
     const exact = p.appends.length - (event?.kind === 'append' ? 1 : 0);
     return {
       agrees: false,
       appends: exact,
-      detail: `diverged at event #${at}${event === undefined ? '' : ` (${eventHead(event)})`} after ${exact}/${total} appends predicted exactly: ${clip(p.reason)}`,
+      detail: `diverged at event #${p.at}${event === undefined ? '' : ` (${eventHead(event)})`} after ${exact}/${total} appends predicted exactly: ${clip(p.reason)}`,
     };
   }
-  const next = enabledActions(cfg, p.state)[0];
+  const next = p.pending[0];
   if (next !== undefined) {
     return {
       agrees: false,

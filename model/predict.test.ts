@@ -27,6 +27,24 @@ describe('part-count prediction', () => {
       { replica: 0, lower: 1, upper: 2, batches: 2, parts: { hollow: 1, inline: 1 }, result: { ok: true } },
     ]);
     expect(appendsOf(d.state)).toEqual(p.appends);
+    expect(p.ok && p.pending).toEqual([]);
+    const cut = predictAppends(cfg, d.trace.slice(0, -1));
+    expect(cut.ok && cut.pending.map((e) => e.kind)).toEqual([d.trace.at(-1)?.kind]);
+  });
+
+  it('treats the registry-internal sweep-hold/release as stuttering steps unless the model has the review bug', () => {
+    const trace = run().trace;
+    const hold: TraceEvent = { kind: 'sweep-hold', replica: 0, process: 0, sharedId: 0 };
+    const release: TraceEvent = { kind: 'sweep-release', replica: 0, process: 0, sharedId: 0, closed: false };
+    const withInternal = [hold, release, ...trace];
+    expect(predictAppends(cfg, withInternal).ok).toBe(true);
+    const buggy = { ...cfg, bugs: { sweepUpgradeRace: true } };
+    expect(predictAppends(buggy, withInternal)).toMatchObject({ ok: false, at: 0, reason: expect.stringMatching(/^not enabled: sweep-hold/) });
+    // Divergence indices count the skipped events: they point into the trace as given.
+    const wrong = [...withInternal];
+    const at = wrong.findIndex((e) => e.kind === 'append');
+    wrong[at] = { ...(wrong[at] as Extract<TraceEvent, { kind: 'append' }>), batches: 7 };
+    expect(predictAppends(cfg, wrong)).toMatchObject({ ok: false, at });
   });
 
   it('reports the divergence: a wrong part count, or an event the model does not enable', () => {

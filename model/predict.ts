@@ -7,7 +7,7 @@
 import type { AppendResult, PartsSummary, TraceEvent } from '../vocab/index.ts';
 import type { ModelConfig } from './config.ts';
 import type { SystemState } from './state.ts';
-import { firstDifference, initialState, predict } from './system.ts';
+import { enabledActions, firstDifference, initialState, predict } from './system.ts';
 
 export interface PredictedAppend {
   readonly replica: number;
@@ -19,10 +19,16 @@ export interface PredictedAppend {
 }
 
 export type AppendPrediction =
-  | { readonly ok: true; readonly appends: readonly PredictedAppend[]; readonly state: SystemState }
+  | {
+      readonly ok: true;
+      readonly appends: readonly PredictedAppend[];
+      readonly state: SystemState;
+      /** What the model still expects after the last event (empty when the trace ended where the model ends). */
+      readonly pending: readonly TraceEvent[];
+    }
   | {
       readonly ok: false;
-      /** Index of the first event the model does not accept. */
+      /** Index (in the trace given) of the first event the model does not accept. */
       readonly at: number;
       readonly reason: string;
       /** The model's version of that event, when it has one. */
@@ -40,11 +46,26 @@ const predicted = (e: Extract<TraceEvent, { kind: 'append' }>): PredictedAppend 
   result: e.result,
 });
 
-/** Replays `trace` on the model and returns the model's prediction for every append in it. */
+/**
+ * SUBTLE: `sweep-hold` / `sweep-release` are registry-internal steps, emitted only by an implementation
+ * with the sweep-upgrade-race bug (for diagnosis). A model without that bug has no such actions, and
+ * refinement is over observable behaviour, so they are stuttering steps here: their harm must show
+ * where it is observable (a finish that is not last when the model says it is, an interval sealed
+ * without its data), not by their name. With `bugs.sweepUpgradeRace` the model replays them.
+ */
+export function isStutteringStep(cfg: ModelConfig, e: TraceEvent): boolean {
+  return (e.kind === 'sweep-hold' || e.kind === 'sweep-release') && cfg.bugs?.sweepUpgradeRace !== true;
+}
+
+/**
+ * Replays `trace` on the model and returns the model's prediction for every append in it, where it
+ * diverged, or — when every event was accepted — what the model still expects (`pending`).
+ */
 export function predictAppends(cfg: ModelConfig, trace: readonly TraceEvent[]): AppendPrediction {
   let state = initialState(cfg);
   const appends: PredictedAppend[] = [];
   for (const [at, event] of trace.entries()) {
+    if (isStutteringStep(cfg, event)) continue;
     const p = predict(cfg, state, event);
     if (!p.ok) return { ok: false, at, reason: `not enabled: ${event.kind}: ${p.reason}`, appends };
     if (p.expected.kind === 'append') appends.push(predicted(p.expected));
@@ -52,7 +73,7 @@ export function predictAppends(cfg: ModelConfig, trace: readonly TraceEvent[]): 
     if (diff !== null) return { ok: false, at, reason: `predicted field differs: ${diff}`, expected: p.expected, appends };
     state = p.next;
   }
-  return { ok: true, appends, state };
+  return { ok: true, appends, state, pending: enabledActions(cfg, state) };
 }
 
 /** The appends a model state has performed, in order. */
