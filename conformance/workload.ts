@@ -53,7 +53,7 @@ export const DEFAULT_BOUNDS: WorkloadBounds = {
   maxWorkersPerProcess: 8,
   maxProcesses: 2,
   maxReplicas: 2,
-  maxIntervals: 4,
+  maxIntervals: 6,
 };
 
 /**
