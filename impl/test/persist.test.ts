@@ -11,6 +11,7 @@ import { MemConsensus, type Consensus, type SeqNo, type VersionedData } from '..
 import { ShardWriter } from '../persist/shard-writer.ts';
 import { EMPTY_SHARD_STATE, applyDiff, loadShardState } from '../persist/state.ts';
 import { passThroughScheduler } from '../seams.ts';
+import { racingConsensus } from '../test-support/racing-consensus.ts';
 import { upd } from '../test-support/workloads.ts';
 import { encodedUpdateSize } from '../update.ts';
 
@@ -158,19 +159,8 @@ describe('ShardWriter.compareAndAppend', () => {
 
   it('a concurrent commit between head and CaS makes the CaS fail; the step is re-evaluated', async () => {
     const inner = new MemConsensus();
-    let interfere = true;
-    const racing: Consensus = {
-      head: (k) => inner.head(k),
-      scan: (k, f) => inner.scan(k, f),
-      compareAndSet: async (k, expected, next) => {
-        if (interfere) {
-          interfere = false;
-          await other.shard.compareAndAppend([], 0, 5); // the other writer wins the race
-        }
-        return inner.compareAndSet(k, expected, next);
-      },
-    };
     const other = persist({}, inner, 1);
+    const racing = racingConsensus(inner, () => other.shard.compareAndAppend([], 0, 5)); // the other writer wins the race
     const p = persist({}, racing, 0);
     const result = await p.shard.compareAndAppend([await p.build(0, 1)], 0, 1);
     expect(result).toEqual({ kind: 'upper-mismatch', current: 5, expected: 0 });

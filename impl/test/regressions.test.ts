@@ -12,6 +12,7 @@ import { resolvePersistConfig } from '../persist/config.ts';
 import { MemConsensus, type Consensus } from '../persist/consensus.ts';
 import { ShardWriter } from '../persist/shard-writer.ts';
 import { loadShardState } from '../persist/state.ts';
+import { racingConsensus } from '../test-support/racing-consensus.ts';
 import { claimIncarnation, writerId, writerRegistryKey } from '../persist/writer-id.ts';
 import { runSink, SHARD_ID, type RunConfig } from '../run.ts';
 import { passThroughScheduler } from '../seams.ts';
@@ -198,18 +199,7 @@ describe('4. metrics', () => {
   it('consensusCasFailed counts the CaS attempts that lost a race (consensusCommands counts every attempt)', async () => {
     const inner = new MemConsensus();
     const other = writer(inner);
-    let interfere = true;
-    const racing: Consensus = {
-      head: (k) => inner.head(k),
-      scan: (k, f) => inner.scan(k, f),
-      compareAndSet: async (k, expected, next) => {
-        if (interfere) {
-          interfere = false;
-          await other.shard.compareAndAppend([], 0, 1);
-        }
-        return inner.compareAndSet(k, expected, next);
-      },
-    };
+    const racing = racingConsensus(inner, () => other.shard.compareAndAppend([], 0, 1));
     const w = writer(racing);
     const batch = await w.build([upd(1, 0)]);
     expect((await w.shard.compareAndAppend([batch], 0, 1)).kind).toBe('upper-mismatch');
