@@ -40,7 +40,21 @@ export type SbkitErrorCode =
   /** Bytes that do not decode as a part or a state diff. */
   | 'corrupt-data'
   /** A consensus implementation broke its contract (e.g. a sequence number that does not advance). */
-  | 'consensus-invariant';
+  | 'consensus-invariant'
+  /** A blob or consensus call failed and did NOT take effect (a refused connection, a throttled
+   * request, an error returned before anything was written): safe to retry as it is. */
+  | 'storage-transient'
+  /** A blob or consensus call failed and MAY have taken effect: its answer was lost (a timeout, a
+   * connection dropped during a commit). Jepsen's "indeterminate" result; a compare-and-set that
+   * ends this way must be resolved by reading state back (persist: the idempotency token). */
+  | 'storage-indeterminate'
+  /** A blob or consensus call failed in a way retrying cannot help (credentials, a missing bucket,
+   * a schema that is not ours): the replica goes down, as a crash would. */
+  | 'storage-permanent';
+
+/** The three storage-failure codes, in the order a retry loop cares about them. */
+export const STORAGE_FAILURE_CODES = ['storage-transient', 'storage-indeterminate', 'storage-permanent'] as const;
+export type StorageFailureCode = (typeof STORAGE_FAILURE_CODES)[number];
 
 export class SbkitError extends Error {
   override readonly name = 'SbkitError';
@@ -80,4 +94,9 @@ export function requireInteger(
     throw new SbkitError(code, `${what} must be ${bound}, got ${show(n)}`);
   }
   return n;
+}
+
+/** True iff `e` is a storage failure (transient, indeterminate or permanent). */
+export function isStorageFailure(e: unknown): e is SbkitError & { readonly code: StorageFailureCode } {
+  return e instanceof SbkitError && (STORAGE_FAILURE_CODES as readonly string[]).includes(e.code);
 }
