@@ -231,8 +231,9 @@ export function compileMachine<C, E extends { readonly type: string }, I>(machin
       const leaf = leafOf(local.value);
       const candidates = leaf.on.get(event.type);
       if (candidates === undefined) return null;
+      const args = { context: local.context as unknown, event: event as unknown }; // guards only read it
       for (const t of candidates) {
-        if (t.guard !== undefined && !t.guard({ context: local.context, event })) continue;
+        if (t.guard !== undefined && !t.guard(args)) continue;
         let context = local.context as Record<string, unknown>;
         for (const a of t.actions) context = a(context, event);
         return { value: (t.to ?? leaf).value, context: context as C };

@@ -28,7 +28,7 @@ export interface Runner<C, E extends { readonly type: string }, I> {
 export function runner<C, E extends { readonly type: string }, I>(machine: AnyStateMachine): Runner<C, E, I> {
   if (process.env['SBKIT_MODEL_RUNNER'] === 'xstate') return xstateRunner(machine);
   const compiled = compileMachine<C, E, I>(machine);
-  return { start: (input) => compiled.initial(input), fire: (local, event) => compiled.fire(local, event) };
+  return { start: compiled.initial, fire: compiled.fire }; // closures: no `this`
 }
 
 /** XState's own pure transition functions: the reference semantics. */
