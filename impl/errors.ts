@@ -41,6 +41,8 @@ export type SbkitErrorCode =
   | 'corrupt-data'
   /** A consensus implementation broke its contract (e.g. a sequence number that does not advance). */
   | 'consensus-invariant'
+  /** A replica crashed (permanent storage failures) more often than the run's `maxRestarts` allows. */
+  | 'replica-gave-up'
   /** A blob or consensus call failed and did NOT take effect (a refused connection, a throttled
    * request, an error returned before anything was written): safe to retry as it is. */
   | 'storage-transient'

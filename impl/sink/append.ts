@@ -15,6 +15,7 @@ import type { CompareAndAppendResult } from '../persist/shard-writer.ts';
 import { NO_PARTS, addParts, ascending } from '../runtime/trace.ts';
 import { pointAt, type Where } from '../runtime/where.ts';
 import { at, type Hand, type ReplicaState } from './replica-state.ts';
+import { isStorageFailure } from '../errors.ts';
 
 export async function runAppender(r: ReplicaState, worker: number): Promise<void> {
   const queue = at(r.appendQueues, worker);
@@ -71,7 +72,8 @@ async function appendDescription(r: ReplicaState, where: Where, desc: Descriptio
     // BUG (append-keeps-batches-on-mismatch): the batches are dropped, their blobs leak.
     if (batches.length > 0 && !bugs.has('append-keeps-batches-on-mismatch')) {
       await pointAt(scheduler, 'append.delete', where);
-      for (const b of batches) await b.delete();
+      if (bugs.has('mismatch-delete-error-swallowed')) await deleteBestEffort(batches);
+      else for (const b of batches) await b.delete();
       metrics.c.batchesDeleted += batches.length;
       trace.emit({ kind: 'delete', replica, lower: desc.lower, batches: batches.length, reason: 'mismatch' });
     }
@@ -107,5 +109,17 @@ async function deleteStale(r: ReplicaState, worker: number, hands: readonly Hand
     for (const b of batches) await b.delete();
     r.deps.metrics.c.batchesDeleted += batches.length;
     r.deps.trace.emit({ kind: 'delete', replica: r.settings.replica, lower: desc.lower, batches: batches.length, reason: 'stale' });
+  }
+}
+
+/** BUG (mismatch-delete-error-swallowed): one attempt per blob; a storage error is "logged" and swallowed,
+ * so the batch's remaining blobs leak from a live writer. */
+async function deleteBestEffort(batches: readonly Batch[]): Promise<void> {
+  for (const b of batches) {
+    try {
+      await b.delete({ retries: false });
+    } catch (e) {
+      if (!isStorageFailure(e)) throw e;
+    }
   }
 }
