@@ -57,6 +57,9 @@ interface Incarnation {
   readonly replica: number;
   readonly writer: WriterRecord;
   readonly life: { alive: boolean };
+  /** Its sink, once started. */
+  sink: ReplicaState | undefined;
+  /** Every task ended. */
   finished: boolean;
 }
 
@@ -120,6 +123,10 @@ export class Supervisor implements RunControl {
   abort(replica: number, reason: string): boolean {
     const inc = this.#current[replica];
     if (inc === undefined || !inc.life.alive || inc.finished) return false;
+    // A sink that reached K has sealed its shard range: what is left (the input catching up, a sweep)
+    // writes nothing, so there is nothing to tear down — as the model says (a sealed replica).
+    const sink = inc.sink;
+    if (sink !== undefined && sink.live === null && sink.lower >= this.deps.run.intervals) return false;
     inc.life.alive = false;
     this.deps.metrics.c.aborts += 1;
     this.deps.trace.emit({ kind: 'abort', replica, reason });
@@ -178,7 +185,7 @@ export class Supervisor implements RunControl {
     const { run, metrics, trace, shardId, consensus, byWorker } = this.deps;
     const replica = writer.replica;
     const life = { alive: true };
-    const inc: Incarnation = { replica, writer, life, finished: false };
+    const inc: Incarnation = { replica, writer, life, sink: undefined, finished: false };
     this.#current[replica] = inc;
     this.writers.push(writer);
     const scheduler = lifeScheduler(run.scheduler, life);
@@ -203,6 +210,7 @@ export class Supervisor implements RunControl {
       { scheduler, trace, bugs: run.bugs, metrics, spawn: tasks.spawn, shard, writer: writerDeps },
       byWorker,
     );
+    inc.sink = state;
     startReplica(state);
     tasks.whenAllDone().then(
       () => {

@@ -29,6 +29,7 @@ const configs: [string, ModelConfig][] = [
   ...VARIANTS.map((v): [string, ModelConfig] => [`${v} wide`, wide({ variant: v, maxBytesChoices: [0, 50, 1000] }, u(4, 0, 0, 30))]),
   ['best-effort with the sweep race', wide({ variant: 'best-effort', bugs: { sweepUpgradeRace: true } })],
   ['barrier, inline backpressure', wide({ variant: 'barrier', persist: { blobTargetSize: 64, inlineSingleMaxBytes: 32, inlineTotalMaxBytes: 20 } })],
+  ['best-effort, the fault world', wide({ variant: 'best-effort', faults: { aborts: 2, indeterminate: 2, cleanup: true }, bugs: { indeterminateAsMismatch: true } })],
 ];
 
 describe('the compiled machines equal XState on random walks', () => {
