@@ -41,6 +41,11 @@ export type SbkitErrorCode =
   | 'corrupt-data'
   /** A consensus implementation broke its contract (e.g. a sequence number that does not advance). */
   | 'consensus-invariant'
+  /** A storage backend spec that does not parse: `--consensus` not `mem` or a postgres:// URL, a
+   * malformed URL, an unknown URL option, `--blob` not `mem` or `file:DIR`, a bad table name. */
+  | 'invalid-backend'
+  /** A blob key no store can hold: empty, not well-formed UTF-16, or too long for a file name. */
+  | 'invalid-blob-key'
   /** A blob or consensus call failed and did NOT take effect (a refused connection, a throttled
    * request, an error returned before anything was written): safe to retry as it is. */
   | 'storage-transient'
