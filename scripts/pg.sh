@@ -22,7 +22,6 @@ DB=sbkit
 ROLE=sbkit
 PASSWORD=sbkit
 URL="postgres://$ROLE:$PASSWORD@127.0.0.1:$PORT/$DB"
-LOG="$STATE/server.log"
 
 say() { printf 'pg: %s\n' "$*" >&2; }
 fail() {
@@ -123,6 +122,8 @@ cmd_start() {
   choose_user
   local data
   data="$(data_dir)"
+  # Beside the data directory, where the server user can write it (not necessarily under $STATE).
+  local log="$data.log"
 
   if server_running "$bindir" "$data"; then
     say "already running ($("$bindir/postgres" --version))"
@@ -153,11 +154,11 @@ EOF
     if (exec 3<>"/dev/tcp/127.0.0.1/$PORT") 2>/dev/null; then
       fail "port $PORT on 127.0.0.1 is taken by another program (set SBKIT_PG_PORT to use another)"
     fi
-    touch "$LOG"
-    [ -n "$RUNAS" ] && chown "$RUNAS" "$LOG"
+    touch "$log"
+    [ -n "$RUNAS" ] && chown "$RUNAS" "$log"
     say "starting $("$bindir/postgres" --version) on 127.0.0.1:$PORT"
-    as_server_user "$bindir/pg_ctl" -D "$data" -l "$LOG" -w -t 60 start >/dev/null ||
-      fail "pg_ctl start failed: $(tail -5 "$LOG")"
+    as_server_user "$bindir/pg_ctl" -D "$data" -l "$log" -w -t 60 start >/dev/null ||
+      fail "pg_ctl start failed: $(tail -5 "$log" | tr '\n' ' ')"
   fi
 
   # The database the kit uses (idempotent).
@@ -204,7 +205,7 @@ start) cmd_start ;;
 stop) cmd_stop ;;
 wipe)
   cmd_stop
-  if [ -L "$STATE/data" ]; then rm -rf "$(readlink "$STATE/data")"; fi
+  if [ -L "$STATE/data" ]; then rm -rf "$(readlink "$STATE/data")" "$(readlink "$STATE/data").log"; fi
   rm -rf "$STATE"
   ;;
 url) cmd_url ;;
