@@ -78,6 +78,23 @@ function errnoOf(e: unknown): string | undefined {
 /** Failures of one file that no retry fixes (a directory where the key's file should be …). */
 const PERMANENT_ERRNO = new Set(['EISDIR', 'ENAMETOOLONG', 'EINVAL', 'ELOOP']);
 
+/** When a file operation failed: `before` the key's name changed (nothing took effect), `after` it
+ * (only the directory fsync was left), or during a `read`. */
+export type FsWhen = 'before' | 'after' | 'read';
+
+/** How a failed file operation maps onto the storage-failure taxonomy (errno as Node reports it). */
+export function classifyFsError(dir: string, errno: string | undefined, when: FsWhen): { readonly code: StorageFailureCode; readonly why: string } {
+  const e = errno ?? 'unknown error';
+  if (e === 'ENOENT' || e === 'ENOTDIR') return { code: 'storage-permanent', why: `blob directory ${show(dir)} does not exist or is not a directory` };
+  if (e === 'EROFS') return { code: 'storage-permanent', why: `blob directory ${show(dir)} is on a read-only file system` };
+  if (e === 'EACCES' || e === 'EPERM') return { code: 'storage-permanent', why: `blob directory ${show(dir)} is not writable (${e})` };
+  if (when === 'after') return { code: 'storage-indeterminate', why: `the name changed but the directory fsync failed (${e}): it may not survive a crash` };
+  return {
+    code: PERMANENT_ERRNO.has(e) ? 'storage-permanent' : 'storage-transient',
+    why: when === 'read' ? `reading failed (${e})` : `nothing took effect (${e})`,
+  };
+}
+
 export class FileBlob implements Blob {
   readonly stats: BlobStats = { gets: 0, sets: 0, setBytes: 0, deletes: 0, lists: 0 };
   /** The directory, absolute. */
@@ -233,31 +250,9 @@ export class FileBlob implements Blob {
     );
   }
 
-  /**
-   * The typed error for a failed file operation. `when`: 'before' the name changed (nothing took
-   * effect), 'after' it (indeterminate), or a 'read'.
-   */
-  #error(what: string, e: unknown, when: 'before' | 'after' | 'read'): SbkitError {
-    const errno = errnoOf(e) ?? 'unknown error';
+  #error(what: string, e: unknown, when: FsWhen): SbkitError {
+    const { code, why } = classifyFsError(this.dir, errnoOf(e), when);
     const detail = e instanceof Error ? e.message : String(e);
-    let code: StorageFailureCode;
-    let why: string;
-    if (errno === 'ENOENT' || errno === 'ENOTDIR') {
-      code = 'storage-permanent';
-      why = `blob directory ${show(this.dir)} does not exist or is not a directory`;
-    } else if (errno === 'EROFS') {
-      code = 'storage-permanent';
-      why = `blob directory ${show(this.dir)} is on a read-only file system`;
-    } else if (errno === 'EACCES' || errno === 'EPERM') {
-      code = 'storage-permanent';
-      why = `blob directory ${show(this.dir)} is not writable (${errno})`;
-    } else if (when === 'after') {
-      code = 'storage-indeterminate';
-      why = `the name changed but the directory fsync failed (${errno}): it may not survive a crash`;
-    } else {
-      code = PERMANENT_ERRNO.has(errno) ? 'storage-permanent' : 'storage-transient';
-      why = when === 'read' ? `reading failed (${errno})` : `nothing took effect (${errno})`;
-    }
     return new SbkitError(code, `blob ${show(this.dir)}: ${what}: ${why}: ${detail}`, { cause: e });
   }
 }

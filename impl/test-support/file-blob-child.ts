@@ -2,11 +2,13 @@
  * Child process for the FileBlob tests (test-only), run with tsx:
  * - `write-forever DIR SEED`: writes 8 MiB blobs `w<SEED>/blob-<i>` (each one byte value) until
  *   killed, alternating set and setIfAbsent, printing `writing <i>` before each;
- * - `read-only DIR` (root, inside `unshare --mount`): mounts a tmpfs on DIR, opens a FileBlob and
- *   stores `k`, remounts DIR read-only, then tries every call and a fresh open; prints one JSON line
- *   `{step: {code, message}}`.
+ * - `read-only DIR` (root, inside `unshare --mount`): mounts a 4 MiB tmpfs on DIR, opens a FileBlob
+ *   and stores `k`, tries an 8 MiB blob (the file system is full), remounts DIR read-only, then tries
+ *   every call and a fresh open; prints one JSON line `{step: {code, message}}` (plus the names left
+ *   in DIR after the full write).
  */
 import { execFileSync } from 'node:child_process';
+import { readdir } from 'node:fs/promises';
 import { FileBlob } from '../persist/file-blob.ts';
 
 const [mode, dir = '', seed = '0'] = process.argv.slice(2);
@@ -33,8 +35,12 @@ if (mode === 'write-forever') {
   execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', dir]);
   const blob = await FileBlob.open(dir);
   await blob.set('k', new Uint8Array([1]));
+  const full = await outcome(() => blob.set('big', new Uint8Array(8 << 20)));
+  const afterFull = { code: 'ok', message: (await readdir(dir)).join(',') };
   execFileSync('mount', ['-o', 'remount,ro', dir]);
   const report = {
+    full,
+    afterFull,
     set: await outcome(() => blob.set('x', new Uint8Array([2]))),
     setIfAbsent: await outcome(() => blob.setIfAbsent('y', new Uint8Array([3]))),
     delete: await outcome(() => blob.delete('k')),

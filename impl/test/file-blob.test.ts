@@ -11,7 +11,7 @@ import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isSbkitError } from '../errors.ts';
 import { MemBlob } from '../persist/blob.ts';
-import { FileBlob, fileNameKey, keyFileName } from '../persist/file-blob.ts';
+import { classifyFsError, FileBlob, fileNameKey, keyFileName } from '../persist/file-blob.ts';
 import { blobContract } from '../test-support/blob-contract.ts';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -88,24 +88,25 @@ describe('FileBlob on disk', () => {
   it('a writer SIGKILLed mid-write leaves its temp file behind, which is never a key; every key is whole', async () => {
     const dir = await freshDir();
     let leftTemp = 0;
-    for (let attempt = 0; attempt < 8 && leftTemp < 2; attempt++) {
+    // Six writers, each killed while writing its blob #2 (a set) or #3 (a setIfAbsent), alternately.
+    for (let attempt = 0; attempt < 6; attempt++) {
       const child = spawn(NODE_TS[0], [...NODE_TS.slice(1), CHILD, 'write-forever', dir, String(attempt)], { stdio: ['ignore', 'pipe', 'inherit'] });
-      // Kill once it has committed a blob and is writing the next (each ~8 MiB, fsynced).
+      const killAt = 3 + (attempt % 2);
       await new Promise<void>((resolve) => {
         let seen = '';
         child.stdout.on('data', (d: Buffer) => {
           seen += d.toString();
-          if ((seen.match(/writing/g) ?? []).length >= 2) {
-            setTimeout(() => child.kill('SIGKILL'), 3);
+          if ((seen.match(/writing/g) ?? []).length >= killAt) {
+            setTimeout(() => child.kill('SIGKILL'), 2);
             resolve();
           }
         });
       });
       await new Promise((resolve) => child.once('exit', resolve));
       const names = await fs.readdir(dir);
-      if (names.some((n) => n.startsWith('.tmp-'))) leftTemp += 1;
+      leftTemp = names.filter((n) => n.startsWith('.tmp-')).length; // strays of this and earlier writers
     }
-    expect(leftTemp, 'no kill landed mid-write in 8 attempts').toBeGreaterThan(0);
+    expect(leftTemp, 'no kill landed mid-write in 6 attempts').toBeGreaterThan(0);
     const b = await FileBlob.open(dir);
     const keys = await b.list();
     expect(keys.length).toBeGreaterThan(0);
@@ -118,6 +119,34 @@ describe('FileBlob on disk', () => {
       expect(value.every((x) => x === fill)).toBe(true);
     }
   }, 60_000);
+});
+
+describe('FileBlob failures', () => {
+  it.each([
+    ['ENOENT', 'before', 'storage-permanent', /does not exist/],
+    ['ENOTDIR', 'read', 'storage-permanent', /does not exist or is not a directory/],
+    ['EROFS', 'before', 'storage-permanent', /read-only file system/],
+    ['EACCES', 'read', 'storage-permanent', /not writable \(EACCES\)/],
+    ['EPERM', 'before', 'storage-permanent', /not writable \(EPERM\)/],
+    ['EIO', 'after', 'storage-indeterminate', /the name changed but the directory fsync failed \(EIO\)/],
+    ['ENOSPC', 'before', 'storage-transient', /nothing took effect \(ENOSPC\)/],
+    ['EMFILE', 'read', 'storage-transient', /reading failed \(EMFILE\)/],
+    ['EISDIR', 'read', 'storage-permanent', /reading failed \(EISDIR\)/],
+    [undefined, 'before', 'storage-transient', /unknown error/],
+  ] as const)('%s %s → %s', (errno, when, code, why) => {
+    const f = classifyFsError('/d', errno, when);
+    expect(f.code).toBe(code);
+    expect(f.why).toMatch(why);
+  });
+
+  it('a directory where a key\'s file should be: get and set fail permanent, leaving no temp file', async () => {
+    const dir = await freshDir();
+    const b = await FileBlob.open(dir);
+    await fs.mkdir(path.join(dir, keyFileName('w0-r0/part-0')));
+    await expect(b.get('w0-r0/part-0')).rejects.toSatisfy((e: unknown) => isSbkitError(e, 'storage-permanent') && /get\("w0-r0\/part-0"\): reading failed \(EISDIR\)/.test(e.message));
+    await expect(b.set('w0-r0/part-0', new Uint8Array([1]))).rejects.toSatisfy((e: unknown) => isSbkitError(e, 'storage-permanent') && /nothing took effect \(EISDIR\)/.test(e.message));
+    expect(await fs.readdir(dir)).toEqual([keyFileName('w0-r0/part-0')]);
+  });
 });
 
 describe('FileBlob bad directories: typed errors naming the path', () => {
@@ -163,6 +192,10 @@ describe('FileBlob bad directories: typed errors naming the path', () => {
         expect(report[step]?.message).toContain(JSON.stringify(dir));
       }
       expect(report['get']).toEqual({ code: 'ok', message: '1' }); // reads still work
+      // A full file system: nothing took effect (transient), and the temp file is gone.
+      expect(report['full']?.code).toBe('storage-transient');
+      expect(report['full']?.message).toMatch(/set\("big"\): nothing took effect \(ENOSPC\)/);
+      expect(report['afterFull']).toEqual({ code: 'ok', message: 'k' });
     } else {
       await fs.chmod(dir, 0o555);
       await expect(FileBlob.open(dir)).rejects.toSatisfy(permanent(dir, /not writable \(EACCES\)/));

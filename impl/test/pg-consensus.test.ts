@@ -281,6 +281,17 @@ describe.skipIf(target.skip !== undefined)('PgConsensus on PostgreSQL', () => {
     await c.close();
   });
 
+  it('a session whose isolation is not READ COMMITTED is refused at open (the URL\'s options win over ours)', async () => {
+    const u = new URL(URL_);
+    u.searchParams.set('options', '-c default_transaction_isolation=serializable');
+    await expect(openPg({ url: u.toString() })).rejects.toSatisfy(failsWith('storage-permanent', /transaction isolation is "serializable", expected "read committed"/));
+  });
+
+  it('a foreign row with a negative sequence number is a consensus-invariant error', async () => {
+    await withAdmin(URL_, (admin) => admin.query(`INSERT INTO ${a.table} VALUES ('foreign', -1, '\\x00')`));
+    await expect(a.scan('foreign', -5)).rejects.toSatisfy(failsWith('consensus-invariant', /sequence number -1 is not a safe non-negative integer/));
+  });
+
   it('bad options are invalid-backend', async () => {
     await expect(PgConsensus.open({ url: URL_, table: 'Bad-Name' })).rejects.toSatisfy(failsWith('invalid-backend', /consensus table must match/));
     await expect(PgConsensus.open({ url: URL_, timeoutMs: 0 })).rejects.toSatisfy(failsWith('invalid-backend', /timeoutMs must be an integer ≥ 1/));
