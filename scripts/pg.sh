@@ -7,6 +7,9 @@
 #        non-root user (Postgres refuses to run as root: the `postgres` user, created when missing).
 #        Password authentication (scram-sha-256) on TCP, no Unix socket. Prints the URL and writes it
 #        to .sbkit/pg/url, where the tests find it (env SBKIT_PG_URL overrides the file).
+#        Server log: beside the data directory (data.log). If the server user cannot reach the
+#        project (e.g. it lives under /root), the data directory goes to /tmp/sbkit-pg-<hash of the
+#        project path>, linked from .sbkit/pg/data.
 #        Idempotent: a server of ours already running is reused. On failure it writes the reason to
 #        .sbkit/pg/unavailable (the tests print it when they skip) and exits non-zero.
 # stop:  stops our server (fast shutdown; if that fails, SIGKILL of our postmaster pid only) and removes
@@ -180,7 +183,7 @@ cmd_stop() {
   choose_user
   if [ -L "$STATE/data" ]; then data="$(readlink "$STATE/data")"; else data="$STATE/data"; fi
   [ -f "$data/postmaster.pid" ] || return 0
-  if as_server_user "$bindir/pg_ctl" -D "$data" -m fast -w -t 30 stop >/dev/null 2>&1; then
+  if as_server_user "$bindir/pg_ctl" -D "$data" -m fast -w -t 15 stop >/dev/null 2>&1; then
     say "stopped"
     return 0
   fi
@@ -188,8 +191,11 @@ cmd_stop() {
   local pid
   pid="$(head -1 "$data/postmaster.pid" 2>/dev/null || true)"
   if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && grep -q postgres "/proc/$pid/comm" 2>/dev/null; then
-    say "pg_ctl stop failed; SIGKILL postmaster $pid"
-    kill -KILL "$pid" || true
+    local children
+    children="$(ps -o pid= --ppid "$pid" 2>/dev/null | tr -s ' \n' ' ' || true)"
+    say "pg_ctl stop failed; SIGKILL postmaster $pid and its children${children:+ $children}"
+    # shellcheck disable=SC2086 # the child pids, one word each
+    kill -KILL "$pid" $children 2>/dev/null || true
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   fi
   rm -f "$data/postmaster.pid"
