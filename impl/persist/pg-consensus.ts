@@ -156,8 +156,7 @@ export class PgConsensus implements Consensus {
 
   async head(key: string): Promise<VersionedData | undefined> {
     this.stats.heads += 1;
-    const rows = await this.#call(`head(${show(key)})`, 'read', async (c) => (await c.query<VersionRow>(this.#sql.head, [key])).rows);
-    return rows[0] === undefined ? undefined : this.#version(rows[0]);
+    return this.#head(key);
   }
 
   async compareAndSet(key: string, expected: SeqNo | null, next: VersionedData): Promise<CasResult> {
@@ -181,8 +180,7 @@ export class PgConsensus implements Consensus {
       return { ok: true };
     }
     this.stats.casFailures += 1;
-    this.stats.heads -= 1; // the read-back is part of the CaS, not a head the caller asked for
-    const head = await this.head(key);
+    const head = await this.#head(key); // the read-back is part of the CaS, not a head the caller asked for
     return { ok: false, head: head === undefined ? null : head.seqNo };
   }
 
@@ -197,6 +195,11 @@ export class PgConsensus implements Consensus {
     if (this.#closed) return;
     this.#closed = true;
     await this.#pool.end();
+  }
+
+  async #head(key: string): Promise<VersionedData | undefined> {
+    const rows = await this.#call(`head(${show(key)})`, 'read', async (c) => (await c.query<VersionRow>(this.#sql.head, [key])).rows);
+    return rows[0] === undefined ? undefined : this.#version(rows[0]);
   }
 
   #version(row: VersionRow): VersionedData {
