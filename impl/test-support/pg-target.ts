@@ -1,8 +1,8 @@
 /**
  * Where the Postgres tests find their server (test-only): env `SBKIT_PG_URL`, else the URL that
  * `npm run pg:start` wrote to .sbkit/pg/url. Without either, the tests skip, printing why — the
- * reason pg:start recorded in .sbkit/pg/unavailable when the server truly could not start. Under CI
- * (`CI=true`) a missing server with no recorded reason is a failure, not a skip: CI starts it.
+ * reason pg:start recorded in .sbkit/pg/unavailable when the server truly could not start. With
+ * `SBKIT_PG_REQUIRED=1` a missing server is a failure instead of a skip.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -19,11 +19,11 @@ export function pgTarget(): PgTarget {
   const file = path.join(STATE, 'url');
   if (existsSync(file)) return { url: readFileSync(file, 'utf8').trim() };
   const unavailable = path.join(STATE, 'unavailable');
-  if (existsSync(unavailable)) return { skip: `PostgreSQL could not be started: ${readFileSync(unavailable, 'utf8').trim()}` };
-  if (process.env['CI'] === 'true') {
-    throw new Error('CI=true but no PostgreSQL: .ci/run must run `npm run pg:start` (or set SBKIT_PG_URL) before the tests');
-  }
-  return { skip: 'no PostgreSQL running: start one with `npm run pg:start`, or set SBKIT_PG_URL' };
+  const skip = existsSync(unavailable)
+    ? `PostgreSQL could not be started: ${readFileSync(unavailable, 'utf8').trim()}`
+    : 'no PostgreSQL running: start one with `npm run pg:start`, or set SBKIT_PG_URL';
+  if (process.env['SBKIT_PG_REQUIRED'] === '1') throw new Error(`SBKIT_PG_REQUIRED=1 but ${skip}`);
+  return { skip };
 }
 
 /** The target, printing the skip reason once per file when there is none. */
