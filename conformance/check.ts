@@ -2,15 +2,14 @@
  * `sbkit check`: many random workloads × schedules per variant through the harness; on the first
  * failure fast-check shrinks workload and schedule together, and the report is the reproduction.
  */
-import fc from 'fast-check';
 import { VARIANTS, type BugName, type Variant } from '../vocab/index.ts';
 import { properties } from '../spec/properties.ts';
-import { minimize } from './minimize.ts';
-import { ordersReached } from './reach.ts';
+import type { VariantOutcome, VariantTask } from './check-variant.ts';
 import { formatEvent, runOnce, type RunReport } from './harness.ts';
+import { CheckPool, checkJobs, seedFor, shares, WHOLE, type Shard } from './parallel.ts';
 import { decodeToken, encodeToken } from './token.ts';
-import { DEFAULT_BOUNDS, workloadArb, type Workload } from './workload.ts';
-import { describeSchedule, scheduleArb, type Schedule } from './schedule.ts';
+import type { Workload } from './workload.ts';
+import { describeSchedule, type Strategy } from './schedule.ts';
 
 /** Runs per variant when none are asked for: what `npm start` and `npm test` use. */
 export const DEFAULT_RUNS = 500;
@@ -32,23 +31,16 @@ export interface CheckOptions {
   readonly seed?: number;
   readonly bug?: BugName;
   readonly replay?: string;
+  /** How schedules are drawn (schedule.ts): uniform choices, PCT, or either (default). */
+  readonly strategy?: Strategy;
+  /** Worker threads to split each variant's runs over (default 1: this thread). parallel.ts. */
+  readonly jobs?: number;
+  /** The slice of a multi-machine budget to run (default the whole: 0 of 1). parallel.ts. */
+  readonly shard?: Shard;
   readonly onProgress?: (done: number, total: number) => void;
 }
 
-export interface VariantOutcome {
-  readonly variant: Variant;
-  readonly runs: number;
-  readonly failed: boolean;
-  /** Runs executed until the first failure (1-based), when one failed. */
-  readonly runsToFailure?: number;
-  readonly msToFailure?: number;
-  readonly shrinks?: number;
-  readonly report?: RunReport;
-  /** How many runs witnessed each `sometimes` property. */
-  readonly witnessed: Readonly<Record<string, number>>;
-  /** How many runs reached each interesting order (conformance/reach.ts). */
-  readonly reached: Readonly<Record<string, number>>;
-}
+export type { VariantOutcome } from './check-variant.ts';
 
 export interface CheckResult {
   readonly exitCode: 0 | 1;
@@ -66,11 +58,20 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   const runs = opts.runs ?? DEFAULT_RUNS;
   const variants = opts.variant === 'all' ? (opts.bug === undefined ? VARIANTS : BUG_VARIANTS[opts.bug]) : [opts.variant];
   const outcomes: VariantOutcome[] = [];
+  const shard = opts.shard ?? WHOLE;
+  const jobs = Math.max(1, Math.min(opts.jobs ?? 1, runs));
+  const strategy = opts.strategy ?? 'mixed';
   let done = 0;
-  for (const variant of variants) {
-    const outcome = await checkVariant(variant, runs, seed, opts.bug, () => opts.onProgress?.(++done, runs * variants.length));
-    outcomes.push(outcome);
-    if (outcome.failed) break;
+  const pool = jobs > 1 ? new CheckPool(jobs) : undefined;
+  try {
+    for (const variant of variants) {
+      const tasks: VariantTask[] = shares(runs, jobs).map((n, job) => ({ variant, runs: n, seed: seedFor(seed, shard.index, job), bug: opts.bug, strategy }));
+      const outcome = await checkJobs(tasks, () => opts.onProgress?.(++done, runs * variants.length), pool);
+      outcomes.push(outcome);
+      if (outcome.failed) break;
+    }
+  } finally {
+    await pool?.close();
   }
   const failed = outcomes.find((o) => o.failed);
   // A bug switched on where it cannot show must not read as "the check missed it".
@@ -79,46 +80,9 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   const output = failed?.report === undefined ? passOutput(outcomes) + note : failureOutput(failed.report, { seed, variant: failed.variant, runsToFailure: failed.runsToFailure, shrinks: failed.shrinks });
   const totalRuns = outcomes.reduce((n, o) => n + o.runs, 0);
   const token = failed?.report === undefined ? undefined : tokenOf(failed.report);
-  const summary = `sbkit check: ${failed ? 'FAILED' : 'ok'} — ${totalRuns} runs, variants ${outcomes.map((o) => o.variant).join(', ')}, ${propertyCount()} properties + refinement + audit checked, seed ${seed}${opts.bug ? `, bug ${opts.bug}` : ''}`;
+  const spread = `${jobs > 1 ? `, ${jobs} jobs` : ''}${shard.count > 1 ? `, shard ${shard.index}/${shard.count}` : ''}`;
+  const summary = `sbkit check: ${failed ? 'FAILED' : 'ok'} — ${totalRuns} runs, variants ${outcomes.map((o) => o.variant).join(', ')}, ${propertyCount()} properties + refinement + audit checked, seed ${seed}${spread}, strategy ${strategy}${opts.bug ? `, bug ${opts.bug}` : ''}`;
   return { exitCode: failed ? 1 : 0, output, summary, variants: outcomes, ...(token === undefined ? {} : { token }) };
-}
-
-async function checkVariant(variant: Variant, runs: number, seed: number, bug: BugName | undefined, tick: () => void): Promise<VariantOutcome> {
-  const witnessed: Record<string, number> = {};
-  const reached: Record<string, number> = {};
-  let executed = 0;
-  let firstFailure: { run: number; ms: number } | undefined;
-  const started = performance.now();
-  const schedules = scheduleArb(DEFAULT_BOUNDS.maxReplicas, DEFAULT_BOUNDS.maxWorkersPerProcess * DEFAULT_BOUNDS.maxProcesses);
-  const property = fc.asyncProperty(workloadArb(variant, DEFAULT_BOUNDS), schedules, async (workload: Workload, schedule: Schedule) => {
-    const report = await runOnce(workload, schedule, bug);
-    if (firstFailure === undefined) {
-      executed += 1;
-      tick();
-      for (const name of report.witnessed) witnessed[name] = (witnessed[name] ?? 0) + 1;
-      for (const order of ordersReached(report.trace)) reached[order] = (reached[order] ?? 0) + 1;
-    }
-    if (report.failures.length > 0) {
-      firstFailure ??= { run: executed, ms: performance.now() - started };
-      throw new Error(report.failures.map((f) => `${f.check}: ${f.why}`).join('\n'));
-    }
-  });
-  const details = await fc.check(property, { seed, numRuns: runs });
-  if (!details.failed || details.counterexample === null) return { variant, runs: executed, failed: false, witnessed, reached };
-  const [workload, schedule] = details.counterexample;
-  const minimized = await minimize(await runOnce(workload, schedule, bug), bug);
-  const report = minimized.report;
-  return {
-    variant,
-    runs: executed,
-    failed: true,
-    runsToFailure: firstFailure?.run ?? executed,
-    msToFailure: firstFailure?.ms ?? 0,
-    shrinks: details.numShrinks + minimized.kept,
-    report,
-    witnessed,
-    reached,
-  };
 }
 
 async function replay(token: string): Promise<CheckResult> {

@@ -10,7 +10,7 @@
  */
 import type { BugName } from '../vocab/index.ts';
 import { runOnce, type RunReport } from './harness.ts';
-import type { Schedule } from './schedule.ts';
+import { PCT_HORIZON, type Schedule } from './schedule.ts';
 import { THRESHOLD, type LoadClass, type Workload } from './workload.ts';
 
 interface Candidate {
@@ -89,6 +89,15 @@ function* candidates({ workload: w, schedule: s }: Candidate): Generator<Candida
   if (w.blobTargetSize !== 128 * 1024 * 1024) yield same({ ...w, blobTargetSize: 128 * 1024 * 1024 });
   if (w.inlineTotalMaxBytes !== 1024 * 1024) yield same({ ...w, inlineTotalMaxBytes: 1024 * 1024 });
   for (let i = 0; i < s.starve.length; i++) yield { workload: w, schedule: { ...s, starve: without(s.starve, i) } };
+  if (s.pct !== undefined) {
+    const pct = s.pct;
+    const withPct = (change: Partial<typeof pct>): Candidate => ({ workload: w, schedule: { ...s, pct: { ...pct, ...change } } });
+    yield { workload: w, schedule: { choices: [], starve: s.starve } };
+    for (let i = 0; i < pct.changes.length; i++) yield withPct({ changes: without(pct.changes, i) });
+    const used = pct.priorities.findLastIndex((p) => p !== 0) + 1;
+    if (used < pct.priorities.length) yield withPct({ priorities: pct.priorities.slice(0, used) });
+    for (let i = 0; i < pct.priorities.length; i++) if (pct.priorities[i] !== 0) yield withPct({ priorities: pct.priorities.map((p, j) => (j === i ? 0 : p)) });
+  }
   if (s.choices.length > 0) yield { workload: w, schedule: { ...s, choices: [] } };
   for (let i = s.choices.length - 1; i >= 0; i--) yield { workload: w, schedule: { ...s, choices: without(s.choices, i) } };
   for (let i = 0; i < s.choices.length; i++) if (s.choices[i] !== 0) yield { workload: w, schedule: { ...s, choices: s.choices.map((c, j) => (j === i ? 0 : c)) } };
@@ -105,10 +114,15 @@ function reschedules(s: Schedule, salt: number): Schedule[] {
     x >>>= 0;
     return x;
   };
-  return Array.from({ length: RESCHEDULES }, () => ({
-    choices: Array.from({ length: 60 }, () => next() % 64),
-    starve: s.starve,
-  }));
+  return Array.from({ length: RESCHEDULES }, () =>
+    s.pct === undefined
+      ? { choices: Array.from({ length: 60 }, () => next() % 64), starve: s.starve }
+      : {
+          choices: [],
+          starve: s.starve,
+          pct: { priorities: Array.from({ length: 40 }, () => next() % 1000), changes: s.pct.changes.map(() => next() % PCT_HORIZON) },
+        },
+  );
 }
 
 function without<T>(xs: readonly T[], i: number): T[] {

@@ -29,6 +29,7 @@ export function encodeToken(c: Counterexample): string {
     p: w.pacing,
     c: c.schedule.choices,
     z: c.schedule.starve.map((a) => [a.replica, a.worker]),
+    ...(c.schedule.pct === undefined ? {} : { q: c.schedule.pct.priorities, x: c.schedule.pct.changes }),
     ...(c.bug === undefined ? {} : { b: c.bug }),
   };
   return PREFIX + Buffer.from(JSON.stringify(packed)).toString('base64url');
@@ -70,6 +71,12 @@ export function decodeToken(token: string): Counterexample {
     if (!Array.isArray(a) || a.length !== 2 || !a.every(isNat)) return bad('starved actor');
     return { replica: a[0] as number, worker: a[1] as number };
   });
+  const priorities = o['q'];
+  const changes = o['x'];
+  if ((priorities === undefined) !== (changes === undefined)) return bad('PCT schedule (priorities and change points go together)');
+  if (priorities !== undefined && (!Array.isArray(priorities) || !priorities.every(isNat))) return bad('PCT priorities');
+  if (changes !== undefined && (!Array.isArray(changes) || !changes.every(isNat))) return bad('PCT change points');
+  const pct = priorities === undefined ? undefined : { priorities: priorities as number[], changes: changes as number[] };
   const bugRaw = o['b'];
   const bug = bugRaw === undefined ? undefined : (BUG_NAMES.find((b) => b === bugRaw) ?? bad('bug name'));
   if (replicas < 1 || processes < 1 || workersPerProcess < 1 || intervals < 1 || pushChunkUpdates < 1) return bad('shape');
@@ -87,7 +94,8 @@ export function decodeToken(token: string): Counterexample {
     pushChunkUpdates,
     pacing,
   };
-  return { workload, schedule: { choices: choices as number[], starve }, ...(bug === undefined ? {} : { bug }) };
+  const schedule = { choices: choices as number[], starve, ...(pct === undefined ? {} : { pct }) };
+  return { workload, schedule, ...(bug === undefined ? {} : { bug }) };
 }
 
 function isNat(x: unknown): x is number {

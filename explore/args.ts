@@ -201,6 +201,28 @@ export function choiceListFlag<C extends string>(opts: { help: string; choices: 
   };
 }
 
+/** `i/n`: slice i (0-based) of n, e.g. `--shard 2/4`. */
+export function shardFlag(help: string): Flag<{ readonly index: number; readonly count: number } | undefined> {
+  return {
+    help,
+    placeholder: 'I/N',
+    takesValue: true,
+    repeatable: false,
+    defaultValue: undefined,
+    defaultText: '0/1 (the whole budget)',
+    parse: (raw) => {
+      const m = /^(\d+)\/(\d+)$/.exec(raw.trim());
+      if (m === null) return bad(`expected I/N with 0 ≤ I < N (e.g. 0/4), got ${quote(raw)}`);
+      const index = Number(m[1]);
+      const count = Number(m[2]);
+      if (!Number.isSafeInteger(count) || count < 1 || count > 10_000 || index >= count) {
+        return bad(`expected I/N with 0 ≤ I < N ≤ 10000 (e.g. 0/4), got ${quote(raw)}`);
+      }
+      return good({ index, count });
+    },
+  };
+}
+
 export function stringFlag(opts: { help: string; placeholder: string; defaultValue: string }): Flag<string> {
   return {
     help: opts.help,

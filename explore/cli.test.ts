@@ -54,6 +54,10 @@ describe('sbkit: dispatch and help', () => {
     [['compare', '--rows', '5000000', '--intervals', '2'], 'sbkit compare: --intervals × --rows: at most 5,000,000 updates'],
     [['check', '--variant', 'both'], 'sbkit check: --variant: expected one of off, best-effort, barrier, all'],
     [['check', '--runs', '0'], 'sbkit check: --runs: expected an integer from 1'],
+    [['check', '--strategy', 'chaos'], 'sbkit check: --strategy: expected one of random, pct, mixed'],
+    [['check', '--jobs', '0'], 'sbkit check: --jobs: expected an integer from 1 to 256'],
+    [['check', '--shard', '3/2'], 'sbkit check: --shard: expected I/N with 0 ≤ I < N'],
+    [['check', '--shard', 'half'], 'sbkit check: --shard: expected I/N'],
     [['bugs', '--check=yes'], 'sbkit bugs: --check takes no value'],
     [['report', '--scenario', 'steady'], 'sbkit report: unknown flag --scenario'],
     [['model', 'extra'], 'sbkit model: unexpected argument "extra"'],
@@ -170,19 +174,39 @@ describe('sbkit report', () => {
 
 describe('sbkit check', () => {
   it('runs the conformance check and exits by its verdict', async () => {
-    const r = await run(['check', '--variant', 'barrier', '--runs', '5', '--seed', '3']);
+    const r = await run(['check', '--variant', 'barrier', '--runs', '5', '--seed', '3', '--jobs', '1']);
     expect(r.code).toBe(0);
     expect(r.out).toContain('sbkit check: ok');
   });
 
+  it('splits runs over worker threads and slices them over machines; a failure found there replays here', async () => {
+    const sliced = await run(['check', '--variant', 'off', '--runs', '12', '--seed', '3', '--jobs', '2', '--shard', '1/2']);
+    expect(sliced.code).toBe(0);
+    expect(sliced.out).toContain('sbkit check: ok — 12 runs, variants off');
+    expect(sliced.out).toContain('seed 3, 2 jobs, shard 1/2, strategy mixed');
+    const found = await run(['check', '--bug', 'threshold-inclusive', '--seed', '4', '--jobs', '2', '--strategy', 'pct']);
+    expect(found.code).toBe(1);
+    const token = /replay: sbkit check --replay (\S+)/.exec(found.out)?.[1];
+    expect(token).toBeDefined();
+    const replayed = await run(['check', '--replay', token as string]);
+    expect(replayed.code).toBe(1);
+    expect(replayed.out).toContain('FAILED');
+  });
+
+  it('lists the same strategies as conformance/ (it keeps its own copy so --help loads nothing)', async () => {
+    const { STRATEGIES } = await import('../conformance/schedule.ts');
+    const r = await run(['check', '--help']);
+    expect(r.out).toContain(`--strategy ${STRATEGIES.join('|')}`);
+  });
+
   it('writes the counterexample as a vitest file with --emit-test, only when a check failed', async () => {
     const path = join(dir, 'counterexample.test.ts');
-    const r = await run(['check', '--bug', 'threshold-inclusive', '--seed', '4', '--emit-test', path]);
+    const r = await run(['check', '--bug', 'threshold-inclusive', '--seed', '4', '--jobs', '1', '--emit-test', path]);
     expect(r.code).toBe(1);
     expect(r.out).toContain(`counterexample written as a vitest file: ${path}`);
     expect(readFileSync(path, 'utf8')).toContain('await runOnce(c.workload, c.schedule, c.bug)');
     const clean = join(dir, 'none.test.ts');
-    expect((await run(['check', '--variant', 'off', '--runs', '3', '--seed', '4', '--emit-test', clean])).code).toBe(0);
+    expect((await run(['check', '--variant', 'off', '--runs', '3', '--seed', '4', '--jobs', '1', '--emit-test', clean])).code).toBe(0);
     expect(existsSync(clean)).toBe(false);
   });
 

@@ -105,3 +105,8 @@ export function requireInteger(
 export function isStorageFailure(e: unknown): e is SbkitError & { readonly code: StorageFailureCode } {
   return e instanceof SbkitError && (STORAGE_FAILURE_CODES as readonly string[]).includes(e.code);
 }
+
+/** The default branch of an exhaustive switch: the type checker proves it unreachable. */
+export function unreachable(x: never): never {
+  throw new Error(`unreachable: ${JSON.stringify(x)}`);
+}

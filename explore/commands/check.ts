@@ -4,12 +4,17 @@
  * the exit code. conformance/ is imported lazily, so other subcommands do not load it.
  */
 import { BUG_NAMES, VARIANTS, type BugName, type Variant } from '../../vocab/index.ts';
-import { choiceFlag, intFlag, optional, stringFlag, switchFlag } from '../args.ts';
+import { choiceFlag, intFlag, optional, shardFlag, stringFlag, switchFlag } from '../args.ts';
 import { type Command, EXIT, usageError, withArgs } from '../command.ts';
 import { type Progress, createProgress } from '../progress.ts';
 import { reportRunError } from './errors.ts';
+import { availableParallelism } from 'node:os';
 
 const USAGE = 'sbkit check';
+
+/** The strategies, repeated here so that `--help` does not load conformance/ (mirrors conformance/schedule.ts). */
+const STRATEGIES = ['random', 'pct', 'mixed'] as const;
+type Strategy = (typeof STRATEGIES)[number];
 
 export const CHECK_VARIANTS = [...VARIANTS, 'all'] as const;
 export type CheckVariant = (typeof CHECK_VARIANTS)[number];
@@ -20,6 +25,9 @@ export const CHECK_FLAGS = {
   seed: optional(intFlag({ help: 'fast-check seed (printed; reuse it to reproduce)', defaultValue: 0, min: 0, max: 0x7fff_ffff }), 'from the clock'),
   bug: optional(choiceFlag<BugName>({ help: 'switch on a bug of the gallery: the check must then fail', choices: BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' })),
   replay: optional(stringFlag({ help: 'rerun one counterexample from the token a failure printed', placeholder: 'TOKEN', defaultValue: '' })),
+  strategy: choiceFlag<Strategy>({ help: 'how schedules are drawn: uniform choices, PCT priorities (Burckhardt et al.), or both', choices: STRATEGIES, defaultValue: 'mixed' }),
+  jobs: optional(intFlag({ help: 'worker threads to split each variant\'s runs over', defaultValue: 1, min: 1, max: 256 }), 'the number of cores'),
+  shard: shardFlag('run slice I of N of a budget spread over N machines (each runs --runs per variant from its own seeds)'),
   'emit-test': optional(stringFlag({ help: 'on a failure, also write the counterexample as a standalone vitest file', placeholder: 'FILE', defaultValue: '' })),
   json: switchFlag('print one JSON object {exitCode, summary, variants} instead of text'),
 } as const;
@@ -31,7 +39,10 @@ const HELP = {
     "impl's trace must be enabled in the model with equal predicted fields, every property in spec/ must\n" +
     'hold, and the shard audit must find nothing lost, duplicated or leaked. A failure is shrunk and\n' +
     'printed with its replay token. Exit 0 = every check held, 1 = a check failed.',
-  notes: ['Examples:\n  sbkit check\n  sbkit check --variant barrier --runs 2000 --seed 7\n  sbkit check --bug sweep-upgrade-race   # must fail: the canary'],
+  notes: [
+    'Examples:\n  sbkit check\n  sbkit check --variant barrier --runs 2000 --seed 7\n  sbkit check --bug sweep-upgrade-race   # must fail: the canary\n  sbkit check --runs 10000 --shard 3/8   # one machine of an 8-machine CI matrix',
+    'Every seed is derived from (--seed, shard, job): the same flags run the same checks; a failure prints a\ntoken that replays it on one machine, whatever --jobs and --shard found it.',
+  ],
 };
 
 export interface CheckRequest {
@@ -41,6 +52,10 @@ export interface CheckRequest {
   readonly bug?: BugName | undefined;
   readonly replay?: string | undefined;
   readonly emitTest?: string | undefined;
+  readonly strategy?: Strategy | undefined;
+  /** Worker threads; undefined: 1 (in-process). The CLI passes the number of cores by default. */
+  readonly jobs?: number | undefined;
+  readonly shard?: { readonly index: number; readonly count: number } | undefined;
 }
 
 export interface CheckOutcome {
@@ -61,6 +76,9 @@ export async function runConformance(req: CheckRequest, progress?: Progress): Pr
     ...(req.seed === undefined ? {} : { seed: req.seed }),
     ...(req.bug === undefined ? {} : { bug: req.bug }),
     ...(req.replay === undefined ? {} : { replay: req.replay }),
+    ...(req.strategy === undefined ? {} : { strategy: req.strategy }),
+    ...(req.jobs === undefined ? {} : { jobs: req.jobs }),
+    ...(req.shard === undefined ? {} : { shard: req.shard }),
     onProgress: (done, total) => progress?.update(total === 0 ? 1 : done / total, `${done}/${total} runs`),
   });
   progress?.done();
@@ -88,7 +106,11 @@ export const checkCommand: Command = {
       const progress = createProgress(io, { json: v.json, title: 'check' });
       let r: CheckOutcome;
       try {
-        r = await runConformance({ variant: v.variant, runs: v.runs, seed: v.seed, bug: v.bug, replay: v.replay, emitTest: v['emit-test'] }, progress);
+        const jobs = v.jobs ?? availableParallelism();
+        r = await runConformance(
+          { variant: v.variant, runs: v.runs, seed: v.seed, bug: v.bug, replay: v.replay, emitTest: v['emit-test'], strategy: v.strategy, jobs, shard: v.shard },
+          progress,
+        );
       } catch (e) {
         progress.done();
         if (e instanceof Error && e.name === 'ReplayTokenError') return usageError(io, USAGE, `--replay: ${e.message}`);
