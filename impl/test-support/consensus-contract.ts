@@ -51,6 +51,12 @@ export function consensusContract(name: string, open: () => Promise<ContractStor
       expect(await c.head(k)).toEqual(v(2, 2));
     });
 
+    it('expecting a seqNo on a key with no version loses, reporting no head', async () => {
+      const k = key('phantom');
+      expect(await c.compareAndSet(k, 3, v(4))).toEqual({ ok: false, head: null });
+      expect(await c.head(k)).toBeUndefined();
+    });
+
     it('a new seqNo other than expected + 1 is a consensus-invariant error and changes nothing', async () => {
       const k = key('invariant');
       const broken = (e: unknown) => isSbkitError(e, 'consensus-invariant');

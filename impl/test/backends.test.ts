@@ -113,5 +113,8 @@ describe('openConsensus / openBlob', () => {
     expect(c.spec).not.toMatch(/:sbkit@/); // the password is redacted
     expect(await c.store.compareAndSet('k', null, { seqNo: 0, data: new Uint8Array([1]) })).toEqual({ ok: true });
     await c.close();
+    const defaults = await openConsensus(withOption(target.url ?? '', 'table', table));
+    expect((defaults.store as PgConsensus).timeoutMs).toBe(10_000);
+    await defaults.close();
   });
 });

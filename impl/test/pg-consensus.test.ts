@@ -6,9 +6,9 @@
  * commit done and its answer lost), each shown by reading the database back.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isSbkitError, type SbkitErrorCode } from '../errors.ts';
+import { SbkitError, isSbkitError, isStorageFailure, type SbkitErrorCode } from '../errors.ts';
 import { MemConsensus, type VersionedData } from '../persist/consensus.ts';
-import { classifyPgError, PgDeadline } from '../persist/pg-errors.ts';
+import { classifyPgError, PgDeadline, pgStorageError } from '../persist/pg-errors.ts';
 import { PgConsensus, redactUrl } from '../persist/pg-consensus.ts';
 import { consensusContract } from '../test-support/consensus-contract.ts';
 import { dropTables, pgTargetOrSkip, uniqueTable, withAdmin } from '../test-support/pg-target.ts';
@@ -88,6 +88,18 @@ describe('classifying Postgres failures (pg-errors.ts)', () => {
     ['unknown failure after sending a write', 'something odd', 'sent', 'write', 'storage-indeterminate'],
   ] as const)('%s → %s', (_what, error, phase, op, code) => {
     expect(classifyPgError(error, phase, op).code).toBe(code);
+  });
+
+  it('the typed error names the call, the outcome and the cause, whatever was thrown', () => {
+    const e = pgStorageError('consensus x: head("k")', 'a string, not an Error', 'sent', 'read');
+    expect(e).toMatchObject({ code: 'storage-transient', message: 'consensus x: head("k"): the call failed (a read: nothing was changed): a string, not an Error', cause: 'a string, not an Error' });
+    expect(isStorageFailure(e)).toBe(true);
+  });
+
+  it('isStorageFailure: exactly the three storage codes', () => {
+    for (const code of ['storage-transient', 'storage-indeterminate', 'storage-permanent'] as const) expect(isStorageFailure(new SbkitError(code, 'x'))).toBe(true);
+    expect(isStorageFailure(new SbkitError('invalid-backend', 'x'))).toBe(false);
+    expect(isStorageFailure(Object.assign(new Error('x'), { code: 'storage-transient' }))).toBe(false);
   });
 
   it('redacts passwords in URLs it shows', () => {
