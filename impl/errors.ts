@@ -43,6 +43,11 @@ export type SbkitErrorCode =
   | 'consensus-invariant'
   /** A replica crashed (permanent storage failures) more often than the run's `maxRestarts` allows. */
   | 'replica-gave-up'
+  /** A storage backend spec that does not parse: `--consensus` not `mem` or a postgres:// URL, a
+   * malformed URL, an unknown URL option, `--blob` not `mem` or `file:DIR`, a bad table name. */
+  | 'invalid-backend'
+  /** A blob key no store can hold: empty, not well-formed UTF-16, or too long for a file name. */
+  | 'invalid-blob-key'
   /** A blob or consensus call failed and did NOT take effect (a refused connection, a throttled
    * request, an error returned before anything was written): safe to retry as it is. */
   | 'storage-transient'
