@@ -32,6 +32,13 @@ const fig = (variant: Figures['variant'], ppa: number, puts: number, over: Parti
   leakedBlobs: 0,
   simulatedMs: 100_000,
   meanAppendLatencyMs: 20,
+  latencyP50Ms: 20,
+  latencyP99Ms: 25,
+  latencyMaxMs: 30,
+  writeP50Ms: 12,
+  writeP99Ms: 14,
+  writeMaxMs: 15,
+  shardParts: ppa * 100,
   maxBuilderShare: 1 / ppa,
   modelAgrees: true,
   modelDetail: '100/100 appends predicted exactly',
@@ -270,7 +277,7 @@ describe('report', () => {
 
   it('groups table columns, explains each header, and marks the audit', () => {
     const table = htmlTable(comparisonGrid(comparison));
-    expect(table).toMatch(/<tr class="groups"><th colspan="1"><\/th><th colspan="3">appends<\/th><th colspan="3">blob storage<\/th><th colspan="4">consensus<\/th><th colspan="2">updates<\/th><th colspan="3"[^>]*>audit<\/th><th colspan="1">model<\/th><\/tr>/);
+    expect(table).toMatch(/<tr class="groups"><th colspan="1"><\/th><th colspan="3">appends<\/th><th colspan="3">blob storage<\/th><th colspan="4">consensus<\/th><th colspan="2">updates<\/th><th colspan="3">commit latency<\/th><th colspan="3"[^>]*>audit<\/th><th colspan="1">model<\/th><\/tr>/);
     expect(table).toContain('<th class="r" title="parts (hollow + inline) per successful append: ~workers for off, 1.0 ideal">parts/<wbr>append</th>');
     expect(table.match(/<td class="r zero">0<\/td>/g)).toHaveLength(9);
     expect(table.match(/<td class="l zero">agrees<\/td>/g)).toHaveLength(3);

@@ -93,6 +93,10 @@ const COLUMN_GROUP: Readonly<Record<string, string>> = {
   lost: 'audit',
   dup: 'audit',
   leaked: 'audit',
+  'shard parts': 'compaction',
+  'latency p50': 'commit latency',
+  p99: 'commit latency',
+  max: 'commit latency',
   'max builder share': 'hydration',
   'mint→append': 'hydration',
   model: 'model',
@@ -341,6 +345,7 @@ const PARAM_AXIS: Readonly<Record<SweepParam, string>> = {
   intervals: 'batch intervals',
   rows: 'updates per interval',
   'row-bytes': 'bytes per update',
+  stragglers: 'straggler probability per worker and description',
 };
 
 function sweepVariants(s: SweepResult): Variant[] {
