@@ -33,6 +33,8 @@ export interface CheckOptions {
   readonly bug?: BugName;
   readonly replay?: string;
   readonly onProgress?: (done: number, total: number) => void;
+  /** Sees every run of the budget (not the shrinking runs after a failure), e.g. for model coverage. */
+  readonly onRun?: (report: RunReport) => void;
 }
 
 export interface VariantOutcome {
@@ -68,7 +70,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   const outcomes: VariantOutcome[] = [];
   let done = 0;
   for (const variant of variants) {
-    const outcome = await checkVariant(variant, runs, seed, opts.bug, () => opts.onProgress?.(++done, runs * variants.length));
+    const outcome = await checkVariant(variant, runs, seed, opts.bug, () => opts.onProgress?.(++done, runs * variants.length), opts.onRun);
     outcomes.push(outcome);
     if (outcome.failed) break;
   }
@@ -83,7 +85,14 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   return { exitCode: failed ? 1 : 0, output, summary, variants: outcomes, ...(token === undefined ? {} : { token }) };
 }
 
-async function checkVariant(variant: Variant, runs: number, seed: number, bug: BugName | undefined, tick: () => void): Promise<VariantOutcome> {
+async function checkVariant(
+  variant: Variant,
+  runs: number,
+  seed: number,
+  bug: BugName | undefined,
+  tick: () => void,
+  onRun?: (report: RunReport) => void,
+): Promise<VariantOutcome> {
   const witnessed: Record<string, number> = {};
   const reached: Record<string, number> = {};
   let executed = 0;
@@ -95,6 +104,7 @@ async function checkVariant(variant: Variant, runs: number, seed: number, bug: B
     if (firstFailure === undefined) {
       executed += 1;
       tick();
+      onRun?.(report);
       for (const name of report.witnessed) witnessed[name] = (witnessed[name] ?? 0) + 1;
       for (const order of ordersReached(report.trace)) reached[order] = (reached[order] ?? 0) + 1;
     }

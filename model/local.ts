@@ -23,6 +23,21 @@ export interface Runner<C, E extends { readonly type: string }, I> {
 
 const MEMO_LIMIT = 200_000;
 
+/**
+ * Sees every `fire` (memo hits included): the machine, the local state, the event and the result (`null`:
+ * no transition enabled). One at a time, process-wide; model/coverage.ts uses it to count transitions.
+ */
+export type FireObserver = (machine: AnyStateMachine, from: Local<unknown>, event: { readonly type: string }, to: Local<unknown> | null) => void;
+
+let fireObserver: FireObserver | null = null;
+
+/** Installs (or with `null` removes) the fire observer; returns the one it replaced. */
+export function observeFires(observer: FireObserver | null): FireObserver | null {
+  const previous = fireObserver;
+  fireObserver = observer;
+  return previous;
+}
+
 export function runner<C, E extends { readonly type: string }, I>(machine: AnyStateMachine): Runner<C, E, I> {
   const starts = new Map<string, Local<C>>();
   const fires = new Map<string, Local<C> | null>();
@@ -39,12 +54,16 @@ export function runner<C, E extends { readonly type: string }, I>(machine: AnySt
     fire(local, event) {
       const key = `${JSON.stringify(local.value)}|${JSON.stringify(local.context)}|${JSON.stringify(event)}`;
       const hit = fires.get(key);
-      if (hit !== undefined) return hit;
+      if (hit !== undefined) {
+        fireObserver?.(machine, local, event, hit);
+        return hit;
+      }
       const snapshot = machine.resolveState({ value: local.value, context: local.context as Record<string, unknown> });
       const [next] = transition(machine, snapshot, event);
       const result: Local<C> | null = next === snapshot ? null : { value: next.value, context: next.context as C };
       if (fires.size >= MEMO_LIMIT) fires.clear();
       fires.set(key, result);
+      fireObserver?.(machine, local, event, result);
       return result;
     },
   };

@@ -7,6 +7,8 @@ import { BUG_NAMES, VARIANTS, type BugName, type Variant } from '../../vocab/ind
 import { choiceFlag, intFlag, optional, stringFlag, switchFlag } from '../args.ts';
 import { type Command, EXIT, usageError, withArgs } from '../command.ts';
 import { type Progress, createProgress } from '../progress.ts';
+import { writeFile } from 'node:fs/promises';
+import { type FailedRun, diagramFile, failureSequence } from '../sequence.ts';
 import { reportRunError } from './errors.ts';
 
 const USAGE = 'sbkit check';
@@ -21,6 +23,7 @@ export const CHECK_FLAGS = {
   bug: optional(choiceFlag<BugName>({ help: 'switch on a bug of the gallery: the check must then fail', choices: BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' })),
   replay: optional(stringFlag({ help: 'rerun one counterexample from the token a failure printed', placeholder: 'TOKEN', defaultValue: '' })),
   'emit-test': optional(stringFlag({ help: 'on a failure, also write the counterexample as a standalone vitest file', placeholder: 'FILE', defaultValue: '' })),
+  'emit-diagram': optional(stringFlag({ help: 'on a failure, also write the counterexample as a Mermaid sequenceDiagram (FILE.md: fenced in Markdown)', placeholder: 'FILE', defaultValue: '' })),
   json: switchFlag('print one JSON object {exitCode, summary, variants} instead of text'),
 } as const;
 
@@ -31,7 +34,7 @@ const HELP = {
     "impl's trace must be enabled in the model with equal predicted fields, every property in spec/ must\n" +
     'hold, and the shard audit must find nothing lost, duplicated or leaked. A failure is shrunk and\n' +
     'printed with its replay token. Exit 0 = every check held, 1 = a check failed.',
-  notes: ['Examples:\n  sbkit check\n  sbkit check --variant barrier --runs 2000 --seed 7\n  sbkit check --bug sweep-upgrade-race   # must fail: the canary'],
+  notes: ['Examples:\n  sbkit check\n  sbkit check --variant barrier --runs 2000 --seed 7\n  sbkit check --bug sweep-upgrade-race   # must fail: the canary\n  sbkit check --bug barrier-lost-wakeup --emit-diagram lost-wakeup.md'],
 };
 
 export interface CheckRequest {
@@ -41,12 +44,19 @@ export interface CheckRequest {
   readonly bug?: BugName | undefined;
   readonly replay?: string | undefined;
   readonly emitTest?: string | undefined;
+  readonly emitDiagram?: string | undefined;
+  /** Sees every run of the budget (explore/coverage.ts counts the model transitions it takes). */
+  readonly onRun?: ((report: FailedRun & { readonly workload: { readonly variant: Variant } }) => void) | undefined;
 }
 
 export interface CheckOutcome {
   readonly exitCode: 0 | 1;
   /** Where the counterexample's vitest file was written, when asked for and one failed. */
   readonly emitted?: string;
+  /** Where its sequence diagram was written, when asked for and one failed. */
+  readonly diagram?: string;
+  /** The shrunk failing run and its replay token (the report draws it). */
+  readonly counterexample?: { readonly run: FailedRun; readonly token: string };
   readonly output: string;
   readonly summary: string;
   readonly variants: readonly { readonly variant: Variant; readonly runs: number; readonly failed: boolean }[];
@@ -61,6 +71,7 @@ export async function runConformance(req: CheckRequest, progress?: Progress): Pr
     ...(req.seed === undefined ? {} : { seed: req.seed }),
     ...(req.bug === undefined ? {} : { bug: req.bug }),
     ...(req.replay === undefined ? {} : { replay: req.replay }),
+    ...(req.onRun === undefined ? {} : { onRun: req.onRun }),
     onProgress: (done, total) => progress?.update(total === 0 ? 1 : done / total, `${done}/${total} runs`),
   });
   progress?.done();
@@ -71,12 +82,20 @@ export async function runConformance(req: CheckRequest, progress?: Progress): Pr
     writeCounterexampleTest(failedReport, r.token, req.emitTest);
     emitted = req.emitTest;
   }
+  const counterexample = failedReport === undefined || r.token === undefined ? undefined : { run: failedReport, token: r.token };
+  let diagram: string | undefined;
+  if (req.emitDiagram !== undefined && counterexample !== undefined) {
+    await writeFile(req.emitDiagram, diagramFile(failureSequence(counterexample.run, counterexample.token), req.emitDiagram), 'utf8');
+    diagram = req.emitDiagram;
+  }
   return {
     exitCode: r.exitCode,
     output: r.output,
     summary: r.summary,
     variants: r.variants.map((o) => ({ variant: o.variant, runs: o.runs, failed: o.failed })),
     ...(emitted === undefined ? {} : { emitted }),
+    ...(diagram === undefined ? {} : { diagram }),
+    ...(counterexample === undefined ? {} : { counterexample }),
   };
 }
 
@@ -88,14 +107,16 @@ export const checkCommand: Command = {
       const progress = createProgress(io, { json: v.json, title: 'check' });
       let r: CheckOutcome;
       try {
-        r = await runConformance({ variant: v.variant, runs: v.runs, seed: v.seed, bug: v.bug, replay: v.replay, emitTest: v['emit-test'] }, progress);
+        r = await runConformance({ variant: v.variant, runs: v.runs, seed: v.seed, bug: v.bug, replay: v.replay, emitTest: v['emit-test'], emitDiagram: v['emit-diagram'] }, progress);
       } catch (e) {
         progress.done();
         if (e instanceof Error && e.name === 'ReplayTokenError') return usageError(io, USAGE, `--replay: ${e.message}`);
         return reportRunError(io, USAGE, e);
       }
-      const emitted = r.emitted === undefined ? '' : `counterexample written as a vitest file: ${r.emitted}\n`;
-      io.out(v.json ? `${JSON.stringify({ exitCode: r.exitCode, summary: r.summary, variants: r.variants, ...(r.emitted === undefined ? {} : { emitted: r.emitted }) }, null, 2)}\n` : `${r.output}\n${emitted}${r.summary}\n`);
+      const emitted =
+        (r.emitted === undefined ? '' : `counterexample written as a vitest file: ${r.emitted}\n`) +
+        (r.diagram === undefined ? '' : `counterexample written as a sequence diagram: ${r.diagram}\n`);
+      io.out(v.json ? `${JSON.stringify({ exitCode: r.exitCode, summary: r.summary, variants: r.variants, ...(r.emitted === undefined ? {} : { emitted: r.emitted }), ...(r.diagram === undefined ? {} : { diagram: r.diagram }) }, null, 2)}\n` : `${r.output}\n${emitted}${r.summary}\n`);
       return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
     }),
 };
