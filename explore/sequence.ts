@@ -270,7 +270,7 @@ export function diagramFile(seq: Sequence, path: string): string {
 // ---------------------------------------------------------------------------------------------------
 // SVG
 
-const LANE_W = 132;
+const LANE_W = 150;
 const ROW_H = 30;
 const HEAD_H = 44;
 const TOP = 34;
@@ -309,14 +309,14 @@ export function toSvg(seq: Sequence): string {
     `<svg xmlns="http://www.w3.org/2000/svg" class="sequence" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="${escapeXml(seq.title)}" font-family="system-ui, sans-serif" font-size="10.5" fill="#222">`,
     `<title>${escapeXml(seq.title)}</title>`,
     `<defs><marker id="arr" viewBox="0 0 8 8" refX="7.5" refY="4" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0 0L8 4L0 8Z" fill="#333"/></marker></defs>`,
-    `<text class="chart-title" x="${LEFT}" y="18" font-size="13" font-weight="600">${escapeXml(seq.title)}</text>`,
+    `<text class="seq-title" x="${LEFT}" y="18" font-size="13" font-weight="600">${escapeXml(seq.title)}</text>`,
   );
   // lifelines and headers
   for (const l of seq.lanes) {
     const cx = xOf(l.id);
     parts.push(
-      `<line class="lifeline" x1="${f1(cx)}" x2="${f1(cx)}" y1="${TOP + HEAD_H}" y2="${height - 12}" stroke="#b8b8b8" stroke-dasharray="3 3"/>`,
-      `<rect class="lane" x="${f1(cx - LANE_W / 2 + 6)}" y="${TOP}" width="${LANE_W - 12}" height="${HEAD_H - 8}" rx="4" fill="${LANE_FILL[l.kind]}" stroke="#8a8a8a"><title>${escapeXml(`${l.kind}: ${l.label}`)}</title></rect>`,
+      `<line class="seq-lifeline" x1="${f1(cx)}" x2="${f1(cx)}" y1="${TOP + HEAD_H}" y2="${height - 12}" stroke="#b8b8b8" stroke-dasharray="3 3"/>`,
+      `<rect class="seq-lane" x="${f1(cx - LANE_W / 2 + 6)}" y="${TOP}" width="${LANE_W - 12}" height="${HEAD_H - 8}" rx="4" fill="${LANE_FILL[l.kind]}" stroke="#8a8a8a"><title>${escapeXml(`${l.kind}: ${l.label}`)}</title></rect>`,
       `<text x="${f1(cx)}" y="${TOP + (HEAD_H - 8) / 2 + 4}" text-anchor="middle" font-weight="600">${escapeXml(fit(l.label, 20))}</text>`,
     );
   }
@@ -325,25 +325,30 @@ export function toSvg(seq: Sequence): string {
   for (const [i, s] of seq.steps.entries()) {
     const y = rowY(row);
     const isMark = seq.mark !== undefined && s.index === seq.mark.index;
-    if (isMark) parts.push(`<rect class="diverged" x="4" y="${f1(y - 4)}" width="${width - 8}" height="${ROW_H}" fill="#fde2e2"/>`);
+    if (isMark) parts.push(`<rect class="seq-diverged" x="4" y="${f1(y - 4)}" width="${width - 8}" height="${ROW_H}" fill="#fde2e2"/>`);
     const tip = `<title>${escapeXml(`#${s.index}: ${s.text}`)}</title>`;
-    parts.push(`<text class="step-index" x="8" y="${f1(y + 15)}" fill="${isMark ? '#b00020' : '#777'}" font-weight="${isMark ? 700 : 400}">${s.index}</text>`);
+    const firstOfEvent = seq.steps[i - 1]?.index !== s.index;
+    if (firstOfEvent) {
+      parts.push(`<text class="seq-index" x="8" y="${f1(y + 15)}" fill="${isMark ? '#b00020' : '#777'}" font-weight="${isMark ? 700 : 400}">${s.index}</text>`);
+    }
     if (s.kind === 'note') {
-      const cx = xOf(s.over);
-      const w = LANE_W * 1.6;
+      const w = Math.min(LANE_W * 1.9, width - LEFT - 8);
+      // centred on its lane, kept inside the drawing
+      const cx = Math.min(Math.max(xOf(s.over), LEFT + w / 2), width - 8 - w / 2);
       parts.push(
-        `<g class="note"><rect x="${f1(cx - w / 2)}" y="${f1(y)}" width="${f1(w)}" height="${ROW_H - 8}" rx="2" fill="#fffbe6" stroke="#c9b458">${tip}</rect>` +
-          `<text x="${f1(cx)}" y="${f1(y + 14)}" text-anchor="middle">${escapeXml(fit(s.text, 36))}${tip}</text></g>`,
+        `<g class="seq-note"><rect x="${f1(cx - w / 2)}" y="${f1(y)}" width="${f1(w)}" height="${ROW_H - 8}" rx="2" fill="#fffbe6" stroke="#c9b458">${tip}</rect>` +
+          `<text x="${f1(cx)}" y="${f1(y + 14)}" text-anchor="middle">${escapeXml(fit(s.text, Math.floor(w / 5.7)))}${tip}</text></g>`,
       );
     } else {
       const x1 = xOf(s.from);
       const x2 = xOf(s.to);
       const ay = y + 18;
       const span = Math.abs(x2 - x1);
-      const chars = Math.max(18, Math.floor(span / 5.6));
+      // a label may run past a short arrow: each step has its own row
+      const chars = Math.max(34, Math.floor(span / 5.6));
       const mid = (x1 + x2) / 2;
       parts.push(
-        `<g class="message"><line x1="${f1(x1)}" x2="${f1(x2 + (x2 > x1 ? -2 : 2))}" y1="${f1(ay)}" y2="${f1(ay)}" stroke="#333" stroke-width="1.2"${s.reply ? ' stroke-dasharray="5 3"' : ''} marker-end="url(#arr)"/>` +
+        `<g class="seq-message"><line x1="${f1(x1)}" x2="${f1(x2 + (x2 > x1 ? -2 : 2))}" y1="${f1(ay)}" y2="${f1(ay)}" stroke="#333" stroke-width="1.2"${s.reply ? ' stroke-dasharray="5 3"' : ''} marker-end="url(#arr)"/>` +
           `<text x="${f1(mid)}" y="${f1(ay - 5)}" text-anchor="middle">${escapeXml(fit(s.text, chars))}${tip}</text></g>`,
       );
     }
@@ -363,7 +368,7 @@ export function toSvg(seq: Sequence): string {
 
 function markBand(m: Mark, y: number, width: number): string {
   return (
-    `<g class="mark"><rect x="4" y="${f1(y - 4)}" width="${width - 8}" height="${ROW_H - 4}" fill="#b00020" rx="3"/>` +
+    `<g class="seq-mark"><rect x="4" y="${f1(y - 4)}" width="${width - 8}" height="${ROW_H - 4}" fill="#b00020" rx="3"/>` +
     `<text x="12" y="${f1(y + 13)}" fill="#fff" font-weight="700">${escapeXml(fit(`✘ ${m.text}`, Math.floor((width - 24) / 5.8)))}<title>${escapeXml(m.text)}</title></text></g>`
   );
 }
