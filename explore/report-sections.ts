@@ -327,7 +327,7 @@ export function coverageSection(c: CoverageSection): string {
   });
   const bars = barChart({
     title: 'Machine transitions taken by the conformance runs',
-    subtitle: `${r.variants.map((v) => `${v} ${thousands(r.runs[v] ?? 0)} runs`).join(' · ')} · seed ${r.seed} · ${r.rows.length} transitions in all`,
+    subtitle: `${r.variants.map((v) => `${v} ${thousands(r.runs[v] ?? 0)} runs`).join(' · ')} · ${r.rows.length} transitions in all · seed ${r.seed}`,
     xLabel: 'variant',
     yLabel: 'transitions taken (count)',
     bars: counts.map(({ v, taken }) => ({ label: v, value: taken })),
