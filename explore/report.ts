@@ -671,7 +671,7 @@ ${htmlTable(leadWith(comparisonGrid(d.hydration), ['max builder share', 'mint→
 <body>
 <h1>shared-batch-kit: shared batches in the materialized-view sink</h1>
 <p class="sub">Produced by <code>${esc(d.command)}</code>: the implementation (impl/) ran on the embedded in-memory backend under a seeded virtual-time schedule; the same seed reproduces every number.</p>
-<nav class="toc">${toc.map(([id, label]) => `<a href="#${id}">${esc(label)}</a>`).join('')}</nav>
+<nav class="toc">${toc.map(([id, label]) => `<a href="#${id}">${esc(label)}</a>`).join(' ')}</nav>
 ${findings(c, d.criteria, d.check, d.modelCheck, reportRuns(d), d)}
 <h2 id="setup">What ran</h2>
 ${setupSection(c)}
