@@ -62,8 +62,8 @@ export function parseStragglers(raw: string): Parsed<Stragglers> {
 }
 
 const STRAGGLERS_HELP =
-  `stragglers: each worker is, per description, a straggler with probability P; a straggler becomes ready and encodes ` +
-  `SLOWDOWN times slower (default SLOWDOWN ${DEFAULT_STRAGGLER_SLOWDOWN}; see the timing model)`;
+  `stragglers: each worker is, per description, a straggler with probability P (0.05 or 5%); a straggler becomes ready ` +
+  `SLOWDOWN times later (default ${DEFAULT_STRAGGLER_SLOWDOWN}: its readiness draw, mean 0.25 ms, then has mean 25 ms)`;
 
 /** The flag behind `--sweep stragglers=P1,P2,…`: the probability (the slowdown comes from --stragglers). */
 const STRAGGLER_PROBABILITY: Flag<number> = {
