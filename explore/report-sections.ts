@@ -5,10 +5,9 @@
  */
 import type { BugName, Variant } from '../vocab/index.ts';
 import { headlineRow } from './cases.ts';
-import type { CoverageResult } from './coverage.ts';
-import { cellText } from './coverage.ts';
+import { type CoverageResult, cellText } from './coverage.ts';
 import { bytes, fixed, millis, plural, thousands } from './format.ts';
-import { caseLabels, describeSetup, describeStragglers, formatParam } from './render.ts';
+import { caseLabels, describeSetup, formatParam } from './render.ts';
 import { type Sequence, toSvg } from './sequence.ts';
 import { barChart, escapeXml, lineChart } from './svg.ts';
 import type { Comparison, Figures, Setup, SweepResult } from './types.ts';
@@ -50,6 +49,8 @@ function table(
 }
 
 const variantsOf = (c: Comparison): Variant[] => [...new Set(c.rows.map((r) => r.variant))];
+/** The variants a sweep ran (from its first point). */
+const sweepVariants = (s: SweepResult): Variant[] => (s.points[0] === undefined ? [] : variantsOf(s.points[0].comparison));
 
 // ---------------------------------------------------------------------------------------------------
 // Latency and stragglers
@@ -68,7 +69,7 @@ function percentileChart(c: Comparison, title: string, subtitle: string): string
 
 function stragglerCharts(s: SweepResult): string {
   const xs = s.points.map((p) => formatParam('stragglers', p.value));
-  const variants = variantsOf(s.points[0]?.comparison ?? { rows: [] } as unknown as Comparison);
+  const variants = sweepVariants(s);
   const series = (f: (r: Figures, off: Figures | undefined) => number) =>
     variants.map((v) => ({
       name: v,
@@ -102,7 +103,7 @@ function stragglerCharts(s: SweepResult): string {
 }
 
 function stragglerTable(s: SweepResult): string {
-  const variants = variantsOf(s.points[0]?.comparison ?? ({ rows: [] } as unknown as Comparison));
+  const variants = sweepVariants(s);
   const headers = ['stragglers', ...variants.flatMap(() => ['p50', 'p99', 'max']), 'write p99 after last worker', 'parts/append (best-effort)', 'model'];
   const rows = s.points.map((p) => {
     const rs = variants.map((v) => headlineRow(p.comparison, v));
@@ -216,7 +217,7 @@ export function smallWritesSection(d: SmallWritesSection, command: CommandFor): 
     ]),
   );
   const rowsSweep = d.rows;
-  const variants = variantsOf(rowsSweep.points[0]?.comparison ?? c);
+  const variants = rowsSweep.points.length === 0 ? variantsOf(c) : sweepVariants(rowsSweep);
   const pr = (v: Variant, value: number): string => {
     if (value !== 1000) return '';
     if (v === 'off') return `${PR_SMALL.offParts}`;
