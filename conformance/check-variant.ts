@@ -39,6 +39,8 @@ export interface VariantHooks {
   tick(): void;
   /** True once another job found a failure: the remaining runs are skipped. */
   stopped?(): boolean;
+  /** Sees every run of the budget (not the shrinking runs after a failure), e.g. for model coverage. */
+  onRun?(report: RunReport): void;
 }
 
 export async function checkVariant(task: VariantTask, hooks: VariantHooks): Promise<VariantOutcome> {
@@ -55,6 +57,7 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
     if (firstFailure === undefined) {
       executed += 1;
       hooks.tick();
+      hooks.onRun?.(report);
       for (const name of report.witnessed) witnessed[name] = (witnessed[name] ?? 0) + 1;
       for (const order of ordersReached(report.trace)) reached[order] = (reached[order] ?? 0) + 1;
     }

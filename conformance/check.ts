@@ -38,6 +38,8 @@ export interface CheckOptions {
   /** The slice of a multi-machine budget to run (default the whole: 0 of 1). parallel.ts. */
   readonly shard?: Shard;
   readonly onProgress?: (done: number, total: number) => void;
+  /** Sees every run of the budget (not the shrinking runs after a failure), e.g. for model coverage. */
+  readonly onRun?: (report: RunReport) => void;
 }
 
 export type { VariantOutcome } from './check-variant.ts';
@@ -59,14 +61,15 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   const variants = opts.variant === 'all' ? (opts.bug === undefined ? VARIANTS : BUG_VARIANTS[opts.bug]) : [opts.variant];
   const outcomes: VariantOutcome[] = [];
   const shard = opts.shard ?? WHOLE;
-  const jobs = Math.max(1, Math.min(opts.jobs ?? 1, runs));
+  // A run callback sees reports in this thread: with one, the runs stay here.
+  const jobs = opts.onRun !== undefined ? 1 : Math.max(1, Math.min(opts.jobs ?? 1, runs));
   const strategy = opts.strategy ?? 'mixed';
   let done = 0;
   const pool = jobs > 1 ? new CheckPool(jobs) : undefined;
   try {
     for (const variant of variants) {
       const tasks: VariantTask[] = shares(runs, jobs).map((n, job) => ({ variant, runs: n, seed: seedFor(seed, shard.index, job), bug: opts.bug, strategy }));
-      const outcome = await checkJobs(tasks, () => opts.onProgress?.(++done, runs * variants.length), pool);
+      const outcome = await checkJobs(tasks, { tick: () => opts.onProgress?.(++done, runs * variants.length), ...(opts.onRun === undefined ? {} : { onRun: opts.onRun }) }, pool);
       outcomes.push(outcome);
       if (outcome.failed) break;
     }

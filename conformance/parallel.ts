@@ -11,7 +11,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { checkVariant, type VariantOutcome, type VariantTask } from './check-variant.ts';
+import { checkVariant, type VariantHooks, type VariantOutcome, type VariantTask } from './check-variant.ts';
 
 export interface Shard {
   readonly index: number;
@@ -110,10 +110,11 @@ export class CheckPool {
 }
 
 /** One variant's jobs: in this thread when there is one, else on the pool. */
-export function checkJobs(tasks: readonly VariantTask[], tick: () => void, pool: CheckPool | undefined): Promise<VariantOutcome> {
+export function checkJobs(tasks: readonly VariantTask[], hooks: VariantHooks, pool: CheckPool | undefined): Promise<VariantOutcome> {
   if (tasks.length === 1 || pool === undefined) {
     if (tasks.length !== 1) throw new Error('checkJobs: several jobs need a pool');
-    return checkVariant(tasks[0] as VariantTask, { tick });
+    return checkVariant(tasks[0] as VariantTask, hooks);
   }
-  return pool.run(tasks, tick);
+  if (hooks.onRun !== undefined) throw new Error('checkJobs: a run callback cannot see runs in worker threads');
+  return pool.run(tasks, hooks.tick);
 }

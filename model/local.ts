@@ -25,10 +25,32 @@ export interface Runner<C, E extends { readonly type: string }, I> {
   fire(local: Local<C>, event: E): Local<C> | null;
 }
 
+/**
+ * Sees every `fire`: the machine, the local state, the event and the result (`null`:
+ * no transition enabled). One at a time, process-wide; model/coverage.ts uses it to count transitions.
+ */
+export type FireObserver = (machine: AnyStateMachine, from: Local<unknown>, event: { readonly type: string }, to: Local<unknown> | null) => void;
+
+let fireObserver: FireObserver | null = null;
+
+/** Installs (or with `null` removes) the fire observer; returns the one it replaced. */
+export function observeFires(observer: FireObserver | null): FireObserver | null {
+  const previous = fireObserver;
+  fireObserver = observer;
+  return previous;
+}
+
 export function runner<C, E extends { readonly type: string }, I>(machine: AnyStateMachine): Runner<C, E, I> {
   if (process.env['SBKIT_MODEL_RUNNER'] === 'xstate') return xstateRunner(machine);
   const compiled = compileMachine<C, E, I>(machine);
-  return { start: compiled.initial, fire: compiled.fire }; // closures: no `this`
+  return {
+    start: compiled.initial,
+    fire: (local, event) => {
+      const to = compiled.fire(local, event);
+      if (fireObserver !== null) fireObserver(machine, local, event, to);
+      return to;
+    },
+  };
 }
 
 /** XState's own pure transition functions: the reference semantics. */
@@ -41,7 +63,9 @@ export function xstateRunner<C, E extends { readonly type: string }, I>(machine:
     fire(local, event) {
       const snapshot = machine.resolveState({ value: local.value, context: local.context as Record<string, unknown> });
       const [next] = transition(machine, snapshot, event);
-      return next === snapshot ? null : { value: next.value, context: next.context as C };
+      const to: Local<C> | null = next === snapshot ? null : { value: next.value, context: next.context as C };
+      fireObserver?.(machine, local, event, to);
+      return to;
     },
   };
 }

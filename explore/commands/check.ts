@@ -7,6 +7,8 @@ import { BUG_NAMES, VARIANTS, type BugName, type Variant } from '../../vocab/ind
 import { choiceFlag, intFlag, optional, shardFlag, stringFlag, switchFlag } from '../args.ts';
 import { type Command, EXIT, usageError, withArgs } from '../command.ts';
 import { type Progress, createProgress } from '../progress.ts';
+import { writeFile } from 'node:fs/promises';
+import { type FailedRun, diagramFile, failureSequence } from '../sequence.ts';
 import { reportRunError } from './errors.ts';
 import { availableParallelism } from 'node:os';
 
@@ -29,6 +31,7 @@ export const CHECK_FLAGS = {
   jobs: optional(intFlag({ help: 'worker threads to split each variant\'s runs over', defaultValue: 1, min: 1, max: 256 }), 'the number of cores'),
   shard: shardFlag('run slice I of N of a budget spread over N machines (each runs --runs per variant from its own seeds)'),
   'emit-test': optional(stringFlag({ help: 'on a failure, also write the counterexample as a standalone vitest file', placeholder: 'FILE', defaultValue: '' })),
+  'emit-diagram': optional(stringFlag({ help: 'on a failure, also write the counterexample as a Mermaid sequenceDiagram (FILE.md: fenced in Markdown)', placeholder: 'FILE', defaultValue: '' })),
   json: switchFlag('print one JSON object {exitCode, summary, variants} instead of text'),
 } as const;
 
@@ -40,7 +43,7 @@ const HELP = {
     'hold, and the shard audit must find nothing lost, duplicated or leaked. A failure is shrunk and\n' +
     'printed with its replay token. Exit 0 = every check held, 1 = a check failed.',
   notes: [
-    'Examples:\n  sbkit check\n  sbkit check --variant barrier --runs 2000 --seed 7\n  sbkit check --bug sweep-upgrade-race   # must fail: the canary\n  sbkit check --runs 10000 --shard 3/8   # one machine of an 8-machine CI matrix',
+    'Examples:\n  sbkit check\n  sbkit check --variant barrier --runs 2000 --seed 7\n  sbkit check --bug sweep-upgrade-race   # must fail: the canary\n  sbkit check --bug barrier-lost-wakeup --emit-diagram lost-wakeup.md\n  sbkit check --runs 10000 --shard 3/8   # one machine of an 8-machine CI matrix',
     'Every seed is derived from (--seed, shard, job): the same flags run the same checks; a failure prints a\ntoken that replays it on one machine, whatever --jobs and --shard found it.',
   ],
 };
@@ -56,12 +59,19 @@ export interface CheckRequest {
   /** Worker threads; undefined: 1 (in-process). The CLI passes the number of cores by default. */
   readonly jobs?: number | undefined;
   readonly shard?: { readonly index: number; readonly count: number } | undefined;
+  readonly emitDiagram?: string | undefined;
+  /** Sees every run of the budget (explore/coverage.ts counts the model transitions it takes). */
+  readonly onRun?: ((report: FailedRun & { readonly workload: { readonly variant: Variant } }) => void) | undefined;
 }
 
 export interface CheckOutcome {
   readonly exitCode: 0 | 1;
   /** Where the counterexample's vitest file was written, when asked for and one failed. */
   readonly emitted?: string;
+  /** Where its sequence diagram was written, when asked for and one failed. */
+  readonly diagram?: string;
+  /** The shrunk failing run and its replay token (the report draws it). */
+  readonly counterexample?: { readonly run: FailedRun; readonly token: string };
   readonly output: string;
   readonly summary: string;
   readonly variants: readonly { readonly variant: Variant; readonly runs: number; readonly failed: boolean }[];
@@ -79,6 +89,7 @@ export async function runConformance(req: CheckRequest, progress?: Progress): Pr
     ...(req.strategy === undefined ? {} : { strategy: req.strategy }),
     ...(req.jobs === undefined ? {} : { jobs: req.jobs }),
     ...(req.shard === undefined ? {} : { shard: req.shard }),
+    ...(req.onRun === undefined ? {} : { onRun: req.onRun }),
     onProgress: (done, total) => progress?.update(total === 0 ? 1 : done / total, `${done}/${total} runs`),
   });
   progress?.done();
@@ -89,12 +100,20 @@ export async function runConformance(req: CheckRequest, progress?: Progress): Pr
     writeCounterexampleTest(failedReport, r.token, req.emitTest);
     emitted = req.emitTest;
   }
+  const counterexample = failedReport === undefined || r.token === undefined ? undefined : { run: failedReport, token: r.token };
+  let diagram: string | undefined;
+  if (req.emitDiagram !== undefined && counterexample !== undefined) {
+    await writeFile(req.emitDiagram, diagramFile(failureSequence(counterexample.run, counterexample.token), req.emitDiagram), 'utf8');
+    diagram = req.emitDiagram;
+  }
   return {
     exitCode: r.exitCode,
     output: r.output,
     summary: r.summary,
     variants: r.variants.map((o) => ({ variant: o.variant, runs: o.runs, failed: o.failed })),
     ...(emitted === undefined ? {} : { emitted }),
+    ...(diagram === undefined ? {} : { diagram }),
+    ...(counterexample === undefined ? {} : { counterexample }),
   };
 }
 
@@ -108,7 +127,18 @@ export const checkCommand: Command = {
       try {
         const jobs = v.jobs ?? availableParallelism();
         r = await runConformance(
-          { variant: v.variant, runs: v.runs, seed: v.seed, bug: v.bug, replay: v.replay, emitTest: v['emit-test'], strategy: v.strategy, jobs, shard: v.shard },
+          {
+            variant: v.variant,
+            runs: v.runs,
+            seed: v.seed,
+            bug: v.bug,
+            replay: v.replay,
+            emitTest: v['emit-test'],
+            emitDiagram: v['emit-diagram'],
+            strategy: v.strategy,
+            jobs,
+            shard: v.shard,
+          },
           progress,
         );
       } catch (e) {
@@ -116,8 +146,10 @@ export const checkCommand: Command = {
         if (e instanceof Error && e.name === 'ReplayTokenError') return usageError(io, USAGE, `--replay: ${e.message}`);
         return reportRunError(io, USAGE, e);
       }
-      const emitted = r.emitted === undefined ? '' : `counterexample written as a vitest file: ${r.emitted}\n`;
-      io.out(v.json ? `${JSON.stringify({ exitCode: r.exitCode, summary: r.summary, variants: r.variants, ...(r.emitted === undefined ? {} : { emitted: r.emitted }) }, null, 2)}\n` : `${r.output}\n${emitted}${r.summary}\n`);
+      const emitted =
+        (r.emitted === undefined ? '' : `counterexample written as a vitest file: ${r.emitted}\n`) +
+        (r.diagram === undefined ? '' : `counterexample written as a sequence diagram: ${r.diagram}\n`);
+      io.out(v.json ? `${JSON.stringify({ exitCode: r.exitCode, summary: r.summary, variants: r.variants, ...(r.emitted === undefined ? {} : { emitted: r.emitted }), ...(r.diagram === undefined ? {} : { diagram: r.diagram }) }, null, 2)}\n` : `${r.output}\n${emitted}${r.summary}\n`);
       return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
     }),
 };

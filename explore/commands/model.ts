@@ -25,7 +25,7 @@ import { reportRunError } from './errors.ts';
 const USAGE = 'sbkit model';
 
 /** Flags that only mean something with --check (given without it: exit 2). */
-const CHECK_ONLY = ['variant', 'workers', 'processes', 'replicas', 'intervals', 'max-states', 'model-bug', 'json'] as const;
+const CHECK_ONLY = ['variant', 'workers', 'processes', 'replicas', 'intervals', 'max-states', 'model-bug', 'json', 'emit-diagram'] as const;
 
 export const MODEL_FLAGS = {
   machine: optional(stringFlag({ help: 'print only this machine (see --list)', placeholder: 'NAME', defaultValue: '' }), 'all'),
@@ -42,7 +42,11 @@ export const MODEL_FLAGS = {
     DEFAULT_MAX_STATES.toLocaleString('en-US'),
   ),
   'model-bug': optional(choiceFlag<ModelBugName>({ help: `--check: switch a bug on in the model (${MODEL_BUG_NAMES.join(', ')}: the review bug of #37591); the check must then fail`, choices: MODEL_BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' }), 'none'),
-  json: switchFlag('--check: print one JSON object {exitCode, summary, config, variants}'),
+  json: switchFlag('--check / --coverage: print one JSON object instead of text'),
+  'emit-diagram': optional(stringFlag({ help: '--check: on a violation, also write its shortest counterexample as a Mermaid sequenceDiagram (FILE.md: fenced in Markdown)', placeholder: 'FILE', defaultValue: '' })),
+  coverage: switchFlag("which transitions of each machine sbkit check's runs take, per variant (replayed through the model)"),
+  runs: optional(intFlag({ help: '--coverage: conformance runs per variant', defaultValue: 500, min: 1, max: 10_000_000 }), 'conformance DEFAULT_RUNS'),
+  seed: optional(intFlag({ help: '--coverage: the conformance seed', defaultValue: 1, min: 0, max: 0x7fff_ffff }), '1'),
 } as const;
 
 const HELP = {
@@ -65,7 +69,9 @@ const HELP = {
       '  sbkit model --mermaid --machine builder\n' +
       '  sbkit model --check\n' +
       '  sbkit model --check --variant barrier --intervals 2 --json\n' +
-      '  sbkit model --check --variant best-effort --model-bug sweep-upgrade-race   # must fail: the review bug of #37591',
+      '  sbkit model --check --variant best-effort --model-bug sweep-upgrade-race   # must fail: the review bug of #37591\n' +
+      '  sbkit model --check --variant best-effort --model-bug sweep-upgrade-race --emit-diagram race.md\n' +
+      '  sbkit model --coverage',
   ],
 };
 
@@ -75,6 +81,8 @@ type ModelValues = FlagValues<typeof MODEL_FLAGS>;
 async function checkModel(io: Io, v: ModelValues): Promise<number> {
   const clash = v.list ? '--list' : v.machine !== undefined ? '--machine' : v.mermaid ? '--mermaid' : undefined;
   if (clash !== undefined) return usageError(io, USAGE, `--check: cannot be combined with ${clash}`);
+  const coverageOnly = v.runs !== undefined ? '--runs' : v.seed !== undefined ? '--seed' : undefined;
+  if (coverageOnly !== undefined) return usageError(io, USAGE, `${coverageOnly}: only with --coverage`);
   const request: ModelCheckRequest = {
     variants: v.variant === undefined || v.variant === 'all' ? VARIANTS : [v.variant],
     workers: v.workers ?? DEFAULT_SHAPE.workers,
@@ -86,7 +94,37 @@ async function checkModel(io: Io, v: ModelValues): Promise<number> {
   };
   try {
     const r = await withProgress(io, { json: v.json, title: 'model check' }, (update) => runModelCheck(request, { now: () => io.now(), onProgress: update }));
+    const diagram = v['emit-diagram'] === undefined ? undefined : await emitModelDiagram(r, v['emit-diagram']);
     io.out(v.json ? `${JSON.stringify(modelCheckJson(r), null, 2)}\n` : renderModelCheck(r));
+    if (diagram !== undefined && !v.json) io.out(`${diagram}\n`);
+    return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
+  } catch (e) {
+    return reportRunError(io, USAGE, e);
+  }
+}
+
+/** Writes the shortest counterexample of the check (if any) as a sequence diagram; says what it wrote. */
+async function emitModelDiagram(r: Awaited<ReturnType<typeof runModelCheck>>, file: string): Promise<string> {
+  const { modelCounterexampleSequence } = await import('../model-diagram.ts');
+  const seq = modelCounterexampleSequence(r);
+  if (seq === undefined) return 'no counterexample: no diagram written';
+  const { diagramFile } = await import('../sequence.ts');
+  const { writeFile } = await import('node:fs/promises');
+  await writeFile(file, diagramFile(seq, file), 'utf8');
+  return `shortest counterexample written as a sequence diagram: ${file}`;
+}
+
+/** `--coverage`: explore/coverage.ts. Only --variant, --runs, --seed and --json go with it. */
+async function coverageOfModel(io: Io, v: ModelValues): Promise<number> {
+  const clash = v.check ? '--check' : v.list ? '--list' : v.machine !== undefined ? '--machine' : v.mermaid ? '--mermaid' : undefined;
+  if (clash !== undefined) return usageError(io, USAGE, `--coverage: cannot be combined with ${clash}`);
+  const stray = CHECK_ONLY.find((name) => name !== 'variant' && name !== 'json' && v[name] !== undefined);
+  if (stray !== undefined) return usageError(io, USAGE, `--${stray}: only with --check`);
+  const { runCoverage, renderCoverage, coverageJson } = await import('../coverage.ts');
+  try {
+    const variants = v.variant === undefined || v.variant === 'all' ? VARIANTS : [v.variant];
+    const r = await withProgress(io, { json: v.json, title: 'coverage' }, (update) => runCoverage({ variants, runs: v.runs, seed: v.seed ?? 1 }, update));
+    io.out(v.json ? `${JSON.stringify(coverageJson(r), null, 2)}\n` : renderCoverage(r));
     return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
   } catch (e) {
     return reportRunError(io, USAGE, e);
@@ -97,6 +135,8 @@ async function checkModel(io: Io, v: ModelValues): Promise<number> {
 async function printMachines(io: Io, v: ModelValues): Promise<number> {
   const stray = CHECK_ONLY.find((name) => (name === 'json' ? v.json : v[name] !== undefined));
   if (stray !== undefined) return usageError(io, USAGE, `--${stray}: only with --check`);
+  const coverageOnly = v.runs !== undefined ? '--runs' : v.seed !== undefined ? '--seed' : undefined;
+  if (coverageOnly !== undefined) return usageError(io, USAGE, `${coverageOnly}: only with --coverage`);
   const d = await loadDiagrams();
   if (d.kind === 'unavailable') {
     io.err(`${USAGE}: ${d.reason}\n`);
@@ -117,5 +157,5 @@ async function printMachines(io: Io, v: ModelValues): Promise<number> {
 export const modelCommand: Command = {
   name: 'model',
   summary: "print the model's state machines as Mermaid diagrams, or check the model exhaustively (--check)",
-  run: (argv, io) => withArgs(HELP, MODEL_FLAGS, argv, io, (v) => (v.check ? checkModel(io, v) : printMachines(io, v))),
+  run: (argv, io) => withArgs(HELP, MODEL_FLAGS, argv, io, (v) => (v.coverage ? coverageOfModel(io, v) : v.check ? checkModel(io, v) : printMachines(io, v))),
 };
