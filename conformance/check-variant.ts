@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import type { BugName, Variant } from '../vocab/index.ts';
-import { runOnce, type RunReport } from './harness.ts';
+import { runOnce, type FaultTally, type RunReport } from './harness.ts';
 import { minimize } from './minimize.ts';
 import { ordersReached } from './reach.ts';
 import { scheduleArb, type Schedule, type Strategy } from './schedule.ts';
@@ -17,6 +17,8 @@ export interface VariantTask {
   readonly seed: number;
   readonly bug?: BugName | undefined;
   readonly strategy: Strategy;
+  /** Fault rate (faults.ts), or undefined: nothing fails. */
+  readonly faults?: number | undefined;
 }
 
 export interface VariantOutcome {
@@ -32,6 +34,8 @@ export interface VariantOutcome {
   readonly witnessed: Readonly<Record<string, number>>;
   /** How many runs reached each interesting order (conformance/reach.ts). */
   readonly reached: Readonly<Record<string, number>>;
+  /** What the fault world did over the runs (zeros without faults). */
+  readonly faults: FaultTally;
 }
 
 export interface VariantHooks {
@@ -45,12 +49,13 @@ export interface VariantHooks {
 
 export async function checkVariant(task: VariantTask, hooks: VariantHooks): Promise<VariantOutcome> {
   const { variant, runs, seed, bug, strategy } = task;
+  const tally = { injected: {} as Record<string, number>, aborts: 0, restarts: 0, leaked: 0, collected: 0 };
   const witnessed: Record<string, number> = {};
   const reached: Record<string, number> = {};
   let executed = 0;
   let firstFailure: { run: number; ms: number } | undefined;
   const started = performance.now();
-  const schedules = scheduleArb(DEFAULT_BOUNDS.maxReplicas, DEFAULT_BOUNDS.maxWorkersPerProcess * DEFAULT_BOUNDS.maxProcesses, strategy);
+  const schedules = scheduleArb(DEFAULT_BOUNDS.maxReplicas, DEFAULT_BOUNDS.maxWorkersPerProcess * DEFAULT_BOUNDS.maxProcesses, strategy, task.faults);
   const property = fc.asyncProperty(workloadArb(variant, DEFAULT_BOUNDS), schedules, async (workload: Workload, schedule: Schedule) => {
     if (firstFailure === undefined && hooks.stopped?.() === true) return;
     const report = await runOnce(workload, schedule, bug);
@@ -60,6 +65,11 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
       hooks.onRun?.(report);
       for (const name of report.witnessed) witnessed[name] = (witnessed[name] ?? 0) + 1;
       for (const order of ordersReached(report.trace)) reached[order] = (reached[order] ?? 0) + 1;
+      for (const [k, n] of Object.entries(report.faults.injected)) tally.injected[k] = (tally.injected[k] ?? 0) + n;
+      tally.aborts += report.faults.aborts;
+      tally.restarts += report.faults.restarts;
+      tally.leaked += report.faults.leaked;
+      tally.collected += report.faults.collected;
     }
     if (report.failures.length > 0) {
       firstFailure ??= { run: executed, ms: performance.now() - started };
@@ -67,7 +77,7 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
     }
   });
   const details = await fc.check(property, { seed, numRuns: runs });
-  if (!details.failed || details.counterexample === null) return { variant, runs: executed, failed: false, witnessed, reached };
+  if (!details.failed || details.counterexample === null) return { variant, runs: executed, failed: false, witnessed, reached, faults: tally };
   const [workload, schedule] = details.counterexample;
   const minimized = await minimize(await runOnce(workload, schedule, bug), bug);
   return {
@@ -80,5 +90,6 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
     report: minimized.report,
     witnessed,
     reached,
+    faults: tally,
   };
 }

@@ -2,7 +2,8 @@
  * `sbkit check`: many random workloads × schedules per variant through the harness; on the first
  * failure fast-check shrinks workload and schedule together, and the report is the reproduction.
  */
-import { VARIANTS, type BugName, type Variant } from '../vocab/index.ts';
+import { FAULT_BUGS, VARIANTS, type BugName, type Variant } from '../vocab/index.ts';
+import { DEFAULT_FAULT_RATE, parseFaultRate } from './faults.ts';
 import { properties } from '../spec/properties.ts';
 import type { VariantOutcome, VariantTask } from './check-variant.ts';
 import { formatEvent, runOnce, type RunReport } from './harness.ts';
@@ -23,6 +24,10 @@ export const BUG_VARIANTS: Readonly<Record<BugName, readonly Variant[]>> = {
   'barrier-skip-double-count': ['barrier'],
   'append-keeps-batches-on-mismatch': ['off', 'best-effort', 'barrier'],
   'threshold-inclusive': ['best-effort', 'barrier'],
+  'indeterminate-cas-deletes-batches': ['off', 'best-effort', 'barrier'],
+  'restart-rewrites-appended-interval': ['off', 'best-effort', 'barrier'],
+  'cleanup-deletes-in-flight-part': ['off', 'best-effort', 'barrier'],
+  'mismatch-delete-error-swallowed': ['off', 'best-effort', 'barrier'],
 };
 
 export interface CheckOptions {
@@ -37,6 +42,9 @@ export interface CheckOptions {
   readonly jobs?: number;
   /** The slice of a multi-machine budget to run (default the whole: 0 of 1). parallel.ts. */
   readonly shard?: Shard;
+  /** Storage faults and aborts at this rate per fault site (faults.ts); default none, or the default
+   * rate for a gallery bug that only the fault world can show. */
+  readonly faults?: number;
   readonly onProgress?: (done: number, total: number) => void;
   /** Sees every run of the budget (not the shrinking runs after a failure), e.g. for model coverage. */
   readonly onRun?: (report: RunReport) => void;
@@ -64,11 +72,13 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   // A run callback sees reports in this thread: with one, the runs stay here.
   const jobs = opts.onRun !== undefined ? 1 : Math.max(1, Math.min(opts.jobs ?? 1, runs));
   const strategy = opts.strategy ?? 'mixed';
+  const faults = opts.faults ?? (opts.bug !== undefined && FAULT_BUGS.includes(opts.bug) ? DEFAULT_FAULT_RATE : undefined);
+  if (faults !== undefined) parseFaultRate(faults);
   let done = 0;
   const pool = jobs > 1 ? new CheckPool(jobs) : undefined;
   try {
     for (const variant of variants) {
-      const tasks: VariantTask[] = shares(runs, jobs).map((n, job) => ({ variant, runs: n, seed: seedFor(seed, shard.index, job), bug: opts.bug, strategy }));
+      const tasks: VariantTask[] = shares(runs, jobs).map((n, job) => ({ variant, runs: n, seed: seedFor(seed, shard.index, job), bug: opts.bug, strategy, faults }));
       const outcome = await checkJobs(tasks, { tick: () => opts.onProgress?.(++done, runs * variants.length), ...(opts.onRun === undefined ? {} : { onRun: opts.onRun }) }, pool);
       outcomes.push(outcome);
       if (outcome.failed) break;
@@ -84,7 +94,8 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   const totalRuns = outcomes.reduce((n, o) => n + o.runs, 0);
   const token = failed?.report === undefined ? undefined : tokenOf(failed.report);
   const spread = `${jobs > 1 ? `, ${jobs} jobs` : ''}${shard.count > 1 ? `, shard ${shard.index}/${shard.count}` : ''}`;
-  const summary = `sbkit check: ${failed ? 'FAILED' : 'ok'} — ${totalRuns} runs, variants ${outcomes.map((o) => o.variant).join(', ')}, ${propertyCount()} properties + refinement + audit checked, seed ${seed}${spread}, strategy ${strategy}${opts.bug ? `, bug ${opts.bug}` : ''}`;
+  const faultLine = faults === undefined ? '' : `, faults at ${faults}: ${describeTally(outcomes, failed !== undefined)}`;
+  const summary = `sbkit check: ${failed ? 'FAILED' : 'ok'} — ${totalRuns} runs, variants ${outcomes.map((o) => o.variant).join(', ')}, ${propertyCount()} properties + refinement + audit checked, seed ${seed}${spread}, strategy ${strategy}${opts.bug ? `, bug ${opts.bug}` : ''}${faultLine}`;
   return { exitCode: failed ? 1 : 0, output, summary, variants: outcomes, ...(token === undefined ? {} : { token }) };
 }
 
@@ -99,7 +110,7 @@ async function replay(token: string): Promise<CheckResult> {
     output,
     summary,
     ...(failed ? { token } : {}),
-    variants: [{ variant: c.workload.variant, runs: 1, failed, report, witnessed: {}, reached: {} }],
+    variants: [{ variant: c.workload.variant, runs: 1, failed, report, witnessed: {}, reached: {}, faults: report.faults }],
   };
 }
 
@@ -160,4 +171,25 @@ function failureOutput(
   lines.push(r.schedulerLog.replace(/^/gm, '  '));
   lines.push(`replay: sbkit check --replay ${token}`);
   return lines.join('\n');
+}
+
+/** Faults injected over the runs, by kind, and what the runs did about them; all survived unless a check failed. */
+function describeTally(outcomes: readonly VariantOutcome[], failed: boolean): string {
+  const injected: Record<string, number> = {};
+  let aborts = 0;
+  let restarts = 0;
+  let leaked = 0;
+  let collected = 0;
+  for (const o of outcomes) {
+    for (const [k, n] of Object.entries(o.faults.injected)) injected[k] = (injected[k] ?? 0) + n;
+    aborts += o.faults.aborts;
+    restarts += o.faults.restarts;
+    leaked += o.faults.leaked;
+    collected += o.faults.collected;
+  }
+  const kinds = Object.entries(injected)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
+  return `${kinds || 'no storage faults'} injected, ${aborts} aborts, ${restarts} restarts, ${leaked} blobs leaked by aborts, ${collected} collected${failed ? '' : ' — all survived'}`;
 }

@@ -17,7 +17,7 @@
  * points are resumed only when nothing else is pending. That reaches "one worker arrives after everyone
  * else finished" in one step, and an empty starve list shrinks away like the choices.
  */
-import type { PointSite, Scheduler } from '../impl/seams.ts';
+import type { PointSite, RunControl, Scheduler } from '../impl/seams.ts';
 
 interface Pending {
   readonly seq: number;
@@ -61,6 +61,8 @@ export interface ChoiceSchedulerOptions {
   readonly maxSteps?: number;
   /** Pick by PCT priorities instead of by `choices`. */
   readonly pct?: Pct;
+  /** Abort these replicas (through the run's control) when the run reaches these steps. */
+  readonly aborts?: readonly { readonly step: number; readonly replica: number }[];
 }
 
 export class ChoiceScheduler implements Scheduler {
@@ -70,6 +72,9 @@ export class ChoiceScheduler implements Scheduler {
   readonly log: ResumeRecord[] = [];
   /** PCT: actor → its number (first-come) and its current priority. */
   private readonly actors = new Map<string, { readonly index: number; priority: number }>();
+  private control: RunControl | undefined;
+  /** Aborts the scheduler performed (the run's control accepted them). */
+  readonly aborted: { readonly step: number; readonly replica: number }[] = [];
 
   constructor(
     private readonly choices: readonly number[],
@@ -112,6 +117,27 @@ export class ChoiceScheduler implements Scheduler {
     });
   }
 
+  attach(control: RunControl): void {
+    this.control = control;
+  }
+
+  /** The steps taken so far (a fault plan's clock). */
+  get steps(): number {
+    return this.step;
+  }
+
+  /**
+   * Aborts due at this step. SUBTLE: the replica's pending points stay: the aborted incarnation's tasks
+   * stop when theirs resume (impl's supervisor freezes them), while the supervisor's own tasks for that
+   * replica (a restart, a cleanup) pass points under the same replica and must go on.
+   */
+  #abortDue(): void {
+    for (const a of this.options.aborts ?? []) {
+      if (a.step !== this.step || this.control?.abort(a.replica, `teardown at step ${a.step} (schedule)`) !== true) continue;
+      this.aborted.push(a);
+    }
+  }
+
   /** Runs `run` to completion under this scheduler's choices. Never hangs: a run with no pending point
    * and no result is reported as a deadlock, and a run past `maxSteps` as a step limit. */
   async drive<T>(run: Promise<T>): Promise<DriveOutcome<T>> {
@@ -129,6 +155,7 @@ export class ChoiceScheduler implements Scheduler {
           ? { kind: 'settled', value: result.value, steps: this.step }
           : { kind: 'threw', error: result.error, steps: this.step };
       }
+      if (this.options.aborts !== undefined) this.#abortDue();
       if (this.pending.length === 0) return { kind: 'deadlock', steps: this.step };
       if (this.step >= (this.options.maxSteps ?? 100_000)) {
         return { kind: 'step-limit', steps: this.step, pending: this.pending.map((p) => p.site) };

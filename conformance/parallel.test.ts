@@ -20,7 +20,7 @@ describe('spreading a check over jobs and shards', () => {
   });
 
   it('adds up what the jobs saw and keeps the failing job as the verdict', () => {
-    const ok = (runs: number, w: number): VariantOutcome => ({ variant: 'off', runs, failed: false, witnessed: { a: w }, reached: { x: 1 } });
+    const ok = (runs: number, w: number): VariantOutcome => ({ variant: 'off', runs, failed: false, witnessed: { a: w }, reached: { x: 1 }, faults: { injected: { transient: 1 }, aborts: 1, restarts: 1, leaked: 0, collected: 0 } });
     const failed: VariantOutcome = { ...ok(3, 1), failed: true, runsToFailure: 3 };
     const m = mergeOutcomes([ok(5, 2), failed, ok(4, 0)]);
     expect(m.runs).toBe(12);
@@ -28,6 +28,7 @@ describe('spreading a check over jobs and shards', () => {
     expect(m.runsToFailure).toBe(3);
     expect(m.witnessed).toEqual({ a: 3 });
     expect(m.reached).toEqual({ x: 3 });
+    expect(m.faults).toEqual({ injected: { transient: 3 }, aborts: 3, restarts: 3, leaked: 0, collected: 0 });
     expect(mergeOutcomes([ok(5, 2)]).failed).toBe(false);
   });
 });

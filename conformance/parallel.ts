@@ -48,7 +48,15 @@ export function mergeOutcomes(parts: readonly VariantOutcome[]): VariantOutcome 
   };
   const failed = parts.find((o) => o.failed);
   const runs = parts.reduce((n, o) => n + o.runs, 0);
-  return { ...(failed ?? first), runs, witnessed: add((o) => o.witnessed), reached: add((o) => o.reached) };
+  const sum = (pick: (t: VariantOutcome['faults']) => number) => parts.reduce((n, o) => n + pick(o.faults), 0);
+  const faults = {
+    injected: add((o) => o.faults.injected),
+    aborts: sum((t) => t.aborts),
+    restarts: sum((t) => t.restarts),
+    leaked: sum((t) => t.leaked),
+    collected: sum((t) => t.collected),
+  };
+  return { ...(failed ?? first), runs, witnessed: add((o) => o.witnessed), reached: add((o) => o.reached), faults };
 }
 
 /**

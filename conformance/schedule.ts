@@ -9,6 +9,7 @@
  */
 import fc from 'fast-check';
 import { ChoiceScheduler, type Pct } from './choice-scheduler.ts';
+import { describeFaults, faultScheduleArb, type FaultSchedule } from './faults.ts';
 
 export interface Actor {
   readonly replica: number;
@@ -19,6 +20,8 @@ export interface Schedule {
   readonly choices: readonly number[];
   readonly starve: readonly Actor[];
   readonly pct?: Pct;
+  /** Storage faults and aborts (faults.ts); absent: nothing fails. */
+  readonly faults?: FaultSchedule;
 }
 
 /** How `sbkit check` draws schedules: uniform choices, PCT, or a mix of both (the default). */
@@ -32,7 +35,13 @@ export const PCT_MAX_DEPTH = 4;
 /** Change points fall in the first this-many steps (the median run takes ~150; the races the gallery holds happen early). */
 export const PCT_HORIZON = 100;
 
-export function scheduleArb(maxReplicas: number, maxWorkers: number, strategy: Strategy = 'random'): fc.Arbitrary<Schedule> {
+export function scheduleArb(maxReplicas: number, maxWorkers: number, strategy: Strategy = 'random', faultRate?: number): fc.Arbitrary<Schedule> {
+  const orders = ordersArb(maxReplicas, maxWorkers, strategy);
+  if (faultRate === undefined) return orders;
+  return fc.tuple(orders, faultScheduleArb(faultRate, maxReplicas)).map(([s, faults]) => ({ ...s, faults }));
+}
+
+function ordersArb(maxReplicas: number, maxWorkers: number, strategy: Strategy): fc.Arbitrary<Schedule> {
   const starve = fc.array(fc.record({ replica: fc.nat({ max: maxReplicas - 1 }), worker: fc.nat({ max: maxWorkers - 1 }) }), { maxLength: 2 });
   const random = fc.record({ choices: fc.array(fc.nat({ max: 63 }), { maxLength: 400 }), starve });
   // Actors per run: per replica its workers, its processes and itself.
@@ -63,13 +72,18 @@ export function schedulerFor(s: Schedule): ChoiceScheduler {
       ? undefined
       : (site: { readonly replica: number; readonly worker?: number }) =>
           site.worker !== undefined && s.starve.some((a) => a.replica === site.replica && a.worker === site.worker);
-  return new ChoiceScheduler(s.choices, { ...(starved === undefined ? {} : { starved }), ...(s.pct === undefined ? {} : { pct: s.pct }) });
+  return new ChoiceScheduler(s.choices, {
+    ...(starved === undefined ? {} : { starved }),
+    ...(s.pct === undefined ? {} : { pct: s.pct }),
+    ...(s.faults === undefined ? {} : { aborts: s.faults.aborts.filter((a) => a.step < (s.faults?.heal ?? 0)) }),
+  });
 }
 
 export function describeSchedule(s: Schedule): string {
   const starve = s.starve.length === 0 ? '' : `; starved: ${s.starve.map((a) => `r${a.replica} w${a.worker}`).join(', ')}`;
+  const faults = s.faults === undefined ? '' : `; ${describeFaults(s.faults)}`;
   if (s.pct !== undefined) {
-    return `PCT (depth ${s.pct.changes.length + 1}): priorities [${s.pct.priorities.join(', ')}] by actor in order of appearance, change points at steps [${s.pct.changes.join(', ')}]${starve}`;
+    return `PCT (depth ${s.pct.changes.length + 1}): priorities [${s.pct.priorities.join(', ')}] by actor in order of appearance, change points at steps [${s.pct.changes.join(', ')}]${starve}${faults}`;
   }
-  return `choices [${s.choices.join(', ')}] (then FIFO)${starve}`;
+  return `choices [${s.choices.join(', ')}] (then FIFO)${starve}${faults}`;
 }

@@ -58,6 +58,9 @@ describe('sbkit: dispatch and help', () => {
     [['check', '--jobs', '0'], 'sbkit check: --jobs: expected an integer from 1 to 256'],
     [['check', '--shard', '3/2'], 'sbkit check: --shard: expected I/N with 0 ≤ I < N'],
     [['check', '--shard', 'half'], 'sbkit check: --shard: expected I/N'],
+    [['check', '--faults', '1.5'], 'sbkit check: --faults: expected a rate in [0, 1], got "1.5"'],
+    [['check', '--faults', 'NaN'], 'sbkit check: --faults: expected a rate in [0, 1], got "NaN"'],
+    [['check', '--faults', '-0.1'], 'sbkit check: --faults: expected a rate in [0, 1], got "-0.1"'],
     [['bugs', '--check=yes'], 'sbkit bugs: --check takes no value'],
     [['report', '--scenario', 'steady'], 'sbkit report: unknown flag --scenario'],
     [['model', 'extra'], 'sbkit model: unexpected argument "extra"'],
@@ -282,7 +285,7 @@ describe('the main job', () => {
     // the exhaustive model check runs after compare and before the conformance check, as a short table.
     expect(out.indexOf('== model check (npx sbkit model --check) ==')).toBeGreaterThan(out.indexOf('done criteria:'));
     expect(out.indexOf('== model check')).toBeLessThan(out.indexOf('== check (npx sbkit check'));
-    expect(out).toMatch(/^best-effort +388 +\d+ +yes +8\/8 hold /m);
+    expect(out).toMatch(/^best-effort +388 +\d+ +yes +13\/13 hold /m);
     expect(out).toContain('sbkit model --check: ok (3 variants, 698 states; every always/eventually property holds)');
     expect(out).toContain('sbkit check: ok');
     expect(out).toContain('report: main/index.html');

@@ -5,8 +5,8 @@ import { type CoverageCollector, coverageJson, coverageResult, renderCoverage, r
 describe('model coverage', () => {
   it('counts the transitions of real conformance runs and explains each one never taken', async () => {
     const r = await runCoverage({ variants: ['best-effort'], runs: 40, seed: 3 });
-    expect(r.runs).toEqual({ 'best-effort': 40 });
-    expect(r.rows).toHaveLength(58);
+    expect(r.runs).toEqual({ 'best-effort': 80 }); // 40 without faults, 40 with
+    expect(r.rows).toHaveLength(63);
     const cell = (machine: string, transition: string) => r.rows.find((x) => x.machine === machine && x.transition === transition)?.cells['best-effort'];
     expect(cell('worker', 'handing --> done : HAND')?.verdict).toBe('taken');
     expect(cell('worker', 'handing --> done : HAND')?.taken).toBeGreaterThan(40);
@@ -18,7 +18,10 @@ describe('model coverage', () => {
     expect(text).toContain('best-effort: ');
     expect(text).toMatch(/^worker {3}handing --> done : HAND +\d[\d,]*$/m);
     expect(text.trimEnd().split('\n').pop()).toBe(r.summary);
-    expect(coverageJson(r)).toMatchObject({ seed: 3, runs: { 'best-effort': 40 } });
+    expect(coverageJson(r)).toMatchObject({ seed: 3, runs: { 'best-effort': 80 } });
+    // The fault world's transitions are taken by the runs with faults, and misreading is a model bug.
+    expect(cell('append', 'ready --> committed : INDETERMINATE_APPLIED [appliesAtShardUpper]')?.verdict).toBe('taken');
+    expect(cell('append', 'committed --> mismatched : MISREAD [hasBatches]')).toMatchObject({ verdict: 'bug-only', taken: 0 });
   });
 
   it('reports a gap — a transition the model reaches that no run took — and fails', async () => {
@@ -26,6 +29,6 @@ describe('model coverage', () => {
     const r = await coverageResult(empty, 1);
     expect(r.exitCode).toBe(1);
     expect(r.gaps).toContainEqual({ variant: 'off', machine: 'append', transition: 'ready --> appended : APPEND [matchesShardUpper]' });
-    expect(r.summary).toMatch(/^sbkit model --coverage: GAPS — 0 conformance runs \(seed 1\) took off 0 of 58 transitions; \d+ reachable transitions never taken$/);
+    expect(r.summary).toMatch(/^sbkit model --coverage: GAPS — 0 conformance runs \(seed 1\) took off 0 of 63 transitions; \d+ reachable transitions never taken$/);
   });
 });

@@ -19,6 +19,9 @@ import { plural, thousands } from './format.ts';
 import { type ModelCheckShape, checkConfig, describeShape } from './model-check.ts';
 import { col, renderTable } from './table.ts';
 
+/** conformance/faults.ts's default rate, repeated so this module loads nothing of conformance/ up front. */
+export const DEFAULT_FAULT_RATE = 0.1;
+
 /**
  * The configurations searched exhaustively for reachability (about 3 s for the three variants): the model check's
  * default shape, two replicas (refused appends), two intervals, and each with one worker that has no
@@ -33,6 +36,10 @@ export const COVERAGE_SHAPES: readonly (ModelCheckShape & { readonly idleWorker:
 ];
 
 const STATE_LIMIT = 100_000;
+
+/** The fault world's search (aborts, a restart, an indeterminate compare-and-set, cleanup), kept small. */
+export const COVERAGE_FAULT_SHAPE: ModelCheckShape = { workers: 1, processes: 1, replicas: 1, intervals: 1 };
+const SEARCH_FAULTS = { aborts: 1, indeterminate: 1, cleanup: true } as const;
 
 /**
  * Why a transition that no search and no run reaches cannot happen (the machine on its own can take it:
@@ -90,7 +97,7 @@ export interface CoverageResult {
 
 /** A collector to pass as `sbkit check`'s onRun: counts each run's transitions per variant. */
 export interface CoverageCollector {
-  readonly onRun: (report: { readonly workload: { readonly variant: Variant }; readonly trace: readonly TraceEvent[] }) => void;
+  readonly onRun: (report: { readonly workload: { readonly variant: Variant }; readonly schedule?: { readonly faults?: unknown }; readonly trace: readonly TraceEvent[] }) => void;
   /** Runs seen per variant. */
   readonly runs: Partial<Record<Variant, number>>;
   /** Runs whose trace the model rejected (a failing run): they count up to the divergence. */
@@ -115,7 +122,8 @@ export async function coverageCollector(): Promise<CoverageCollector> {
         counts.set(v, c);
       }
       runs[v] = (runs[v] ?? 0) + 1;
-      const r = replayCounting(modelConfigOf(report.workload as Parameters<typeof modelConfigOf>[0]), report.trace, c);
+      const faults = report.schedule?.faults !== undefined;
+      const r = replayCounting(modelConfigOf(report.workload as Parameters<typeof modelConfigOf>[0], undefined, faults), report.trace, c);
       if (r.rejectedAt !== undefined) rejected[v] = (rejected[v] ?? 0) + 1;
     },
   };
@@ -127,7 +135,7 @@ export async function coverageResult(collector: CoverageCollector, seed: number,
   const variants = VARIANTS.filter((v) => collector.counts.has(v));
   const reach = new Map<Variant, TransitionCounts>();
   const bugReach = new Map<Variant, TransitionCounts>();
-  const jobs = variants.length * (COVERAGE_SHAPES.length + 1);
+  const jobs = variants.length * (COVERAGE_SHAPES.length + 2);
   let done = 0;
   for (const v of variants) {
     const clean = new Counts();
@@ -135,10 +143,15 @@ export async function coverageResult(collector: CoverageCollector, seed: number,
       onProgress?.(done++ / jobs, `${v}: ${describeCoverageShape(shape)}`);
       exploreCounting(shapeConfig(v, shape, false), clean, STATE_LIMIT);
     }
+    onProgress?.(done++ / jobs, `${v}: the fault world, ${describeShape(COVERAGE_FAULT_SHAPE)}`);
+    exploreCounting({ ...checkConfig(v, COVERAGE_FAULT_SHAPE), faults: SEARCH_FAULTS }, clean, STATE_LIMIT);
     reach.set(v, clean);
     const bug = new Counts();
-    onProgress?.(done++ / jobs, `${v}: with the sweep-upgrade-race model bug`);
+    onProgress?.(done++ / jobs, `${v}: with the model's bugs`);
     if (v !== 'off') exploreCounting(shapeConfig(v, { ...(COVERAGE_SHAPES[0] as (typeof COVERAGE_SHAPES)[number]) }, true), bug, STATE_LIMIT);
+    const misreading = { ...checkConfig(v, COVERAGE_FAULT_SHAPE), faults: SEARCH_FAULTS, bugs: { indeterminateAsMismatch: true } };
+    exploreCounting(misreading, bug, STATE_LIMIT);
+    exploreCounting({ ...misreading, updates: [] }, bug, STATE_LIMIT); // an empty append misread: nothing to delete
     bugReach.set(v, bug);
   }
   onProgress?.(1, 'done');
@@ -163,7 +176,7 @@ export async function coverageResult(collector: CoverageCollector, seed: number,
         }
         const bugIn = variants.filter((o) => (bugReach.get(o)?.get(machine, transition) ?? 0) > 0);
         if (bugIn.includes(v)) {
-          cells[v] = { verdict: 'bug-only', taken, why: 'only with the sweep-upgrade-race model bug (a sweep holding a reference); the clean protocol has no such step' };
+          cells[v] = { verdict: 'bug-only', taken, why: 'only with a model bug (sweep-upgrade-race: a sweep holding a reference; indeterminate-as-mismatch: an append misreading its own write); the clean protocol has no such step' };
           continue;
         }
         const elsewhere = variants.filter((o) => o !== v && reachableIn(machine, transition, o));
@@ -172,7 +185,7 @@ export async function coverageResult(collector: CoverageCollector, seed: number,
           continue;
         }
         if (bugIn.length > 0) {
-          cells[v] = { verdict: 'bug-only', taken, why: `only with the sweep-upgrade-race model bug, under ${bugIn.join(', ')}` };
+          cells[v] = { verdict: 'bug-only', taken, why: `only with a model bug, under ${bugIn.join(', ')}` };
           continue;
         }
         const known = NEVER_REACHED[`${v}|${machine}|${transition}`] ?? NEVER_REACHED[`${machine}|${transition}`];
@@ -192,7 +205,7 @@ export async function coverageResult(collector: CoverageCollector, seed: number,
     variants,
     runs,
     seed,
-    shapes: COVERAGE_SHAPES.map(describeCoverageShape),
+    shapes: [...COVERAGE_SHAPES.map(describeCoverageShape), `${describeShape(COVERAGE_FAULT_SHAPE)} in the fault world`],
     rows,
     gaps,
     exitCode: gaps.length === 0 ? 0 : 1,
@@ -217,7 +230,8 @@ export async function runCoverage(
   const collector = await coverageCollector();
   for (const [i, variant] of opts.variants.entries()) {
     const share = (f: number, label: string) => onProgress?.((i + 0.85 * f) / opts.variants.length, `${variant}: ${label}`);
-    await runConformance({ variant, runs: opts.runs, seed: opts.seed, onRun: collector.onRun }, { update: share, done: () => undefined });
+    await runConformance({ variant, runs: opts.runs, seed: opts.seed, onRun: collector.onRun }, { update: (f, l) => share(f / 2, l), done: () => undefined });
+    await runConformance({ variant, runs: opts.runs, seed: opts.seed, faults: DEFAULT_FAULT_RATE, onRun: collector.onRun }, { update: (f, l) => share(0.5 + f / 2, `faults: ${l}`), done: () => undefined });
   }
   return coverageResult(collector, opts.seed, (f, label) => onProgress?.(0.85 + 0.15 * f, label));
 }
@@ -244,7 +258,8 @@ export function renderCoverage(r: CoverageResult): string {
     `model coverage: the transitions of each machine (as in sbkit model --mermaid) taken by the conformance runs of`,
     `sbkit check (${r.variants.map((v) => `${v} ${thousands(r.runs[v] ?? 0)} runs`).join(', ')}; seed ${r.seed}), replayed through the model.`,
     `A number is how often runs took it. "—": only reachable in another variant; "bug only": only with the`,
-    `sweep-upgrade-race model bug; "never": reached by no run and no search; "GAP": reachable, never taken.`,
+    `model's bugs; "never": reached by no run and no search; "GAP": reachable, never taken. The runs are the`,
+    `default budget without faults and again with faults at ${DEFAULT_FAULT_RATE} (sbkit check --faults).`,
     `Exhaustive searches for reachability: ${r.shapes.join('; ')}.`,
     '',
   );

@@ -347,7 +347,7 @@ export function coverageSection(c: CoverageSection): string {
   ]);
   const tableHtml = table(['machine', 'transition', ...r.variants], rows, {
     leftColumns: 2,
-    caption: 'A number: how many times the runs took the transition. "—": reachable only in another variant; "bug only": only with the sweep-upgrade-race model bug; "never": reached by no run and no search, for the reason listed above (hover for it); "GAP": reachable in the model, never taken — none is the goal.',
+    caption: 'A number: how many times the runs took the transition. "—": reachable only in another variant; "bug only": only with a model bug (sweep-upgrade-race, indeterminate-as-mismatch); "never": reached by no run and no search, for the reason listed above (hover for it); "GAP": reachable in the model, never taken — none is the goal.',
   });
   const never = new Map<string, { variants: Variant[]; why: string }>();
   for (const row of r.rows) {

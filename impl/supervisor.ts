@@ -216,7 +216,9 @@ export class Supervisor implements RunControl {
       () => {
         if (!life.alive) return;
         inc.finished = true;
-        this.#spawn(`retire ${writer.id}`, () => retireWriter(consensus, shardId, writer, 'finished', metrics, this.#io(replica)));
+        this.#spawn(`retire ${writer.id}`, () =>
+          this.#persistently(replica, 'writer.retire', () => retireWriter(consensus, shardId, writer, 'finished', metrics, this.#io(replica))),
+        );
       },
       (e: unknown) => {
         if (!life.alive) return; // a dead incarnation's leftovers do not matter
@@ -230,13 +232,26 @@ export class Supervisor implements RunControl {
   async cleanup(replica: number): Promise<readonly Collected[]> {
     const { run, metrics, trace, shardId, consensus } = this.deps;
     const blob = new BlobClient(this.deps.blob, run.scheduler, metrics, `cleanup-r${replica}`, trace);
-    try {
-      const collected = await collectLeakedBlobs({ shardId, consensus, blob, scheduler: run.scheduler, metrics, trace, bugs: run.bugs, where: { replica } });
-      for (const c of collected) this.collected[c.writer ?? 'live'] += 1;
-      return collected;
-    } catch (e) {
-      if (isStorageFailure(e) && e.code === 'storage-permanent') return []; // give up this round; a later one retries
-      throw e;
+    const collected = await this.#persistently(replica, 'cleanup.retry', () =>
+      collectLeakedBlobs({ shardId, consensus, blob, scheduler: run.scheduler, metrics, trace, bugs: run.bugs, where: { replica } }),
+    );
+    for (const c of collected) this.collected[c.writer ?? 'live'] += 1;
+    return collected;
+  }
+
+  /**
+   * Runs a supervisor step until it gets past permanent storage failures: each one is what a crash of
+   * the process running the step would be, so the step starts over (after a scheduling point), up to
+   * `maxRestarts` times. Retirements and cleanups are idempotent: starting over is safe.
+   */
+  async #persistently<T>(replica: number, label: string, step: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await step();
+      } catch (e) {
+        if (!(isStorageFailure(e) && e.code === 'storage-permanent') || attempt >= this.deps.run.maxRestarts) throw e;
+        await pointAt(this.deps.run.scheduler, label, { replica });
+      }
     }
   }
 

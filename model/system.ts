@@ -353,6 +353,7 @@ function learnCommitted(cfg: ModelConfig, s: SystemState, r: number, rep: Replic
   }
   // The record kept the handed parts until now (what a trace shows before the answer); the answer
   // reports the parts as committed (after inline backpressure).
+  append.fire(a, { type: 'APPEND', shardUpper: s.shard.upper, shardInlineBytes: s.shard.inlineBytes, persist: cfg.persist }); // committed → appended
   const learned = { ...committed, parts: a.context.parts ?? NO_PARTS };
   const appends = [...s.history.appends];
   appends[at] = learned;

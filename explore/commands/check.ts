@@ -4,7 +4,7 @@
  * the exit code. conformance/ is imported lazily, so other subcommands do not load it.
  */
 import { BUG_NAMES, VARIANTS, type BugName, type Variant } from '../../vocab/index.ts';
-import { choiceFlag, intFlag, optional, shardFlag, stringFlag, switchFlag } from '../args.ts';
+import { choiceFlag, intFlag, optional, rateFlag, shardFlag, stringFlag, switchFlag } from '../args.ts';
 import { type Command, EXIT, usageError, withArgs } from '../command.ts';
 import { type Progress, createProgress } from '../progress.ts';
 import { writeFile } from 'node:fs/promises';
@@ -29,6 +29,10 @@ export const CHECK_FLAGS = {
   replay: optional(stringFlag({ help: 'rerun one counterexample from the token a failure printed', placeholder: 'TOKEN', defaultValue: '' })),
   strategy: choiceFlag<Strategy>({ help: 'how schedules are drawn: uniform choices, PCT priorities (Burckhardt et al.), or both', choices: STRATEGIES, defaultValue: 'mixed' }),
   jobs: optional(intFlag({ help: 'worker threads to split each variant\'s runs over', defaultValue: 1, min: 1, max: 256 }), 'the number of cores'),
+  faults: rateFlag({
+    help: 'storage faults and replica aborts at RATE per fault site (transient RATE, indeterminate RATE/4, permanent RATE/20; aborts in 4·RATE of runs), then a healed liveness phase',
+    whenAlone: 0.1,
+  }),
   shard: shardFlag('run slice I of N of a budget spread over N machines (each runs --runs per variant from its own seeds)'),
   'emit-test': optional(stringFlag({ help: 'on a failure, also write the counterexample as a standalone vitest file', placeholder: 'FILE', defaultValue: '' })),
   'emit-diagram': optional(stringFlag({ help: 'on a failure, also write the counterexample as a Mermaid sequenceDiagram (FILE.md: fenced in Markdown)', placeholder: 'FILE', defaultValue: '' })),
@@ -59,6 +63,8 @@ export interface CheckRequest {
   /** Worker threads; undefined: 1 (in-process). The CLI passes the number of cores by default. */
   readonly jobs?: number | undefined;
   readonly shard?: { readonly index: number; readonly count: number } | undefined;
+  /** Fault rate (conformance/faults.ts); undefined: none. */
+  readonly faults?: number | undefined;
   readonly emitDiagram?: string | undefined;
   /** Sees every run of the budget (explore/coverage.ts counts the model transitions it takes). */
   readonly onRun?: ((report: FailedRun & { readonly workload: { readonly variant: Variant } }) => void) | undefined;
@@ -89,6 +95,7 @@ export async function runConformance(req: CheckRequest, progress?: Progress): Pr
     ...(req.strategy === undefined ? {} : { strategy: req.strategy }),
     ...(req.jobs === undefined ? {} : { jobs: req.jobs }),
     ...(req.shard === undefined ? {} : { shard: req.shard }),
+    ...(req.faults === undefined ? {} : { faults: req.faults }),
     ...(req.onRun === undefined ? {} : { onRun: req.onRun }),
     onProgress: (done, total) => progress?.update(total === 0 ? 1 : done / total, `${done}/${total} runs`),
   });
@@ -138,6 +145,7 @@ export const checkCommand: Command = {
             strategy: v.strategy,
             jobs,
             shard: v.shard,
+            faults: v.faults,
           },
           progress,
         );

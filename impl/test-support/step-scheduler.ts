@@ -40,11 +40,9 @@ export class StepScheduler implements Scheduler {
     this.control = control;
   }
 
-  /** Aborts `replica` now (through the run's control) and drops its parked points: they never resume. */
+  /** Aborts `replica` now (through the run's control); its tasks stop at their next resumed point. */
   abort(replica: number, reason = 'test'): boolean {
-    const done = this.control?.abort(replica, reason) ?? false;
-    if (done) this.#parked = this.#parked.filter((p) => p.site.replica !== replica);
-    return done;
+    return this.control?.abort(replica, reason) ?? false;
   }
 
   point(site: PointSite): Promise<void> {
@@ -82,7 +80,6 @@ export class StepScheduler implements Scheduler {
       if (this.#parked.length === 0) break;
       if (this.step >= maxSteps) throw new Error(`step budget ${maxSteps} exhausted`);
       for (const a of opts.aborts ?? []) if (a.step === this.step) this.abort(a.replica);
-      if (this.#parked.length === 0) continue;
       const i = pick(this.#parked, this.step);
       this.resume(i);
     }
