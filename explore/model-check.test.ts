@@ -68,6 +68,28 @@ describe('sbkit model --check', () => {
     expect(r.out).toMatch(/best-effort: no-loss-no-duplication, .*VIOLATED/);
   });
 
+  it('--faults explores aborts, restarts, indeterminate commits and cleanup: every property holds, the fault world is witnessed', async () => {
+    const r = await run(['model', '--check', '--faults']);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('fault world: ≤ 1 abort, ≤ 1 indeterminate compare-and-set, cleanup');
+    expect(r.out).toMatch(/^off: 880 states explored/m);
+    expect(r.out).toMatch(/^best-effort: 53,576 states explored/m);
+    expect(r.out).toMatch(/^barrier: 23,234 states explored/m);
+    expect(r.out.match(/sometimes-replica-restarted +witnessed/g)).toHaveLength(3);
+    expect(r.out.match(/sometimes-indeterminate-commit +witnessed/g)).toHaveLength(3);
+    expect(r.out).not.toContain('VIOLATED');
+    const plain = await run(['model', '--check', '--variant', 'off']);
+    expect(plain.out).toMatch(/sometimes-replica-restarted +NOT witnessed \(needs --faults\)/);
+  });
+
+  it('the indeterminate-as-mismatch model bug (it implies --faults): the shortest counterexample deletes what the shard took', async () => {
+    const r = await run(['model', '--check', '--variant', 'off', '--model-bug', 'indeterminate-cas-deletes-batches']);
+    expect(r.code).toBe(1);
+    expect(r.out).toMatch(/^ {2}always +no-referenced-blob-deleted +VIOLATED \(11 events\)$/m);
+    expect(r.out).toContain('r0 fault consensus.cas → indeterminate-applied');
+    expect(r.out).toMatch(/>> 11 {2}r0 delete lower=0 → 2 batches \(mismatch\)/);
+  });
+
   it('the barrier and off are immune to the review bug', async () => {
     const r = await run(['model', '--check', '--variant', 'barrier', '--model-bug', 'sweep-upgrade-race']);
     expect(r.code).toBe(0);
@@ -110,7 +132,7 @@ describe('sbkit model --check', () => {
     [['--check', '--workers', '0'], '--workers: expected an integer from 1 to 16, got "0"'],
     [['--check', '--max-states', '0'], '--max-states: expected an integer from 1'],
     [['--check', '--variant', 'both'], '--variant: expected one of off, best-effort, barrier, all, got "both"'],
-    [['--check', '--model-bug', 'nope'], '--model-bug: expected one of sweep-upgrade-race, got "nope"'],
+    [['--check', '--model-bug', 'nope'], '--model-bug: expected one of sweep-upgrade-race, indeterminate-cas-deletes-batches, got "nope"'],
     [['--check', '--list'], '--check: cannot be combined with --list'],
     [['--check', '--machine', 'mint'], '--check: cannot be combined with --machine'],
     [['--check', '--mermaid'], '--check: cannot be combined with --mermaid'],

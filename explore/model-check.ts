@@ -14,7 +14,10 @@ import { millis, plural, thousands } from './format.ts';
 import { col, renderTable } from './table.ts';
 
 /** The bugs the model itself can exhibit (model/config.ts `ModelBugs`), by their gallery names. */
-export const MODEL_BUG_NAMES = ['sweep-upgrade-race'] as const;
+export const MODEL_BUG_NAMES = ['sweep-upgrade-race', 'indeterminate-cas-deletes-batches'] as const;
+
+/** The fault world's bounds for `--faults`: one abort and one indeterminate commit per run, cleanup on. */
+export const CHECK_FAULTS = { aborts: 1, indeterminate: 1, cleanup: true } as const;
 export type ModelBugName = (typeof MODEL_BUG_NAMES)[number];
 
 export const DEFAULT_MAX_STATES = 200_000;
@@ -33,6 +36,8 @@ export interface ModelCheckRequest extends ModelCheckShape {
   readonly variants: readonly Variant[];
   readonly maxStates: number;
   readonly modelBug?: ModelBugName | undefined;
+  /** Explore the fault world too (CHECK_FAULTS); the indeterminate bug implies it. */
+  readonly faults?: boolean | undefined;
 }
 
 /** What `npm start`, `sbkit report` and a bare `sbkit model --check` run. */
@@ -63,7 +68,8 @@ export function checkUpdates(shape: ModelCheckShape): Update[] {
   return out;
 }
 
-export function checkConfig(variant: Variant, req: ModelCheckShape & { readonly modelBug?: ModelBugName | undefined }): ModelConfig {
+export function checkConfig(variant: Variant, req: ModelCheckShape & { readonly modelBug?: ModelBugName | undefined; readonly faults?: boolean | undefined }): ModelConfig {
+  const faults = req.faults === true || req.modelBug === 'indeterminate-cas-deletes-batches';
   return {
     variant,
     replicas: req.replicas,
@@ -74,6 +80,8 @@ export function checkConfig(variant: Variant, req: ModelCheckShape & { readonly 
     persist: CHECK_PERSIST,
     maxBytesChoices: KNOB_CHOICES,
     ...(req.modelBug === 'sweep-upgrade-race' ? { bugs: { sweepUpgradeRace: true } } : {}),
+    ...(req.modelBug === 'indeterminate-cas-deletes-batches' ? { bugs: { indeterminateAsMismatch: true } } : {}),
+    ...(faults ? { faults: CHECK_FAULTS } : {}),
   };
 }
 
@@ -137,7 +145,9 @@ export interface ModelCheckResult {
 const variantFailed = (v: VariantCheck): boolean => !v.complete || v.properties.some((p) => p.verdict === 'violated');
 
 /** Why a `sometimes` property cannot be witnessed in this configuration, when that is structural. */
-function unwitnessedNote(name: string, variant: Variant, shape: ModelCheckShape): string | undefined {
+function unwitnessedNote(name: string, variant: Variant, shape: ModelCheckShape & { readonly faults?: boolean | undefined; readonly modelBug?: ModelBugName | undefined }): string | undefined {
+  const faultWorld = shape.faults === true || shape.modelBug === 'indeterminate-cas-deletes-batches';
+  if (!faultWorld && (name === 'sometimes-replica-restarted' || name === 'sometimes-indeterminate-commit')) return 'needs --faults';
   if (name === 'sometimes-refused-append' && shape.replicas < 2) return 'needs --replicas 2';
   if (variant === 'off' && (name === 'sometimes-several-batches-for-one-id' || name === 'sometimes-fallback-and-shared-in-one-append')) return 'off never shares';
   if (variant === 'barrier' && name === 'sometimes-several-batches-for-one-id') return 'the barrier builds one batch per id';
@@ -280,7 +290,7 @@ function verdictText(p: PropertyOutcome): string {
 
 function headerLines(req: ModelCheckRequest): string[] {
   return [
-    `model check: ${describeShape(req)}; model bug: ${req.modelBug ?? 'none'}; limit ${thousands(req.maxStates)} states per variant`,
+    `model check: ${describeShape(req)}; model bug: ${req.modelBug ?? 'none'}; ${req.faults === true || req.modelBug === 'indeterminate-cas-deletes-batches' ? `fault world: ≤ ${CHECK_FAULTS.aborts} abort, ≤ ${CHECK_FAULTS.indeterminate} indeterminate compare-and-set, cleanup; ` : ''}limit ${thousands(req.maxStates)} states per variant`,
     ...WORKLOAD_LINES.map((l) => `  ${l}`),
   ];
 }

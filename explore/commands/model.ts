@@ -25,7 +25,7 @@ import { reportRunError } from './errors.ts';
 const USAGE = 'sbkit model';
 
 /** Flags that only mean something with --check (given without it: exit 2). */
-const CHECK_ONLY = ['variant', 'workers', 'processes', 'replicas', 'intervals', 'max-states', 'model-bug', 'json', 'emit-diagram'] as const;
+const CHECK_ONLY = ['variant', 'workers', 'processes', 'replicas', 'intervals', 'max-states', 'model-bug', 'faults', 'json', 'emit-diagram'] as const;
 
 export const MODEL_FLAGS = {
   machine: optional(stringFlag({ help: 'print only this machine (see --list)', placeholder: 'NAME', defaultValue: '' }), 'all'),
@@ -41,7 +41,8 @@ export const MODEL_FLAGS = {
     intFlag({ help: '--check: stop after N distinct states per variant (reported as incomplete: exit 1)', defaultValue: DEFAULT_MAX_STATES, min: 1, max: 50_000_000 }),
     DEFAULT_MAX_STATES.toLocaleString('en-US'),
   ),
-  'model-bug': optional(choiceFlag<ModelBugName>({ help: `--check: switch a bug on in the model (${MODEL_BUG_NAMES.join(', ')}: the review bug of #37591); the check must then fail`, choices: MODEL_BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' }), 'none'),
+  'model-bug': optional(choiceFlag<ModelBugName>({ help: `--check: switch a bug on in the model (${MODEL_BUG_NAMES.join(', ')}: the review bug of #37591, an append misreading its own indeterminate write — implies --faults); the check must then fail`, choices: MODEL_BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' }), 'none'),
+  faults: switchFlag('--check: explore the fault world too: an abort and restart of a replica, an append compare-and-set that applies but answers with an error, leaked-blob cleanup'),
   json: switchFlag('--check / --coverage: print one JSON object instead of text'),
   'emit-diagram': optional(stringFlag({ help: '--check: on a violation, also write its shortest counterexample as a Mermaid sequenceDiagram (FILE.md: fenced in Markdown)', placeholder: 'FILE', defaultValue: '' })),
   coverage: switchFlag("which transitions of each machine sbkit check's runs take, per variant (replayed through the model)"),
@@ -71,6 +72,8 @@ const HELP = {
       '  sbkit model --check --variant barrier --intervals 2 --json\n' +
       '  sbkit model --check --variant best-effort --model-bug sweep-upgrade-race   # must fail: the review bug of #37591\n' +
       '  sbkit model --check --variant best-effort --model-bug sweep-upgrade-race --emit-diagram race.md\n' +
+      '  sbkit model --check --faults                          # aborts, restarts, indeterminate commits, cleanup\n' +
+      '  sbkit model --check --model-bug indeterminate-cas-deletes-batches   # must fail: deletes what the shard took\n' +
       '  sbkit model --coverage',
   ],
 };
@@ -91,6 +94,7 @@ async function checkModel(io: Io, v: ModelValues): Promise<number> {
     intervals: v.intervals ?? DEFAULT_SHAPE.intervals,
     maxStates: v['max-states'] ?? DEFAULT_MAX_STATES,
     modelBug: v['model-bug'],
+    faults: v.faults,
   };
   try {
     const r = await withProgress(io, { json: v.json, title: 'model check' }, (update) => runModelCheck(request, { now: () => io.now(), onProgress: update }));
@@ -118,7 +122,7 @@ async function emitModelDiagram(r: Awaited<ReturnType<typeof runModelCheck>>, fi
 async function coverageOfModel(io: Io, v: ModelValues): Promise<number> {
   const clash = v.check ? '--check' : v.list ? '--list' : v.machine !== undefined ? '--machine' : v.mermaid ? '--mermaid' : undefined;
   if (clash !== undefined) return usageError(io, USAGE, `--coverage: cannot be combined with ${clash}`);
-  const stray = CHECK_ONLY.find((name) => name !== 'variant' && name !== 'json' && v[name] !== undefined);
+  const stray = CHECK_ONLY.find((name) => name !== 'variant' && name !== 'json' && (name === 'faults' ? v.faults : v[name] !== undefined));
   if (stray !== undefined) return usageError(io, USAGE, `--${stray}: only with --check`);
   const { runCoverage, renderCoverage, coverageJson } = await import('../coverage.ts');
   try {
@@ -133,7 +137,7 @@ async function coverageOfModel(io: Io, v: ModelValues): Promise<number> {
 
 /** Without `--check`: the machines' names (`--list`) or their Mermaid source. */
 async function printMachines(io: Io, v: ModelValues): Promise<number> {
-  const stray = CHECK_ONLY.find((name) => (name === 'json' ? v.json : v[name] !== undefined));
+  const stray = CHECK_ONLY.find((name) => (name === 'json' || name === 'faults' ? v[name] : v[name] !== undefined));
   if (stray !== undefined) return usageError(io, USAGE, `--${stray}: only with --check`);
   const coverageOnly = v.runs !== undefined ? '--runs' : v.seed !== undefined ? '--seed' : undefined;
   if (coverageOnly !== undefined) return usageError(io, USAGE, `${coverageOnly}: only with --coverage`);
