@@ -20,6 +20,12 @@ export const COLUMN_DOCS: readonly (readonly [column: string, meaning: string])[
   ['max', 'the same commit latency, the slowest interval'],
   ['max builder share', 'hydration only: the largest share of one append\'s bytes that went through a single batch builder (1/workers = spread like off, 100% = funnelled)'],
   ['mint→append', 'hydration only: mean virtual time from a description\'s mint to its append under the timing model (one builder serializes encoding and upload, so it takes longer)'],
+  ['faults', '--faults only: storage calls that failed (transient, indeterminate, permanent), at the rate per call'],
+  ['retries', '--faults only: storage calls retried after a failure (each after a backoff)'],
+  ['aborts', '--faults only: replica incarnations torn down (a crash at a seeded moment, or a permanent storage failure)'],
+  ['restarts', '--faults only: new incarnations started at the shard\'s upper (one per abort)'],
+  ['leaked by aborts', '--faults only: blobs aborted incarnations wrote and never appended (expected: they leak until cleanup)'],
+  ['collected', '--faults only: leaked blobs that leaked-blob cleanup deleted; "leaked" (after the last cleanup) must be 0'],
   ['model', 'agrees = the model replayed this run\'s trace and predicted every append\'s batches and parts exactly; DIVERGES = it rejected an event or predicted one differently (where and why is printed under the table; without --bug that is a defect of the implementation or the model)'],
 ];
 

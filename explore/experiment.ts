@@ -12,6 +12,7 @@ import { LatencyRecorder } from './latency.ts';
 import { VirtualTimeScheduler, seededTiming, timingOf } from './timing.ts';
 import type { Case, Figures, Setup } from './types.ts';
 import { generateUpdates } from './workload.ts';
+import { seededFaults } from './faults.ts';
 
 /** A workload with the per-update sizes the figures need. Generated once, shared by every case. */
 export interface PreparedWorkload {
@@ -43,7 +44,9 @@ const RUN_SHARE = 0.75;
  * `onProgress(fraction)` follows the shard's upper. Deterministic: the same setup and case give the same figures.
  */
 export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload, onProgress?: (fraction: number) => void): Promise<Figures> {
-  const scheduler = new VirtualTimeScheduler(seededTiming(setup.seed, timingOf(setup)));
+  const timing = timingOf(setup);
+  const faults = setup.faults === undefined ? undefined : seededFaults(setup.seed, setup.faults, { replicas: setup.replicas, intervals: setup.intervals, intervalMs: timing.intervalMs });
+  const scheduler = new VirtualTimeScheduler(seededTiming(setup.seed, timing), faults?.aborts ?? []);
   const spread = new BuilderSpread(workload.sizes);
   const latency = new LatencyRecorder(() => scheduler.now);
   let lastAppendAt = 0;
@@ -76,8 +79,9 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
     bugs: setup.bug === undefined ? [] : [setup.bug],
     scheduler,
     observer,
+    ...(faults === undefined ? {} : { faults: faults.plan, cleanup: true }),
   });
-  const { metrics: m, audit } = await scheduler.drive(run);
+  const { metrics: m, audit, leaks } = await scheduler.drive(run);
   const model = await modelAgreement(setup, c, workload, trace);
   onProgress?.(1);
   const total = latency.total;
@@ -109,6 +113,12 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
     writeMaxMs: write.max,
     shardParts: m.partsHollow + m.partsInline,
     maxBuilderShare: spread.maxShare,
+    faultsInjected: faults?.plan.injected ?? 0,
+    retries: m.retries,
+    aborts: m.aborts,
+    restarts: m.restarts,
+    leakedByAborts: leaks.fromAborted,
+    collected: leaks.collected,
     modelAgrees: model.agrees,
     modelDetail: model.detail,
   };

@@ -142,7 +142,23 @@ describe('JSON', () => {
       'simulatedMs', 'meanAppendLatencyMs', 'modelAgrees',
       // issue 11: commit latency, the write path after the last worker, the compaction proxy
       'latencyP50Ms', 'latencyP99Ms', 'latencyMaxMs', 'writeP50Ms', 'writeP99Ms', 'writeMaxMs', 'shardParts',
+      // issue 8: the fault world
+      'faultsInjected', 'retries', 'aborts', 'restarts', 'leakedByAborts', 'collected',
     ]);
     expect(v?.['modelAgrees']).toBe(true);
+  });
+
+  it('with --faults: storage faults and crashes are survived, and the model still predicts every append', async () => {
+    const r = await compare(['--workers', '4', '--intervals', '40', '--rows', '60', '--faults', '0.3', '--json']);
+    const variants = (JSON.parse(r.out) as { variants: Record<string, number | boolean>[] }).variants;
+    for (const v of variants) {
+      expect(v['modelAgrees'], String(v['variant'])).toBe(true);
+      expect(v['faultsInjected']).toBeGreaterThan(0);
+      expect(v['retries']).toBeGreaterThan(0);
+      expect(v['aborts']).toBeGreaterThan(0);
+      expect(v['restarts']).toBe(v['aborts']);
+      expect(v).toMatchObject({ lost: 0, duplicated: 0, leakedBlobs: 0, updatesAppended: 40 * 60 });
+      expect(v['collected']).toBeGreaterThanOrEqual(v['leakedByAborts'] as number);
+    }
   });
 });

@@ -72,9 +72,9 @@ describe('sbkit model --check', () => {
     const r = await run(['model', '--check', '--faults']);
     expect(r.code).toBe(0);
     expect(r.out).toContain('fault world: ≤ 1 abort, ≤ 1 indeterminate compare-and-set, cleanup');
-    expect(r.out).toMatch(/^off: 880 states explored/m);
-    expect(r.out).toMatch(/^best-effort: 53,576 states explored/m);
-    expect(r.out).toMatch(/^barrier: 23,234 states explored/m);
+    expect(r.out).toMatch(/^off: 871 states explored/m);
+    expect(r.out).toMatch(/^best-effort: 53,552 states explored/m);
+    expect(r.out).toMatch(/^barrier: 23,216 states explored/m);
     expect(r.out.match(/sometimes-replica-restarted +witnessed/g)).toHaveLength(3);
     expect(r.out.match(/sometimes-indeterminate-commit +witnessed/g)).toHaveLength(3);
     expect(r.out).not.toContain('VIOLATED');
@@ -197,7 +197,7 @@ describe('trace formatting', () => {
 describe('the model check in the report', () => {
   const fig = (variant: Figures['variant'], ppa: number): Figures => ({
     variant, threshold: 1 << 20, appends: 1, partsPerAppend: ppa, batchesPerAppend: ppa, blobPuts: ppa, blobBytes: 1, consensusCommands: 1,
-    stateDiffBytes: 1, inlineParts: 0, hollowParts: ppa, updatesWritten: 2, updatesAppended: 2, lost: 0, duplicated: 0, leakedBlobs: 0,
+    stateDiffBytes: 1, inlineParts: 0, hollowParts: ppa, updatesWritten: 2, updatesAppended: 2, lost: 0, duplicated: 0, leakedBlobs: 0, faultsInjected: 0, retries: 0, aborts: 0, restarts: 0, leakedByAborts: 0, collected: 0,
     simulatedMs: 1, meanAppendLatencyMs: 1, maxBuilderShare: 1, modelAgrees: true, modelDetail: '1/1 appends predicted exactly',
     latencyP50Ms: 1, latencyP99Ms: 1, latencyMaxMs: 1, writeP50Ms: 1, writeP99Ms: 1, writeMaxMs: 1, shardParts: ppa,
   });

@@ -70,4 +70,6 @@ export const STREAM = {
   jitter: 2,
   readiness: 3,
   straggler: 4,
+  faults: 5,
+  aborts: 6,
 } as const;

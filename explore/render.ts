@@ -20,10 +20,11 @@ export function formatParam(param: SweepParam, value: number): string {
 export function describeSetup(scenario: Scenario, s: Setup): string {
   const bug = s.bug === undefined ? '' : `, BUG ${s.bug} switched on`;
   const stragglers = s.stragglers === undefined ? '' : `, stragglers ${describeStragglers(s.stragglers)}`;
+  const faults = s.faults === undefined ? '' : `, faults at ${s.faults}`;
   return (
     `scenario ${scenario}: ${plural(s.replicas, 'replica')} × ${plural(s.processes, 'process', 'processes')} × ${s.workers} workers, ` +
     `${thousands(s.intervals)} intervals × ${thousands(s.rows)} updates of ~${s.rowBytes} B, ` +
-    `threshold ${formatBytesShort(s.threshold)}, seed ${s.seed}${stragglers}${bug}`
+    `threshold ${formatBytesShort(s.threshold)}, seed ${s.seed}${stragglers}${faults}${bug}`
   );
 }
 
@@ -81,6 +82,7 @@ export function comparisonGrid(c: Comparison): Grid {
     col('dup'),
     col('leaked'),
     ...(hydration ? [col('max builder share'), col('mint→append')] : []),
+    ...(c.setup.faults === undefined ? [] : [col('faults'), col('retries'), col('aborts'), col('restarts'), col('leaked by aborts'), col('collected')]),
     col('model', 'left'),
   ];
   const rows = c.rows.map((r, i) => [
@@ -105,6 +107,7 @@ export function comparisonGrid(c: Comparison): Grid {
     thousands(r.duplicated),
     thousands(r.leakedBlobs),
     ...(hydration ? [percent(r.maxBuilderShare, 1), millis(r.meanAppendLatencyMs)] : []),
+    ...(c.setup.faults === undefined ? [] : [r.faultsInjected, r.retries, r.aborts, r.restarts, r.leakedByAborts, r.collected].map(thousands)),
     modelCell(r),
   ]);
   return { columns, rows };
@@ -225,6 +228,12 @@ function figuresJson(r: Figures): Omit<Figures, 'modelDetail'> {
     writeP99Ms: r.writeP99Ms,
     writeMaxMs: r.writeMaxMs,
     shardParts: r.shardParts,
+    faultsInjected: r.faultsInjected,
+    retries: r.retries,
+    aborts: r.aborts,
+    restarts: r.restarts,
+    leakedByAborts: r.leakedByAborts,
+    collected: r.collected,
   };
 }
 

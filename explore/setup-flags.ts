@@ -14,6 +14,7 @@ import {
   good,
   intFlag,
   optional,
+  rateFlag,
 } from './args.ts';
 import { SCENARIOS, SWEEP_PARAMS, type Scenario, type Setup, type Stragglers, type SweepParam, type SweepSpec } from './types.ts';
 import { thousands } from './format.ts';
@@ -143,6 +144,10 @@ export const SETUP_FLAGS = {
   variants: choiceListFlag<Variant>({ help: 'variants to run, comma-separated', choices: VARIANTS, defaultValue: VARIANTS }),
   scenario: choiceFlag({ help: 'steady: the PR workload; hydration: a few huge intervals, threshold vs unlimited; small-writes: per-worker data below the inline limit', choices: SCENARIOS, defaultValue: 'steady' }),
   bug: optional(choiceFlag<BugName>({ help: 'switch on a bug of the gallery (see sbkit bugs)', choices: BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' })),
+  faults: rateFlag({
+    help: 'storage faults at RATE per call (transient RATE, permanent RATE/20, indeterminate RATE/4 of writes) and replica crashes (RATE/10 per replica and interval), with leaked-blob cleanup',
+    whenAlone: 0.1,
+  }),
 } as const;
 
 export interface ResolvedSetup {
@@ -165,6 +170,7 @@ export function resolveSetup(v: FlagValues<typeof SETUP_FLAGS>, sweeps: readonly
     seed: v.seed,
     bug: v.bug,
     ...(v.stragglers === undefined || v.stragglers.probability === 0 ? {} : { stragglers: v.stragglers }),
+    ...(v.faults === undefined ? {} : { faults: v.faults }),
   };
   const maxOf = (param: SweepParam, base: number) => Math.max(base, ...sweeps.filter((s) => s.param === param).flatMap((s) => s.values));
   const updates = maxOf('intervals', setup.intervals) * maxOf('rows', setup.rows);

@@ -12,7 +12,7 @@
  * - If the run has not settled and no point is pending, every task waits on something no point will
  *   ever release: `drive` throws `DeadlockError` instead of hanging.
  */
-import type { PointSite, Scheduler } from '../impl/seams.ts';
+import type { PointSite, RunControl, Scheduler } from '../impl/seams.ts';
 import { type Rng, STREAM, streamFor, unitAt } from './prng.ts';
 
 /** Decides how long (virtual milliseconds) the step after a point takes. */
@@ -57,7 +57,18 @@ export class VirtualTimeScheduler implements Scheduler {
   private readonly heap: Pending[] = [];
   private readonly tail: PointSite[] = [];
 
-  constructor(private readonly model: TimingModel) {}
+  private control: RunControl | undefined;
+  private abortIndex = 0;
+
+  /** `aborts`: replicas torn down at these virtual times (ascending), through the run's control. */
+  constructor(
+    private readonly model: TimingModel,
+    private readonly aborts: readonly { readonly at: number; readonly replica: number }[] = [],
+  ) {}
+
+  attach(control: RunControl): void {
+    this.control = control;
+  }
 
   /** The virtual time in milliseconds. */
   get now(): number {
@@ -101,6 +112,9 @@ export class VirtualTimeScheduler implements Scheduler {
       }
       const next = this.pop();
       if (next === undefined) throw new DeadlockError(this.clock, this.resumedCount, [...this.tail]);
+      for (let a = this.aborts[this.abortIndex]; a !== undefined && a.at <= next.at; a = this.aborts[++this.abortIndex]) {
+        this.control?.abort(a.replica, `crash at ${a.at.toFixed(1)} ms (--faults)`);
+      }
       this.clock = next.at;
       this.resumedCount++;
       this.tail.push(next.site);
@@ -233,9 +247,17 @@ export function timingOf(s: { readonly timing?: TimingParams | undefined; readon
 }
 
 /** What kind of step a point label is, for the timing model. Unknown labels cost only jitter. */
-export type StepKind = 'frontier' | 'readiness' | 'blob' | 'consensus' | 'encode' | 'other';
+export type StepKind = 'frontier' | 'readiness' | 'blob' | 'consensus' | 'encode' | 'retry' | 'restart' | 'other';
+
+/** Backoff before a retried storage call (persist's retry_external starts in the tens of ms). */
+export const RETRY_BACKOFF_MS = 16;
+/** A replica process restarting after a crash or teardown, before its sink runs again. */
+export const RESTART_MS = 500;
 
 export function stepKind(label: string): StepKind {
+  if (label.startsWith('retry.')) return 'retry';
+  if (label === 'replica.restart') return 'restart';
+  if (label.startsWith('cleanup.')) return 'consensus';
   if (label === 'write.stage') return 'readiness';
   if (label === 'input.advance') return 'frontier';
   if (label.startsWith('blob.')) return 'blob';
@@ -286,6 +308,10 @@ export function seededTiming(seed: number, params: TimingParams = DEFAULT_TIMING
           return params.consensusBaseMs + j;
         case 'encode':
           return bytes / params.encodeBytesPerMs + j;
+        case 'retry':
+          return RETRY_BACKOFF_MS + j;
+        case 'restart':
+          return RESTART_MS + j;
         case 'other':
           return j;
       }

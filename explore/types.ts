@@ -23,6 +23,8 @@ export interface Setup {
   readonly timing?: TimingParams | undefined;
   /** Stragglers (`--stragglers P,SLOWDOWN`): they override the timing's straggler fields. Omitted: none. */
   readonly stragglers?: Stragglers | undefined;
+  /** Storage faults and replica aborts at this rate (`--faults [RATE]`, explore/faults.ts). Omitted: none. */
+  readonly faults?: number | undefined;
 }
 
 /** Each worker straggles on a description with `probability`; a straggler's own work is `slowdown` × slower (timing.ts). */
@@ -71,6 +73,14 @@ export interface Figures {
   readonly shardParts: number;
   /** Over all appends: the largest share of an append's bytes that went through one batch builder. */
   readonly maxBuilderShare: number;
+  /** The fault world (zeros without --faults): storage faults injected, retries they caused, replica
+   * incarnations aborted and restarted, blobs aborts leaked and cleanup collected. */
+  readonly faultsInjected: number;
+  readonly retries: number;
+  readonly aborts: number;
+  readonly restarts: number;
+  readonly leakedByAborts: number;
+  readonly collected: number;
   /** The model replayed this run's trace and predicted every append's batches and parts exactly (model-agreement.ts). */
   readonly modelAgrees: boolean;
   /** How far the model agreed: `100/100 appends predicted exactly`, or where and why it diverged. */

@@ -11,7 +11,8 @@
  *
  * Invariants (on the context):
  * - `desired ≤ intervals`; lowers only grow, so descriptions' lowers strictly increase; a restarted
- *   incarnation starts with `lower` = the shard's upper and `desired` = 0 (its input catches up).
+ *   incarnation starts with `lower` = `desired` = the shard's upper (what is below it is sealed; the input
+ *   goes on from there).
  * - at most one description is `live`; `sharedId = seq` and `appendWorker = seq mod workers` (round robin).
  */
 import { assertEvent, assign, setup } from 'xstate';
@@ -74,7 +75,7 @@ export const mintMachine = setup({
   },
 }).createMachine({
   id: 'mint',
-  context: ({ input }) => ({ intervals: input.intervals, workers: input.workers, desired: 0, lower: input.start, seq: 0, live: null }),
+  context: ({ input }) => ({ intervals: input.intervals, workers: input.workers, desired: input.start, lower: input.start, seq: 0, live: null }),
   initial: 'waiting',
   states: {
     waiting: {

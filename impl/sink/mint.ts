@@ -13,7 +13,8 @@ import { readMaxBytes } from './route.ts';
 
 export async function runInput(r: ReplicaState): Promise<void> {
   const { replica, intervals, pacing } = r.settings;
-  for (let upper = 1; upper <= intervals; upper++) {
+  // A restarted incarnation starts at the shard's upper: the frontier below it is sealed already.
+  for (let upper = r.settings.startLower + 1; upper <= intervals; upper++) {
     if (pacing === 'lockstep') while (r.lower < r.desired) await r.changed.register();
     await pointAt(r.deps.scheduler, 'input.advance', r.where());
     r.desired = upper;

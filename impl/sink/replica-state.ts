@@ -81,6 +81,7 @@ export class ReplicaState {
     readonly updatesByWorker: readonly (readonly Update[])[],
   ) {
     this.lower = settings.startLower;
+    this.desired = settings.startLower;
     this.#ignoresShard = settings.restarted && deps.bugs.has('restart-rewrites-appended-interval');
     const n = this.workers;
     this.writeQueues = Array.from({ length: n }, () => new Mailbox<Description>());
