@@ -298,7 +298,9 @@ describe('the main job', () => {
     expect(html).toContain('<details class="gallery" id="bug-drop-without-finish" open>');
     expect(html).toContain('<details class="gallery" id="bug-model" open>');
     // three runs per variant cannot take every reachable transition: the coverage says so
-    expect(out).toMatch(/^sbkit model --coverage: GAPS — 9 conformance runs \(seed 2\)/m);
+    expect(out).toMatch(/^sbkit model --coverage: GAPS — 18 conformance runs \(seed 2\)/m); // 9 without faults, 9 with
+    expect(out).toMatch(/^sbkit check: ok — 9 runs, .*faults at 0\.1: .* — all survived$/m);
+    expect(html).toContain('<h2 id="faults">Faults, crashes and recovery</h2>');
     // both checks pass, but at 4 workers one part per append is 1/4 of off's PUTs, above the 20% bound:
     // the one missed criterion makes the job exit 1.
     expect(out.match(/^ {2}MISS .*$/gm)).toEqual([expect.stringMatching(/^ {2}MISS barrier blob PUTs at most 20% of off \(\d+ of \d+ = 2\d%\)$/)]);

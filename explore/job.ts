@@ -20,7 +20,7 @@ import { type CheckSection, type ReportData, renderReport } from './report.ts';
 import { SCENARIO_DEFAULTS } from './setup-flags.ts';
 import { type CoverageCollector, coverageCollector, coverageResult } from './coverage.ts';
 import { modelCounterexampleSequence } from './model-diagram.ts';
-import type { CoverageSection, GalleryEntry, GallerySection, LatencySection, SmallWritesSection } from './report-sections.ts';
+import type { CoverageSection, FaultsSection, GalleryEntry, GallerySection, LatencySection, SmallWritesSection } from './report-sections.ts';
 import { failureSequence } from './sequence.ts';
 
 export const DEFAULT_REPORT_PATH = 'report/index.html';
@@ -98,6 +98,16 @@ export async function runGallery(io: Io, seed: number, bugs: readonly BugName[] 
   };
 }
 
+/** The fault rate of the report's fault section (conformance/faults.ts DEFAULT_FAULT_RATE). */
+export const REPORT_FAULT_RATE = 0.1;
+
+/** The fault world: the check with faults on every variant, and the headline comparison with faults. */
+export async function runFaults(io: Io, setup: Setup, variants: readonly Variant[], runs: number | undefined, coverage?: CoverageCollector): Promise<FaultsSection> {
+  const r = await runConformance({ variant: 'all', runs, seed: setup.seed, faults: REPORT_FAULT_RATE, onRun: coverage?.onRun }, createProgress(io, { json: false, title: 'check --faults' }));
+  const comparison = await withProgress(io, { title: 'compare --faults' }, (update) => runComparison('steady', { ...setup, faults: REPORT_FAULT_RATE }, variants, update));
+  return { kind: 'ran', rate: REPORT_FAULT_RATE, seed: setup.seed, check: { exitCode: r.exitCode, summary: r.summary, variants: r.variants }, comparison };
+}
+
 /** The headline: the steady scenario on `setup`, and the done-criteria evaluated on it. */
 export async function runHeadline(io: Io, setup: Setup, variants: readonly Variant[]): Promise<{ comparison: Comparison; criteria: Criterion[] }> {
   const comparison = await withProgress(io, { title: 'compare' }, (update) => runComparison('steady', setup, variants, update));
@@ -127,22 +137,37 @@ export async function runReportCheck(io: Io, runs: number | undefined, seed: num
   return { kind: 'ran', exitCode: r.exitCode, summary: r.summary, output: r.output };
 }
 
-/** The conformance check with model coverage counted from its runs (`sbkit model --coverage` on the same runs). */
-export async function runReportCheckWithCoverage(io: Io, runs: number | undefined, seed: number): Promise<{ check: Extract<CheckSection, { kind: 'ran' }>; coverage: CoverageSection }> {
+/**
+ * The conformance check, then the fault world (the check with faults and compare with faults), with model
+ * coverage counted from the runs of both (`sbkit model --coverage` on the same runs).
+ */
+export async function runReportCheckWithCoverage(
+  io: Io,
+  runs: number | undefined,
+  setup: Setup,
+  variants: readonly Variant[],
+): Promise<{ check: Extract<CheckSection, { kind: 'ran' }>; faults: FaultsSection; coverage: CoverageSection }> {
   const collector = await coverageCollector();
-  const check = await runReportCheck(io, runs, seed, collector);
-  const result = await withProgress(io, { title: 'coverage' }, (update) => coverageResult(collector, seed, update));
-  return { check, coverage: { kind: 'ran', result } };
+  const check = await runReportCheck(io, runs, setup.seed, collector);
+  const faults = await runFaults(io, setup, variants, runs, collector);
+  const result = await withProgress(io, { title: 'coverage' }, (update) => coverageResult(collector, setup.seed, update));
+  return { check, faults, coverage: { kind: 'ran', result } };
 }
 
 /**
  * The job's exit code: ok only if every done-criterion holds, every check that ran passed, every gallery
  * bug was caught and the coverage has no gap (a transition the model reaches that no run took).
  */
-export function jobExitCode(criteria: readonly Criterion[], modelCheck: ModelCheckResult, check: CheckSection, extra: { gallery?: GallerySection; coverage?: CoverageSection } = {}): number {
+export function jobExitCode(
+  criteria: readonly Criterion[],
+  modelCheck: ModelCheckResult,
+  check: CheckSection,
+  extra: { gallery?: GallerySection; coverage?: CoverageSection; faults?: FaultsSection } = {},
+): number {
+  const faultsOk = extra.faults === undefined || extra.faults.kind === 'skipped' || (extra.faults.check.exitCode === 0 && extra.faults.comparison.rows.every((r) => r.modelAgrees && r.lost === 0 && r.duplicated === 0 && r.leakedBlobs === 0));
   const galleryOk = extra.gallery === undefined || extra.gallery.kind === 'skipped' || extra.gallery.entries.every((e) => e.sequence !== undefined);
   const coverageOk = extra.coverage === undefined || extra.coverage.kind === 'skipped' || extra.coverage.result.exitCode === 0;
-  const passed = criteria.every((c) => c.ok) && modelCheck.exitCode === 0 && (check.kind === 'skipped' || check.exitCode === 0) && galleryOk && coverageOk;
+  const passed = criteria.every((c) => c.ok) && modelCheck.exitCode === 0 && (check.kind === 'skipped' || check.exitCode === 0) && galleryOk && coverageOk && faultsOk;
   return passed ? EXIT.ok : EXIT.failed;
 }
 

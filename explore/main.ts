@@ -69,9 +69,13 @@ export async function runMain(io: Io, opts: MainOptions = {}): Promise<number> {
     const modelCheck = await runDefaultModelCheck(io);
     io.out(renderModelCheckTable(modelCheck));
 
-    io.out('\n== check (npx sbkit check --variant all) ==\n\n');
-    const { check, coverage } = await runReportCheckWithCoverage(io, opts.runs, setup.seed);
+    io.out('\n== check (npx sbkit check --variant all), then with faults (npx sbkit check --faults) ==\n\n');
+    const { check, faults, coverage } = await runReportCheckWithCoverage(io, opts.runs, setup, VARIANTS);
     io.out(`${check.output}\n${check.summary}\n`);
+    if (faults.kind === 'ran') {
+      io.out(`${faults.check.summary}\n\n`);
+      io.out(renderComparison(faults.comparison));
+    }
 
     io.out(`\n== model coverage of those runs (npx sbkit model --coverage --seed ${setup.seed}) ==\n\n`);
     if (coverage.kind === 'ran') io.out(coverageBrief(coverage.result));
@@ -84,11 +88,11 @@ export async function runMain(io: Io, opts: MainOptions = {}): Promise<number> {
     const gallery = await runGallery(io, setup.seed, opts.galleryBugs);
     const path = await writeReport(
       io,
-      { command: 'npm start', comparison, criteria, sweeps, hydration, check, modelCheck: { kind: 'ran', result: modelCheck }, latency, smallWrites, gallery, coverage },
+      { command: 'npm start', comparison, criteria, sweeps, hydration, check, faults, modelCheck: { kind: 'ran', result: modelCheck }, latency, smallWrites, gallery, coverage },
       opts.out ?? DEFAULT_REPORT_PATH,
     );
     io.out(`report: ${path}\n`);
-    return jobExitCode(criteria, modelCheck, check, { gallery, coverage });
+    return jobExitCode(criteria, modelCheck, check, { gallery, coverage, faults });
   } catch (e) {
     return reportRunError(io, 'npm start', e);
   }

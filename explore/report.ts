@@ -19,6 +19,8 @@ import {
   type LatencySection,
   type SmallWritesSection,
   coverageSection,
+  faultsSection,
+  type FaultsSection,
   gallerySection,
   latencySection,
   smallWritesSection,
@@ -51,6 +53,8 @@ export interface ReportData {
   readonly smallWrites?: SmallWritesSection | undefined;
   readonly gallery?: GallerySection | undefined;
   readonly coverage?: CoverageSection | undefined;
+  /** Issue 8: the fault world; omitted: not in the report. */
+  readonly faults?: FaultsSection | undefined;
 }
 
 const esc = escapeXml;
@@ -215,6 +219,7 @@ export function compareCommand(scenario: string, s: Setup, extra: readonly strin
     `--intervals ${s.intervals} --rows ${s.rows} --row-bytes ${s.rowBytes}`,
     `--threshold ${formatBytesShort(s.threshold)} --seed ${s.seed}`,
     ...(s.stragglers === undefined ? [] : [`--stragglers ${s.stragglers.probability},${s.stragglers.slowdown}`]),
+    ...(s.faults === undefined ? [] : [`--faults ${s.faults}`]),
     ...(s.bug === undefined ? [] : [`--bug ${s.bug}`]),
     ...extra,
   ].join(' ');
@@ -655,6 +660,7 @@ ${htmlTable(leadWith(comparisonGrid(d.hydration), ['max builder share', 'mint→
     ...(d.hydration === undefined ? [] : [['hydration', 'Hydration']]),
     ...(d.modelCheck === undefined ? [] : [['model-check', 'Model check']]),
     ['check', 'Conformance check'],
+    ...(d.faults === undefined ? [] : [['faults', 'Faults & recovery']]),
     ...(d.gallery === undefined ? [] : [['gallery', 'Counterexamples']]),
     ...(d.coverage === undefined ? [] : [['coverage', 'Model coverage']]),
     ['diagrams', 'Model diagrams'],
@@ -688,6 +694,7 @@ ${hydration}
 ${d.modelCheck === undefined ? '' : `<h2 id="model-check">Model check (exhaustive)</h2>\n${modelCheckSection(d.modelCheck)}`}
 <h2 id="check">Conformance check</h2>
 ${checkSection(d.check)}
+${d.faults === undefined ? '' : `<h2 id="faults">Faults, crashes and recovery</h2>\n${faultsSection(d.faults, compareCommand)}`}
 ${d.gallery === undefined ? '' : `<h2 id="gallery">Counterexample gallery</h2>\n${gallerySection(d.gallery)}`}
 ${d.coverage === undefined ? '' : `<h2 id="coverage">Model coverage</h2>\n${coverageSection(d.coverage)}`}
 <h2 id="diagrams">Model diagrams</h2>

@@ -80,7 +80,16 @@ export interface CheckOutcome {
   readonly counterexample?: { readonly run: FailedRun; readonly token: string };
   readonly output: string;
   readonly summary: string;
-  readonly variants: readonly { readonly variant: Variant; readonly runs: number; readonly failed: boolean }[];
+  readonly variants: readonly { readonly variant: Variant; readonly runs: number; readonly failed: boolean; readonly faults: FaultTallyView }[];
+}
+
+/** What the fault world did in one variant's runs (conformance/harness.ts FaultTally). */
+export interface FaultTallyView {
+  readonly injected: Readonly<Record<string, number>>;
+  readonly aborts: number;
+  readonly restarts: number;
+  readonly leaked: number;
+  readonly collected: number;
 }
 
 /** Runs the conformance check (lazily loading conformance/). Used by `check`, `bugs`, `report` and main. */
@@ -117,7 +126,7 @@ export async function runConformance(req: CheckRequest, progress?: Progress): Pr
     exitCode: r.exitCode,
     output: r.output,
     summary: r.summary,
-    variants: r.variants.map((o) => ({ variant: o.variant, runs: o.runs, failed: o.failed })),
+    variants: r.variants.map((o) => ({ variant: o.variant, runs: o.runs, failed: o.failed, faults: o.faults })),
     ...(emitted === undefined ? {} : { emitted }),
     ...(diagram === undefined ? {} : { diagram }),
     ...(counterexample === undefined ? {} : { counterexample }),

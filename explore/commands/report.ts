@@ -17,7 +17,7 @@ import {
   runSmallWrites,
   writeReport,
 } from '../job.ts';
-import type { CoverageSection, GallerySection } from '../report-sections.ts';
+import type { CoverageSection, FaultsSection, GallerySection } from '../report-sections.ts';
 import type { CheckSection } from '../report.ts';
 import { SCENARIO_DEFAULTS, SETUP_FLAGS, SWEEP_FLAG, resolveSetup } from '../setup-flags.ts';
 import { reportRunError } from './errors.ts';
@@ -62,19 +62,20 @@ export const reportCommand: Command = {
         const hydration = v['skip-hydration'] ? undefined : await runHydration(io, setup, variants, v['hydration-rows']);
         const latency = await runLatency(io, comparison, variants);
         const smallWrites = await runSmallWrites(io, setup, variants);
-        const checked = v['skip-check'] ? undefined : await runReportCheckWithCoverage(io, v.runs, setup.seed);
+        const checked = v['skip-check'] ? undefined : await runReportCheckWithCoverage(io, v.runs, setup, variants);
         const check: CheckSection = checked?.check ?? { kind: 'skipped', reason: '--skip-check was given' };
         const coverage: CoverageSection = checked?.coverage ?? { kind: 'skipped', reason: '--skip-check was given' };
+        const faults: FaultsSection = checked?.faults ?? { kind: 'skipped', reason: '--skip-check was given' };
         const gallery: GallerySection = v['skip-gallery'] ? { kind: 'skipped', reason: '--skip-gallery was given' } : await runGallery(io, setup.seed);
         const modelCheck = await runDefaultModelCheck(io);
         const path = await writeReport(
           io,
-          { command: ['sbkit report', ...argv].join(' '), comparison, criteria, sweeps, hydration, check, modelCheck: { kind: 'ran', result: modelCheck }, latency, smallWrites, gallery, coverage },
+          { command: ['sbkit report', ...argv].join(' '), comparison, criteria, sweeps, hydration, check, faults, modelCheck: { kind: 'ran', result: modelCheck }, latency, smallWrites, gallery, coverage },
           v.out,
         );
         io.out(renderCriteria(criteria));
         io.out(`report written to ${path}\n`);
-        return jobExitCode(criteria, modelCheck, check, { gallery, coverage });
+        return jobExitCode(criteria, modelCheck, check, { gallery, coverage, faults });
       } catch (e) {
         return reportRunError(io, USAGE, e);
       }
