@@ -131,10 +131,13 @@ function passOutput(outcomes: readonly VariantOutcome[]): string {
           .join(', ');
       const seen = list(o.witnessed);
       const orders = list(o.reached);
+      const f = o.faults;
+      const faults = Object.keys(f.injected).length === 0 && f.aborts === 0 ? '' : `${list(f.injected)}; ${f.aborts} aborts, ${f.restarts} restarts, ${f.leaked} blobs leaked by aborts, ${f.collected} collected`;
       return (
         `${o.variant.padEnd(11)} ${o.runs} runs, every check held` +
         (orders ? `\n            orders reached (runs): ${orders}` : '') +
-        (seen ? `\n            sometimes-properties witnessed (runs): ${seen}` : '')
+        (seen ? `\n            sometimes-properties witnessed (runs): ${seen}` : '') +
+        (faults ? `\n            faults injected and survived: ${faults}` : '')
       );
     })
     .join('\n');
