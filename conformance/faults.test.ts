@@ -1,0 +1,117 @@
+/**
+ * The fault world in the conformance harness: the fault schedule, its plan, and the blob-level properties
+ * failing on broken implementations (a property that never fails is suspect).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { TraceEvent } from '../vocab/index.ts';
+import { MemBlob } from '../impl/persist/blob.ts';
+import { runSink } from '../impl/run.ts';
+import { ChoiceScheduler } from './choice-scheduler.ts';
+import { FAULT_CODES, SchedulePlan, describeFaults, faultScheduleArb, faultWeights, parseFaultRate } from './faults.ts';
+import { judge, modelConfigOf, runOnce } from './harness.ts';
+import { knobAt, materialize, persistOf, type Workload } from './workload.ts';
+
+const workload: Workload = {
+  variant: 'best-effort',
+  replicas: 2,
+  processes: 1,
+  workersPerProcess: 2,
+  intervals: 3,
+  threshold: 8192,
+  knob: [8192],
+  loads: [
+    ['medium', 'tiny'],
+    ['medium', 'medium'],
+    ['tiny', 'medium'],
+  ],
+  blobTargetSize: 128 * 1024 * 1024,
+  inlineTotalMaxBytes: 1024 * 1024,
+  pushChunkUpdates: 256,
+  pacing: 'lockstep',
+};
+
+describe('the fault schedule', () => {
+  it('weights the outcomes by the rate, ok first (what shrinking goes to)', () => {
+    expect(faultWeights(0.1)).toEqual({ ok: 869, transient: 100, 'indeterminate-applied': 13, 'indeterminate-lost': 13, permanent: 5 });
+    expect(faultWeights(0)).toEqual({ ok: 1000, transient: 0, 'indeterminate-applied': 0, 'indeterminate-lost': 0, permanent: 0 });
+    expect(FAULT_CODES[0]).toBe('ok');
+    for (const s of fc.sample(faultScheduleArb(0.1, 2), { seed: 3, numRuns: 50 })) {
+      expect(s.aborts.every((a) => a.replica < 2)).toBe(true);
+      expect(s.storage.every((c) => c >= 0 && c < FAULT_CODES.length)).toBe(true);
+    }
+  });
+
+  it('injects by call order until the heal step, and never an indeterminate read', () => {
+    let step = 0;
+    const plan = new SchedulePlan({ storage: [1, 2, 3, 4, 2], aborts: [], heal: 10 }, () => step);
+    expect(['blob.set', 'consensus.cas', 'blob.delete', 'blob.get', 'consensus.head'].map((op) => plan.decide(op as never))).toEqual([
+      'transient',
+      'indeterminate-applied',
+      'indeterminate-lost',
+      'permanent',
+      'transient',
+    ]);
+    expect(plan.injected).toEqual({ transient: 2, 'indeterminate-applied': 1, 'indeterminate-lost': 1, permanent: 1 });
+    step = 10;
+    expect(new SchedulePlan({ storage: [1], aborts: [], heal: 10 }, () => step).decide('blob.set')).toBe('ok');
+  });
+
+  it('describes itself and refuses a rate outside [0, 1] or NaN', () => {
+    expect(describeFaults({ storage: [0, 1, 0, 2], aborts: [{ step: 4, replica: 1 }], heal: 9 })).toBe(
+      'faults until step 9: storage calls [#1 transient, #3 indeterminate-applied]; aborts [r1 at step 4]',
+    );
+    expect(() => parseFaultRate(Number.NaN)).toThrow(/--faults: expected a rate in \[0, 1\], got NaN/);
+    expect(() => parseFaultRate(1.5)).toThrow(/--faults/);
+    expect(parseFaultRate(0)).toBe(0);
+  });
+
+  it('a run with faults passes every check on the clean implementation, and replays exactly', async () => {
+    const schedule = { choices: [], starve: [], faults: { storage: [0, 1, 0, 0, 2, 0, 1, 0, 4, 0, 3], aborts: [{ step: 30, replica: 1 }], heal: 400 } };
+    const a = await runOnce(workload, schedule);
+    expect(a.failures).toEqual([]);
+    expect(a.trace.some((e) => e.kind === 'abort')).toBe(true);
+    expect(a.trace.some((e) => e.kind === 'restart')).toBe(true);
+    expect(a.faults.injected).toMatchObject({ transient: 2 });
+    const b = await runOnce(workload, schedule);
+    expect(b.trace).toEqual(a.trace);
+  });
+});
+
+/** A run with an abort on a blob store whose deletes change nothing (a broken store or cleanup). */
+async function brokenDeletes(): Promise<ReturnType<typeof judge>> {
+  class DeafDeletes extends MemBlob {
+    override async delete(): Promise<boolean> {
+      return true; // reports success, deletes nothing
+    }
+  }
+  const updates = materialize(workload);
+  const trace: TraceEvent[] = [];
+  const scheduler = new ChoiceScheduler([], { aborts: [{ step: 25, replica: 1 }] });
+  const run = runSink({
+    variant: workload.variant,
+    replicas: workload.replicas,
+    processes: workload.processes,
+    workersPerProcess: workload.workersPerProcess,
+    intervals: workload.intervals,
+    updates,
+    maxBytes: ({ lower }) => knobAt(workload, lower),
+    persist: persistOf(workload),
+    scheduler,
+    observer: { event: (e) => trace.push(e) },
+    blob: new DeafDeletes(),
+    faults: { decide: () => 'ok' },
+    cleanup: true,
+  });
+  const outcome = await scheduler.drive(run);
+  return judge(workload, trace, outcome, modelConfigOf(workload, updates, true));
+}
+
+describe('the blob-level properties fail on broken implementations', () => {
+  it('leaks-collected: cleanup that deletes nothing leaves the aborted incarnation’s blobs', async () => {
+    const r = await brokenDeletes();
+    expect(r.trace.some((e) => e.kind === 'abort')).toBe(true);
+    expect(r.failures.map((f) => f.check)).toEqual(expect.arrayContaining(['leaks-collected', 'no-leaked-blobs']));
+    expect(r.failures.find((f) => f.check === 'leaks-collected')?.why).toMatch(/still there after the final cleanup/);
+  });
+});
