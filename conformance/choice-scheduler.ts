@@ -111,6 +111,9 @@ export class ChoiceScheduler implements Scheduler {
     return best;
   }
 
+  /** Points of aborted incarnations are dropped, never resumed (impl/seams.ts). */
+  readonly honorsOwners = true;
+
   point(site: PointSite): Promise<void> {
     return new Promise<void>((resume) => {
       this.pending.push({ seq: this.seq++, site, resume });
@@ -127,9 +130,9 @@ export class ChoiceScheduler implements Scheduler {
   }
 
   /**
-   * Aborts due at this step. SUBTLE: the replica's pending points stay: the aborted incarnation's tasks
-   * stop when theirs resume (impl's supervisor freezes them), while the supervisor's own tasks for that
-   * replica (a restart, a cleanup) pass points under the same replica and must go on.
+   * Aborts due at this step. The aborted incarnation's points (their owner is dead) are dropped after;
+   * the supervisor's own tasks for that replica (a restart, a cleanup) pass points under the same
+   * replica and go on.
    */
   #abortDue(): void {
     for (const a of this.options.aborts ?? []) {
@@ -156,6 +159,8 @@ export class ChoiceScheduler implements Scheduler {
           : { kind: 'threw', error: result.error, steps: this.step };
       }
       if (this.options.aborts !== undefined) this.#abortDue();
+      // Points of aborted incarnations (by the schedule, or by a permanent storage failure) never resume.
+      for (let i = this.pending.length - 1; i >= 0; i--) if (this.pending[i]?.site.owner?.alive === false) this.pending.splice(i, 1);
       if (this.pending.length === 0) return { kind: 'deadlock', steps: this.step };
       if (this.step >= (this.options.maxSteps ?? 100_000)) {
         return { kind: 'step-limit', steps: this.step, pending: this.pending.map((p) => p.site) };

@@ -70,6 +70,9 @@ export class VirtualTimeScheduler implements Scheduler {
     this.control = control;
   }
 
+  /** Points of aborted incarnations are dropped, never resumed (impl/seams.ts). */
+  readonly honorsOwners = true;
+
   /** The virtual time in milliseconds. */
   get now(): number {
     return this.clock;
@@ -110,7 +113,8 @@ export class VirtualTimeScheduler implements Scheduler {
         if (s.ok) return s.value;
         throw s.error;
       }
-      const next = this.pop();
+      let next = this.pop();
+      while (next !== undefined && next.site.owner?.alive === false) next = this.pop();
       if (next === undefined) throw new DeadlockError(this.clock, this.resumedCount, [...this.tail]);
       for (let a = this.aborts[this.abortIndex]; a !== undefined && a.at <= next.at; a = this.aborts[++this.abortIndex]) {
         this.control?.abort(a.replica, `crash at ${a.at.toFixed(1)} ms (--faults)`);

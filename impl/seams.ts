@@ -22,6 +22,9 @@ export interface PointSite {
   readonly process?: number;
   /** Bytes this step moves (blob writes, pushes), for timing models. */
   readonly bytes?: number;
+  /** The replica incarnation whose task waits here (set by the supervisor): once it is no longer alive
+   * (aborted), the point must never resume. */
+  readonly owner?: { readonly alive: boolean };
 }
 
 export interface Scheduler {
@@ -32,6 +35,11 @@ export interface Scheduler {
    * scheduler that decides faults can abort a replica at one of its steps (conformance, compare).
    */
   attach?(control: RunControl): void;
+  /**
+   * True if the scheduler never resumes a point whose `owner` is no longer alive. Otherwise the
+   * supervisor guards every resumed point itself (one more promise per point).
+   */
+  readonly honorsOwners?: boolean;
 }
 
 /** What a scheduler (or a supervisor of real processes) may do to a running sink. */

@@ -44,11 +44,22 @@ import type { Update } from './update.ts';
 /** A scheduling point that never resumes: where the tasks of an aborted incarnation stop. */
 const NEVER = new Promise<never>(() => {});
 
-/** The scheduler an incarnation's tasks see: the run's, until the incarnation is aborted. */
+/**
+ * The scheduler an incarnation's tasks see: the run's, until the incarnation is aborted. Each point is
+ * tagged with its owner; a scheduler that honours owners never resumes a dead one. SUBTLE: for one that
+ * does not, the resumed point is checked again — a point reached before the abort may still be resumed.
+ */
 function lifeScheduler(inner: Scheduler, life: { alive: boolean }): Scheduler {
+  if (inner.honorsOwners === true) {
+    return {
+      point: (site) => {
+        if (!life.alive) return NEVER;
+        (site as { owner?: { alive: boolean } }).owner = life;
+        return inner.point(site);
+      },
+    };
+  }
   return {
-    // SUBTLE: checked both when a point is reached and when it resumes — a point reached before the
-    // abort may still be resumed by a scheduler that does not know the task is dead.
     point: (site) => (life.alive ? inner.point(site).then(() => (life.alive ? undefined : NEVER)) : NEVER),
   };
 }
@@ -216,6 +227,11 @@ export class Supervisor implements RunControl {
       () => {
         if (!life.alive) return;
         inc.finished = true;
+        // Retirement lets cleanup collect what this writer leaked; without cleanup nobody reads it.
+        if (!run.cleanup) {
+          this.#check();
+          return;
+        }
         this.#spawn(`retire ${writer.id}`, () =>
           this.#persistently(replica, 'writer.retire', () => retireWriter(consensus, shardId, writer, 'finished', metrics, this.#io(replica))),
         );

@@ -40,6 +40,9 @@ export class StepScheduler implements Scheduler {
     this.control = control;
   }
 
+  /** Points of aborted incarnations are dropped, never resumed (seams.ts). */
+  readonly honorsOwners = true;
+
   /** Aborts `replica` now (through the run's control); its tasks stop at their next resumed point. */
   abort(replica: number, reason = 'test'): boolean {
     return this.control?.abort(replica, reason) ?? false;
@@ -80,6 +83,8 @@ export class StepScheduler implements Scheduler {
       if (this.#parked.length === 0) break;
       if (this.step >= maxSteps) throw new Error(`step budget ${maxSteps} exhausted`);
       for (const a of opts.aborts ?? []) if (a.step === this.step) this.abort(a.replica);
+      this.#parked = this.#parked.filter((p) => p.site.owner?.alive !== false);
+      if (this.#parked.length === 0) continue;
       const i = pick(this.#parked, this.step);
       this.resume(i);
     }
