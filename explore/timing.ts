@@ -116,9 +116,14 @@ export class VirtualTimeScheduler implements Scheduler {
       let next = this.pop();
       while (next !== undefined && next.site.owner?.alive === false) next = this.pop();
       if (next === undefined) throw new DeadlockError(this.clock, this.resumedCount, [...this.tail]);
+      let aborted = false;
       for (let a = this.aborts[this.abortIndex]; a !== undefined && a.at <= next.at; a = this.aborts[++this.abortIndex]) {
         this.control?.abort(a.replica, `crash at ${a.at.toFixed(1)} ms (--faults)`);
+        aborted = true;
       }
+      // SUBTLE: the crash may have killed the very incarnation `next` belongs to: then it is dropped too
+      // (resuming it would run a dead incarnation's step after its abort event).
+      if (aborted && next.site.owner?.alive === false) continue;
       this.clock = next.at;
       this.resumedCount++;
       this.tail.push(next.site);
