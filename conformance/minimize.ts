@@ -11,7 +11,7 @@
 import type { BugName } from '../vocab/index.ts';
 import { runOnce, type RunReport } from './harness.ts';
 import { PCT_HORIZON, type Schedule } from './schedule.ts';
-import { THRESHOLD, type LoadClass, type Workload } from './workload.ts';
+import { INLINE_SINGLE_MAX, THRESHOLD, type LoadClass, type Workload } from './workload.ts';
 
 interface Candidate {
   readonly workload: Workload;
@@ -68,7 +68,13 @@ function* candidates({ workload: w, schedule: s }: Candidate): Generator<Candida
     yield reshaped({ ...w, processes: w.processes - 1, loads: w.loads.map((row) => row.slice(0, (w.processes - 1) * w.workersPerProcess)) });
   }
   for (let t = 0; w.intervals > 1 && t < w.intervals; t++) {
-    yield reshaped({ ...w, intervals: w.intervals - 1, loads: w.loads.filter((_, i) => i !== t), knob: w.knob.length > 1 ? without(w.knob, t) : w.knob });
+    yield reshaped({
+      ...w,
+      intervals: w.intervals - 1,
+      asOf: t < w.asOf ? w.asOf - 1 : Math.min(w.asOf, w.intervals - 2),
+      loads: w.loads.filter((_, i) => i !== t),
+      knob: w.knob.length > 1 ? without(w.knob, t) : w.knob,
+    });
   }
   if (w.workersPerProcess > 1) {
     for (let k = 0; k < w.workersPerProcess; k++) {
@@ -84,6 +90,10 @@ function* candidates({ workload: w, schedule: s }: Candidate): Generator<Candida
     }
   }
   for (const [i, v] of w.knob.entries()) if (v !== THRESHOLD) yield same({ ...w, knob: w.knob.map((x, j) => (j === i ? THRESHOLD : x)) });
+  if (w.asOf !== 0) yield same({ ...w, asOf: 0 });
+  const flag = w.variant === 'barrier';
+  if (w.variant !== 'off' && w.barrierFlags.some((b) => b !== flag)) yield same({ ...w, barrierFlags: [flag] });
+  if (w.inlineSingleMaxBytes !== INLINE_SINGLE_MAX) yield same({ ...w, inlineSingleMaxBytes: INLINE_SINGLE_MAX });
   if (w.pacing !== 'lockstep') yield same({ ...w, pacing: 'lockstep' });
   if (w.pushChunkUpdates !== 256) yield same({ ...w, pushChunkUpdates: 256 });
   if (w.blobTargetSize !== 128 * 1024 * 1024) yield same({ ...w, blobTargetSize: 128 * 1024 * 1024 });
