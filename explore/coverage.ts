@@ -59,8 +59,17 @@ export const NEVER_REACHED: Readonly<Record<string, string>> = {
     'needs a replica whose lower reached K (another replica sealed the shard) before its own frontier did: 2 replicas over 2+ intervals, searched by no shape here',
 };
 
+/** Conformance workloads flip the barrier flag per mint (best-effort and barrier), so the searches do. */
+const withFlags = (cfg: ModelConfig): ModelConfig => (cfg.variant === 'off' ? cfg : { ...cfg, barrierChoices: [false, true] });
+
+/** The as-of ahead of the shard (the first append bumps it), in the fault world: an unanswered bump. */
+function asOfConfig(variant: Variant): ModelConfig {
+  const cfg = checkConfig(variant, { ...COVERAGE_FAULT_SHAPE, intervals: 2 });
+  return { ...cfg, asOf: 1, updates: cfg.updates.filter((u) => u.time >= 1), faults: SEARCH_FAULTS };
+}
+
 function shapeConfig(variant: Variant, shape: (typeof COVERAGE_SHAPES)[number], modelBug: boolean): ModelConfig {
-  const cfg = checkConfig(variant, { ...shape, ...(modelBug ? { modelBug: 'sweep-upgrade-race' as const } : {}) });
+  const cfg = withFlags(checkConfig(variant, { ...shape, ...(modelBug ? { modelBug: 'sweep-upgrade-race' as const } : {}) }));
   // The last worker of the replica has nothing to write: its stage routes `none`.
   return shape.idleWorker ? { ...cfg, updates: cfg.updates.filter((u) => u.worker !== shape.workers * shape.processes - 1) } : cfg;
 }
@@ -144,7 +153,8 @@ export async function coverageResult(collector: CoverageCollector, seed: number,
       exploreCounting(shapeConfig(v, shape, false), clean, STATE_LIMIT);
     }
     onProgress?.(done++ / jobs, `${v}: the fault world, ${describeShape(COVERAGE_FAULT_SHAPE)}`);
-    exploreCounting({ ...checkConfig(v, COVERAGE_FAULT_SHAPE), faults: SEARCH_FAULTS }, clean, STATE_LIMIT);
+    exploreCounting(withFlags({ ...checkConfig(v, COVERAGE_FAULT_SHAPE), faults: SEARCH_FAULTS }), clean, STATE_LIMIT);
+    exploreCounting(asOfConfig(v), clean, STATE_LIMIT);
     reach.set(v, clean);
     const bug = new Counts();
     onProgress?.(done++ / jobs, `${v}: with the model's bugs`);

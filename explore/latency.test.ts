@@ -18,7 +18,7 @@ describe('latency statistics', () => {
 });
 
 describe('LatencyRecorder', () => {
-  const desc = (lower: number, upper: number, sharedId: number) => ({ lower, upper, appendWorker: 0, sharedId, maxBytes: 1 });
+  const desc = (lower: number, upper: number, sharedId: number) => ({ lower, upper, appendWorker: 0, sharedId, maxBytes: 1, barrier: false });
   const stage = (worker: number, sharedId: number): TraceEvent => ({ kind: 'stage', replica: 0, process: 0, worker, sharedId, updates: [], bytes: 0, route: 'none' });
   const append = (lower: number, upper: number, ok = true): TraceEvent => ({
     kind: 'append', replica: 0, lower, upper, batches: 0, parts: { hollow: 0, inline: 0 }, updates: [], result: ok ? { ok: true } : { ok: false, current: upper },

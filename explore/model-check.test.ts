@@ -158,13 +158,13 @@ describe('sbkit model --check', () => {
 
 describe('trace formatting', () => {
   const w = { replica: 0, process: 0, worker: 1, sharedId: 2 };
-  const b = { updates: [3, 4], parts: { hollow: 1, inline: 1 } };
+  const b = { updates: [3, 4], parts: { hollow: 1, inline: 1 }, partBytes: [] };
   it.each<[TraceEvent, string]>([
     [{ kind: 'frontier', replica: 1, upper: 3 }, 'r1 frontier: desired upper 3'],
-    [{ kind: 'mint', replica: 0, desc: { lower: 0, upper: 1, appendWorker: 1, sharedId: 0, maxBytes: 50 } }, 'r0 mint id=0 [0, 1) append-worker=w1 knob=50 B'],
+    [{ kind: 'mint', replica: 0, desc: { lower: 0, upper: 1, appendWorker: 1, sharedId: 0, maxBytes: 50, barrier: false } }, 'r0 mint id=0 [0, 1) append-worker=w1 knob=50 B'],
     [{ kind: 'stage', ...w, updates: [3], bytes: 10, route: 'shared' }, 'r0 w1 stage id=2 updates=[3] (10 B) → shared'],
-    [{ kind: 'open', ...w, created: true }, 'r0 w1 open id=2 → new builder'],
-    [{ kind: 'open', ...w, created: false }, 'r0 w1 open id=2 → joins the live builder'],
+    [{ kind: 'open', ...w, created: true, participants: null }, 'r0 w1 open id=2 → new builder'],
+    [{ kind: 'open', ...w, created: false, participants: null }, 'r0 w1 open id=2 → joins the live builder'],
     [{ kind: 'push', ...w, updates: [3, 4] }, 'r0 w1 push id=2 updates=[3, 4]'],
     [{ kind: 'finish-begin', ...w, last: true }, 'r0 w1 finish-begin id=2 → last=true'],
     [{ kind: 'finish-end', ...w, received: b }, 'r0 w1 finish-end id=2 → receives [3, 4] (1 hollow + 1 inline)'],

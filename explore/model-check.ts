@@ -224,11 +224,11 @@ export function formatTraceEvent(e: TraceEvent): string {
     case 'frontier':
       return `${r} frontier: desired upper ${e.upper}`;
     case 'mint':
-      return `${r} mint id=${e.desc.sharedId} [${e.desc.lower}, ${e.desc.upper}) append-worker=w${e.desc.appendWorker} knob=${e.desc.maxBytes} B`;
+      return `${r} mint id=${e.desc.sharedId} [${e.desc.lower}, ${e.desc.upper}) append-worker=w${e.desc.appendWorker} knob=${e.desc.maxBytes} B${e.desc.barrier ? ' barrier' : ''}`;
     case 'stage':
       return `${r} w${e.worker} stage id=${e.sharedId} updates=${ids(e.updates)} (${e.bytes} B) → ${e.route}`;
     case 'open':
-      return `${r} w${e.worker} open id=${e.sharedId} → ${e.created ? 'new builder' : 'joins the live builder'}`;
+      return `${r} w${e.worker} open id=${e.sharedId}${e.participants === null ? '' : ` participants=${e.participants}`} → ${e.created ? 'new builder' : 'joins the live builder'}`;
     case 'push':
       return `${r} w${e.worker} push id=${e.sharedId} updates=${ids(e.updates)}`;
     case 'finish-begin':
@@ -248,6 +248,10 @@ export function formatTraceEvent(e: TraceEvent): string {
       );
     case 'delete':
       return `${r} delete lower=${e.lower} → ${plural(e.batches, 'batch', 'batches')} (${e.reason})`;
+    case 'backpressure':
+      return `${r} inline backpressure at lower=${e.lower}: ${e.inlineBytes} + ${e.adding} B ≥ the limit → flush ${plural(e.flushed, 'inline part', 'inline parts')} to blob, retry`;
+    case 'bump':
+      return `${r} bump the shard [${e.from}, ${e.to}) with an empty append (the shard was behind the lower)`;
     case 'sweep':
       return `${r} p${e.process} sweep → removed ${ids(e.removed)}`;
     case 'sweep-hold':

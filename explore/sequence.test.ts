@@ -3,18 +3,18 @@ import type { TraceEvent } from '../vocab/index.ts';
 import { diagramFile, failureSequence, sequenceOf, toMermaid, toSvg } from './sequence.ts';
 
 const ref = (worker: number) => ({ replica: 0, process: 0, worker, sharedId: 0 });
-const batch = { updates: [0, 1], parts: { hollow: 1, inline: 0 } };
+const batch = { updates: [0, 1], parts: { hollow: 1, inline: 0 }, partBytes: [] };
 /** Best-effort with a late handle: worker 1 opens after worker 0 finished, so a second builder instance. */
 const trace: TraceEvent[] = [
   { kind: 'frontier', replica: 0, upper: 1 },
-  { kind: 'mint', replica: 0, desc: { lower: 0, upper: 1, appendWorker: 0, sharedId: 0, maxBytes: 1024 } },
+  { kind: 'mint', replica: 0, desc: { lower: 0, upper: 1, appendWorker: 0, sharedId: 0, maxBytes: 1024, barrier: false } },
   { kind: 'stage', ...ref(0), updates: [0], bytes: 10, route: 'shared' },
-  { kind: 'open', ...ref(0), created: true },
+  { kind: 'open', ...ref(0), created: true, participants: null },
   { kind: 'push', ...ref(0), updates: [0] },
   { kind: 'finish-begin', ...ref(0), last: true },
-  { kind: 'finish-end', ...ref(0), received: { updates: [0], parts: { hollow: 0, inline: 1 } } },
+  { kind: 'finish-end', ...ref(0), received: { updates: [0], parts: { hollow: 0, inline: 1 }, partBytes: [] } },
   { kind: 'stage', ...ref(1), updates: [1], bytes: 10, route: 'shared' },
-  { kind: 'open', ...ref(1), created: true },
+  { kind: 'open', ...ref(1), created: true, participants: null },
   { kind: 'push', ...ref(1), updates: [1] },
   { kind: 'finish-begin', ...ref(1), last: true },
   { kind: 'finish-end', ...ref(1), received: null },

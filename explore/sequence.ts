@@ -159,7 +159,7 @@ function stepsOf(lanes: LaneSet, e: TraceEvent, index: number): Step[] {
     case 'frontier':
       return [note(lanes.mint(e.replica), `frontier → upper ${e.upper}`)];
     case 'mint':
-      return [msg(lanes.mint(e.replica), lanes.append(e.replica), `mint id ${e.desc.sharedId} [${e.desc.lower},${e.desc.upper}) to w${e.desc.appendWorker}, knob ${e.desc.maxBytes} B`)];
+      return [msg(lanes.mint(e.replica), lanes.append(e.replica), `mint id ${e.desc.sharedId} [${e.desc.lower},${e.desc.upper}) to w${e.desc.appendWorker}, knob ${e.desc.maxBytes} B${e.desc.barrier ? ', barrier' : ''}`)];
     case 'stage':
       return [note(lanes.worker(e.replica, e.worker), `stage ${updatesText(e.updates.length)} ${ids(e.updates)}, ${e.bytes} B → ${e.route}`)];
     case 'open': {
@@ -195,6 +195,10 @@ function stepsOf(lanes: LaneSet, e: TraceEvent, index: number): Step[] {
     }
     case 'delete':
       return [msg(lanes.append(e.replica), lanes.shard(), `delete ${e.batches === 1 ? '1 batch' : `${e.batches} batches`} (${e.reason})`)];
+    case 'backpressure':
+      return [msg(lanes.shard(), lanes.append(e.replica), `inline backpressure: flush ${e.flushed} inline part${e.flushed === 1 ? '' : 's'} to blob, retry`, true)];
+    case 'bump':
+      return [msg(lanes.append(e.replica), lanes.shard(), `bump: empty append [${e.from},${e.to})`)];
     case 'sweep':
       return [note(lanes.registry(e.replica, e.process), `sweep: removed ${ids(e.removed)}`)];
     case 'sweep-hold':

@@ -11,7 +11,7 @@ import { resolvePersistConfig } from './persist/config.ts';
 import { MemConsensus, type Consensus } from './persist/consensus.ts';
 import { passThroughScheduler, type FaultPlan, type Scheduler } from './seams.ts';
 import type { Pacing } from './sink/replica-state.ts';
-import { readMaxBytes, type MaxBytesKnob } from './sink/route.ts';
+import { readMaxBytes, type BarrierKnob, type MaxBytesKnob } from './sink/route.ts';
 import { MAX_ABS_DIFF, loneSurrogateAt, type Update } from './update.ts';
 
 export interface RunConfig {
@@ -19,12 +19,19 @@ export interface RunConfig {
   replicas: number;
   processes: number;
   workersPerProcess: number;
-  /** K: desired frontier advances 1..K, update times in [0, K). */
+  /** K: desired frontier advances 1..K, update times in [asOf, K). */
   intervals: number;
+  /** The sink's as-of: its first lower (default 0). Above the shard's upper (a fresh shard is at 0) the
+   * first append finds the shard behind and bumps it. The desired collection holds no update below it
+   * (a dataflow's output starts at its as-of). */
+  asOf?: number;
   /** The desired collection, identical on every replica; worker = partitionWorker(key, P·W). */
   updates: readonly Update[];
   /** The knob, read ONCE per description at mint. */
   maxBytes: MaxBytesKnob;
+  /** The barrier flag, read ONCE per description at mint (default: variant = barrier). Ignored when
+   * the variant is off. */
+  barrier?: BarrierKnob;
   /** Defaults 128 MiB / 4096 / 1 MiB. */
   persist?: Partial<PersistConfig>;
   /** A shared worker pushes its staged updates in chunks of at most this many (default 256). */
@@ -56,8 +63,10 @@ export interface ResolvedRun {
   readonly processes: number;
   readonly workersPerProcess: number;
   readonly intervals: number;
+  readonly asOf: number;
   readonly updates: readonly Update[];
   readonly maxBytes: MaxBytesKnob;
+  readonly barrier: BarrierKnob;
   readonly persist: PersistConfig;
   readonly pushChunkUpdates: number;
   readonly bugs: BugSwitches;
@@ -81,24 +90,34 @@ export function resolveRunConfig(config: RunConfig): ResolvedRun {
   requireInteger(config.processes, 1, 'processes', 'invalid-workers');
   requireInteger(config.workersPerProcess, 1, 'workersPerProcess', 'invalid-workers');
   requireInteger(config.intervals, 0, 'intervals');
-  if (typeof config.maxBytes === 'number') readMaxBytes(config.maxBytes, { replica: 0, lower: 0, seq: 0 });
+  const asOf = requireInteger(config.asOf ?? 0, 0, 'asOf');
+  if (asOf > 0 && asOf >= config.intervals) {
+    throw new SbkitError('invalid-config', `asOf must be below intervals (${config.intervals}), got ${asOf}`);
+  }
+  if (typeof config.maxBytes === 'number') readMaxBytes(config.maxBytes, { replica: 0, lower: 0, seq: 0, desired: 0 });
   else if (typeof config.maxBytes !== 'function') {
     throw new SbkitError('invalid-max-bytes', `maxBytes must be a non-negative integer or a function, got ${show(config.maxBytes)}`);
+  }
+  const barrier = config.barrier ?? config.variant === 'barrier';
+  if (typeof barrier !== 'boolean' && typeof barrier !== 'function') {
+    throw new SbkitError('invalid-config', `barrier must be a boolean or a function, got ${show(barrier)}`);
   }
   const pushChunkUpdates = requireInteger(config.pushChunkUpdates ?? DEFAULT_PUSH_CHUNK_UPDATES, 1, 'pushChunkUpdates');
   const pacing = config.pacing ?? 'lockstep';
   if (pacing !== 'lockstep' && pacing !== 'free') {
     throw new SbkitError('invalid-config', `pacing must be 'lockstep' or 'free', got ${show(pacing)}`);
   }
-  validateUpdates(config.updates, config.intervals);
+  validateUpdates(config.updates, config.intervals, asOf);
   return {
     variant: config.variant,
     replicas: config.replicas,
     processes: config.processes,
     workersPerProcess: config.workersPerProcess,
     intervals: config.intervals,
+    asOf,
     updates: config.updates,
     maxBytes: config.maxBytes,
+    barrier,
     persist: resolvePersistConfig(config.persist),
     pushChunkUpdates,
     bugs: new BugSwitches(config.bugs ?? []),
@@ -118,7 +137,7 @@ export function resolveRunConfig(config: RunConfig): ResolvedRun {
  * key that is well-formed UTF-16 (a lone surrogate would be written as U+FFFD, silently another key);
  * |diff| ≤ MAX_ABS_DIFF (its zigzag varint must stay a safe integer); a time in [0, K).
  */
-function validateUpdates(updates: readonly Update[], intervals: number): void {
+function validateUpdates(updates: readonly Update[], intervals: number, asOf: number): void {
   if (!Array.isArray(updates)) throw new SbkitError('invalid-config', `updates must be an array, got ${show(updates)}`);
   const ids = new Set<number>();
   for (let i = 0; i < updates.length; i++) {
@@ -126,11 +145,11 @@ function validateUpdates(updates: readonly Update[], intervals: number): void {
     if (typeof u !== 'object' || u === null || Array.isArray(u)) {
       throw new SbkitError('invalid-config', `updates[${i}] must be an update object, got ${show(u)}`);
     }
-    validateUpdate(u as Update, i, ids, intervals);
+    validateUpdate(u as Update, i, ids, intervals, asOf);
   }
 }
 
-function validateUpdate(u: Update, index: number, ids: Set<number>, intervals: number): void {
+function validateUpdate(u: Update, index: number, ids: Set<number>, intervals: number, asOf: number): void {
   requireInteger(u.id, 0, `updates[${index}].id`);
   if (ids.has(u.id)) throw new SbkitError('invalid-config', `update id ${u.id} appears twice`);
   ids.add(u.id);
@@ -147,7 +166,7 @@ function validateUpdate(u: Update, index: number, ids: Set<number>, intervals: n
   if (Math.abs(u.diff) > MAX_ABS_DIFF) {
     throw new SbkitError('invalid-config', `update ${u.id}: diff must be within ±${MAX_ABS_DIFF} (2^52 − 1), got ${show(u.diff)}`);
   }
-  if (!Number.isSafeInteger(u.time) || u.time < 0 || u.time >= intervals) {
-    throw new SbkitError('update-outside-description', `update ${u.id} has time ${show(u.time)}, outside [0, ${intervals}) (intervals)`);
+  if (!Number.isSafeInteger(u.time) || u.time < asOf || u.time >= intervals) {
+    throw new SbkitError('update-outside-description', `update ${u.id} has time ${show(u.time)}, outside [${asOf}, ${intervals}) (asOf, intervals)`);
   }
 }

@@ -121,7 +121,9 @@ export class Supervisor implements RunControl {
     const { run, consensus, shardId, metrics } = this.deps;
     const writers: WriterRecord[] = [];
     for (let replica = 0; replica < run.replicas; replica++) writers.push(await claimWriter(consensus, shardId, replica, metrics));
-    const upper = applyVersions(EMPTY_SHARD_STATE, await consensus.scan(shardId, 0)).upper;
+    // A sink starts at its as-of or the shard's upper, whichever is later (as-of ahead of the shard:
+    // its first append bumps the shard).
+    const upper = Math.max(run.asOf, applyVersions(EMPTY_SHARD_STATE, await consensus.scan(shardId, 0)).upper);
     writers.forEach((w) => this.#launch(w, upper, false));
   }
 
@@ -177,7 +179,7 @@ export class Supervisor implements RunControl {
       try {
         const writer = await claimWriter(consensus, shardId, replica, metrics, io);
         const versions = await retryExternal(io, 'consensus.scan', () => consensus.scan(shardId, 0));
-        const upper = applyVersions(EMPTY_SHARD_STATE, versions).upper;
+        const upper = Math.max(run.asOf, applyVersions(EMPTY_SHARD_STATE, versions).upper);
         metrics.c.restarts += 1;
         this.deps.trace.emit({ kind: 'restart', replica, lower: upper });
         this.#pendingRestarts -= 1;
@@ -213,6 +215,7 @@ export class Supervisor implements RunControl {
         workersPerProcess: run.workersPerProcess,
         intervals: run.intervals,
         maxBytes: run.maxBytes,
+        barrier: run.barrier,
         pushChunkUpdates: run.pushChunkUpdates,
         pacing: run.pacing,
         startLower: upper,

@@ -9,10 +9,15 @@
  * vocab/PROTOCOL.md, "append" and "Inline backpressure".
  *
  * Abstracted away: consensus (one compare-and-set on the shard's upper, see system.ts), blob I/O, the
- * since, the bump for `current < lower` (unreachable here: lowers come from the shard's upper), stale
- * batches (a description stays live until appended, so none arrive late), retries (a retried call that
- * changes nothing is a stuttering step). A compare-and-set that applied but answered with an error
- * commits at that step (`committed`); the append learns it later (`APPEND`), or never (an abort).
+ * since, stale batches (a description stays live until appended, so none arrive late), retries (a
+ * retried call that changes nothing is a stuttering step). A compare-and-set that applied but answered
+ * with an error commits at that step (`committed`); the append learns it later (`APPEND`), or never (an
+ * abort). Two detours before the compare-and-set, each its own step:
+ * - `BACKPRESSURE`: the shard's inline bytes would reach the limit, so the compare-and-set is refused and
+ *   every inline part is flushed to blob (`flushed`); the retry comes later, against whatever the shard
+ *   is then (another writer may have appended: a mismatch);
+ * - `BUMP`: the shard is behind the description's lower (`current < lower`: a sink whose as-of is ahead
+ *   of the shard): an empty compare-and-append advances it to `lower`, then the append retries.
  *
  * Invariants:
  * - append is enabled only once every worker of the replica handed (0 or 1 batch each);
@@ -22,7 +27,7 @@
 import { assertEvent, assign, setup } from 'xstate';
 import type { AppendResult, PartsSummary, PersistConfig, Route, Time } from '../vocab/index.ts';
 import { runner } from './local.ts';
-import { commitParts, sumParts, type Batch } from './parts.ts';
+import { commitParts, needsFlush, partsNow, type Batch } from './parts.ts';
 
 export interface Hand {
   readonly route: Route;
@@ -45,6 +50,11 @@ export interface AppendContext {
   readonly inlineBytesAdded: number;
   /** The shard took this append through a compare-and-set that answered with an error. */
   readonly committed: boolean;
+  /** Inline backpressure flushed every inline part of the handed batches to blob. */
+  readonly flushed: boolean;
+  /** A bump's compare-and-set applied but answered with an error: the shard moved from this upper; the
+   * append worker's `bump` step, when it learns it, changes nothing more. */
+  readonly bumpedFrom: Time | null;
 }
 
 export type AppendEvent =
@@ -56,6 +66,12 @@ export type AppendEvent =
       readonly persist: PersistConfig;
     }
   | { readonly type: 'DELETE' }
+  | { readonly type: 'BACKPRESSURE'; readonly shardUpper: Time; readonly shardInlineBytes: number; readonly persist: PersistConfig }
+  /** The bump's empty compare-and-append committed now, or (after BUMP_UNANSWERED) the append worker
+   * learned that it had. */
+  | { readonly type: 'BUMP'; readonly shardUpper: Time }
+  /** The bump's compare-and-set applied but answered with an error: the shard moved at this step. */
+  | { readonly type: 'BUMP_UNANSWERED'; readonly shardUpper: Time }
   /** The compare-and-set applied but answered with an error (the shard took the append). */
   | {
       readonly type: 'INDETERMINATE_APPLIED';
@@ -79,14 +95,38 @@ export const appendMachine = setup({
     completesHands: ({ context, event }) =>
       notYetHanded(context, event) && context.handed.filter((h) => h === null).length === 1,
     notYetHanded: ({ context, event }) => notYetHanded(context, event),
-    matchesShardUpper: ({ context, event }) => {
+    commits: ({ context, event }) => {
       assertEvent(event, 'APPEND');
-      return event.shardUpper === context.lower;
+      return (
+        event.shardUpper === context.lower &&
+        context.bumpedFrom === null &&
+        (context.flushed || !needsFlush(handedBatches(context), event.shardInlineBytes, event.persist))
+      );
+    },
+    refusedWithBatches: ({ context, event }) => {
+      assertEvent(event, 'APPEND');
+      return event.shardUpper > context.lower && handedBatches(context).length > 0;
+    },
+    refusedEmpty: ({ context, event }) => {
+      assertEvent(event, 'APPEND');
+      return event.shardUpper > context.lower;
+    },
+    refusedByBackpressure: ({ context, event }) => {
+      assertEvent(event, 'BACKPRESSURE');
+      return event.shardUpper === context.lower && !context.flushed && needsFlush(handedBatches(context), event.shardInlineBytes, event.persist);
+    },
+    bumps: ({ context, event }) => {
+      assertEvent(event, 'BUMP');
+      return context.bumpedFrom !== null || event.shardUpper < context.lower;
+    },
+    bumpsUnanswered: ({ context, event }) => {
+      assertEvent(event, 'BUMP_UNANSWERED');
+      return context.bumpedFrom === null && event.shardUpper < context.lower;
     },
     hasBatches: ({ context }) => handedBatches(context).length > 0,
     appliesAtShardUpper: ({ context, event }) => {
       assertEvent(event, 'INDETERMINATE_APPLIED');
-      return event.shardUpper === context.lower;
+      return event.shardUpper === context.lower && (context.flushed || !needsFlush(handedBatches(context), event.shardInlineBytes, event.persist));
     },
   },
   actions: {
@@ -98,19 +138,25 @@ export const appendMachine = setup({
     }),
     commit: assign(({ context, event }) => {
       assertEvent(event, 'APPEND');
-      const commit = commitParts(handedBatches(context), event.shardInlineBytes, event.persist);
+      const commit = commitParts(handedBatches(context), event.persist, context.flushed);
       return { result: { ok: true } as const, parts: commit.parts, inlineBytesAdded: commit.inlineBytesAdded };
     }),
     refuse: assign(({ context, event }) => {
       assertEvent(event, 'APPEND');
       return {
         result: { ok: false, current: event.shardUpper } as const,
-        parts: sumParts(handedBatches(context), event.persist),
+        parts: partsNow(handedBatches(context), event.persist, context.flushed),
       };
+    }),
+    flush: assign({ flushed: true }),
+    learnBump: assign({ bumpedFrom: null }),
+    bumpUnanswered: assign(({ event }) => {
+      assertEvent(event, 'BUMP_UNANSWERED');
+      return { bumpedFrom: event.shardUpper };
     }),
     commitUnanswered: assign(({ context, event }) => {
       assertEvent(event, 'INDETERMINATE_APPLIED');
-      const commit = commitParts(handedBatches(context), event.shardInlineBytes, event.persist);
+      const commit = commitParts(handedBatches(context), event.persist, context.flushed);
       return { result: { ok: true } as const, parts: commit.parts, inlineBytesAdded: commit.inlineBytesAdded, committed: true };
     }),
     misread: assign(({ event }) => {
@@ -128,6 +174,8 @@ export const appendMachine = setup({
     parts: null,
     inlineBytesAdded: 0,
     committed: false,
+    flushed: false,
+    bumpedFrom: null,
   }),
   initial: 'collecting',
   states: {
@@ -141,11 +189,16 @@ export const appendMachine = setup({
     },
     ready: {
       on: {
+        // SUBTLE: no APPEND is enabled while the shard is behind (a BUMP comes first) or while the
+        // append needs a flush (a BACKPRESSURE comes first): both refuse before the compare-and-set.
         APPEND: [
-          { guard: 'matchesShardUpper', target: 'appended', actions: 'commit' },
-          { guard: 'hasBatches', target: 'mismatched', actions: 'refuse' },
-          { target: 'abandoned', actions: 'refuse' },
+          { guard: 'commits', target: 'appended', actions: 'commit' },
+          { guard: 'refusedWithBatches', target: 'mismatched', actions: 'refuse' },
+          { guard: 'refusedEmpty', target: 'abandoned', actions: 'refuse' },
         ],
+        BACKPRESSURE: { guard: 'refusedByBackpressure', actions: 'flush' },
+        BUMP: { guard: 'bumps', actions: 'learnBump' },
+        BUMP_UNANSWERED: { guard: 'bumpsUnanswered', actions: 'bumpUnanswered' },
         INDETERMINATE_APPLIED: { guard: 'appliesAtShardUpper', target: 'committed', actions: 'commitUnanswered' },
       },
     },

@@ -42,17 +42,37 @@ export interface ModelFaults {
   readonly cleanup: boolean;
 }
 
+/**
+ * The dynamic configuration as the workload sets it, so that the model computes what a mint reads
+ * rather than taking it from the trace: `maxBytesByLower[lower]` and `barrierByDesired[desired]` (the
+ * replica's desired frontier when the flag is read; the last value holds beyond each list).
+ */
+export interface ModelKnobs {
+  readonly maxBytesByLower: readonly number[];
+  readonly barrierByDesired: readonly boolean[];
+}
+
 export interface ModelConfig {
   readonly variant: Variant;
   readonly replicas: number;
   readonly processes: number;
   readonly workersPerProcess: number;
-  /** K: updates have `time ∈ [0, K)`; the desired frontier advances one tick per frontier event up to K. */
+  /** K: updates have `time ∈ [asOf, K)`; the desired frontier advances one tick per frontier event up to K. */
   readonly intervals: number;
+  /** The sinks' as-of (default 0): every replica starts there; above the shard's upper (0) the first
+   * append bumps the shard. */
+  readonly asOf?: number;
   readonly updates: readonly Update[];
   readonly persist: PersistConfig;
-  /** Knob values the explorer may pick at a mint. Replay takes the mint event's value instead. */
+  /** Knob values the explorer may pick at a mint (without `knobs`); with `knobs` these are ignored. */
   readonly maxBytesChoices: readonly number[];
+  /** Barrier flag values the explorer may pick at a mint (without `knobs`; default: variant = barrier). */
+  readonly barrierChoices?: readonly boolean[];
+  /** The knobs as the workload sets them: each mint's values are computed from these (replay). */
+  readonly knobs?: ModelKnobs;
+  /** A shared worker pushes its staged updates in chunks of exactly this many (the last one the rest);
+   * absent: any chunking in staged order (exploration pushes everything at once). */
+  readonly pushChunkUpdates?: number;
   readonly bugs?: ModelBugs;
   readonly faults?: ModelFaults;
 }
@@ -78,13 +98,15 @@ export function validateConfig(cfg: ModelConfig): ModelConfig {
     if (!isPos(cfg[field])) throw new ConfigError(field, 'must be a positive integer');
   }
   const workers = workersPerReplica(cfg);
+  const asOf = cfg.asOf ?? 0;
+  if (!isNat(asOf) || (asOf > 0 && asOf >= cfg.intervals)) throw new ConfigError('asOf', `must be an integer in [0, ${cfg.intervals})`);
   const seen = new Set<number>();
   cfg.updates.forEach((u, i) => {
     if (!isNat(u.id)) throw new ConfigError(`updates[${i}].id`, 'must be a non-negative integer');
     if (seen.has(u.id)) throw new ConfigError(`updates[${i}].id`, `duplicates id ${u.id}`);
     seen.add(u.id);
-    if (!isNat(u.time) || u.time >= cfg.intervals) {
-      throw new ConfigError(`updates[${i}].time`, `must be an integer in [0, ${cfg.intervals})`);
+    if (!isNat(u.time) || u.time < asOf || u.time >= cfg.intervals) {
+      throw new ConfigError(`updates[${i}].time`, `must be an integer in [${asOf}, ${cfg.intervals})`);
     }
     if (!isNat(u.worker) || u.worker >= workers) {
       throw new ConfigError(`updates[${i}].worker`, `must be an integer in [0, ${workers})`);
@@ -102,6 +124,22 @@ export function validateConfig(cfg: ModelConfig): ModelConfig {
   cfg.maxBytesChoices.forEach((m, i) => {
     if (!isNat(m)) throw new ConfigError(`maxBytesChoices[${i}]`, 'must be a non-negative integer');
   });
+  if (cfg.knobs !== undefined) {
+    if (cfg.knobs.maxBytesByLower.length === 0) throw new ConfigError('knobs.maxBytesByLower', 'must not be empty');
+    cfg.knobs.maxBytesByLower.forEach((m, i) => {
+      if (!isNat(m)) throw new ConfigError(`knobs.maxBytesByLower[${i}]`, 'must be a non-negative integer');
+    });
+    if (cfg.knobs.barrierByDesired.length === 0) throw new ConfigError('knobs.barrierByDesired', 'must not be empty');
+    cfg.knobs.barrierByDesired.forEach((b, i) => {
+      if (typeof b !== 'boolean') throw new ConfigError(`knobs.barrierByDesired[${i}]`, 'must be a boolean');
+    });
+  }
+  if (cfg.barrierChoices !== undefined && (cfg.barrierChoices.length === 0 || cfg.barrierChoices.some((b) => typeof b !== 'boolean'))) {
+    throw new ConfigError('barrierChoices', 'must be a non-empty list of booleans');
+  }
+  if (cfg.pushChunkUpdates !== undefined && !isPos(cfg.pushChunkUpdates)) {
+    throw new ConfigError('pushChunkUpdates', 'must be a positive integer');
+  }
   if (cfg.faults !== undefined) {
     for (const field of ['aborts', 'indeterminate'] as const) {
       const n = cfg.faults[field];
@@ -120,4 +158,17 @@ export const processOf = (cfg: ModelConfig, worker: number): number => Math.floo
 /** Index of update sizes by id (the model's only lookup into the workload while building parts). */
 export function sizeIndex(cfg: ModelConfig): ReadonlyMap<UpdateId, number> {
   return new Map(cfg.updates.map((u) => [u.id, u.size]));
+}
+
+/** The value of a knob list at `index`: the last value holds beyond the list. */
+export function knobValue<T>(list: readonly T[], index: number): T {
+  return list[Math.min(index, list.length - 1)] as T;
+}
+
+/** What a mint reads: from the workload's knobs, or (exploring) the choices. */
+export function mintChoices(cfg: ModelConfig): { maxBytes: readonly number[]; barrier: readonly boolean[] } {
+  return {
+    maxBytes: [...new Set(cfg.maxBytesChoices)],
+    barrier: cfg.variant === 'off' ? [false] : [...new Set(cfg.barrierChoices ?? [cfg.variant === 'barrier'])],
+  };
 }

@@ -29,8 +29,8 @@ interface Exploration {
 
 const mintEvents: MintEvent[] = [
   { type: 'FRONTIER' },
-  { type: 'MINT', maxBytes: 0 },
-  { type: 'MINT', maxBytes: 7 },
+  { type: 'MINT', maxBytes: 0, barrier: false },
+  { type: 'MINT', maxBytes: 7, barrier: false },
   { type: 'END', lower: 1 },
   { type: 'END', lower: 2 },
   { type: 'RESUME' },
@@ -108,6 +108,12 @@ const appendEvents: AppendEvent[] = [
   { type: 'DELETE' },
   { type: 'INDETERMINATE_APPLIED', shardUpper: 0, shardInlineBytes: 0, persist },
   { type: 'MISREAD', shardUpper: 1 },
+  // inline backpressure (the batch's one part is inline; state is full), and a shard behind the lower
+  { type: 'BACKPRESSURE', shardUpper: 0, shardInlineBytes: persist.inlineTotalMaxBytes, persist },
+  { type: 'APPEND', shardUpper: 0, shardInlineBytes: persist.inlineTotalMaxBytes, persist },
+  { type: 'BUMP', shardUpper: 0 },
+  { type: 'BUMP_UNANSWERED', shardUpper: 0 },
+  { type: 'APPEND', shardUpper: 2, shardInlineBytes: 0, persist },
 ];
 
 const explorations: Exploration[] = [
@@ -139,7 +145,15 @@ const explorations: Exploration[] = [
     inputs: [{ upgradeRace: false }, { upgradeRace: true }],
     events: sweepEvents,
   },
-  { name: 'append', machine: appendMachine, inputs: [{ lower: 0, upper: 1, workers: 2 }], events: appendEvents },
+  {
+    name: 'append',
+    machine: appendMachine,
+    inputs: [
+      { lower: 0, upper: 1, workers: 2 },
+      { lower: 1, upper: 2, workers: 2 },
+    ],
+    events: appendEvents,
+  },
 ];
 
 function allTransitions(machine: AnyStateMachine): AnyTransitionDefinition[] {

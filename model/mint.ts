@@ -38,7 +38,7 @@ export interface MintContext {
 
 export type MintEvent =
   | { readonly type: 'FRONTIER' }
-  | { readonly type: 'MINT'; readonly maxBytes: number }
+  | { readonly type: 'MINT'; readonly maxBytes: number; readonly barrier: boolean }
   /** The live description ended (appended, or abandoned after a mismatch) with this new lower. */
   | { readonly type: 'END'; readonly lower: Time }
   /** A restarted incarnation begins: sealed at once if its first lower is already K. */
@@ -65,6 +65,7 @@ export const mintMachine = setup({
         appendWorker: context.seq % context.workers,
         sharedId: context.seq,
         maxBytes: event.maxBytes,
+        barrier: event.barrier,
       };
       return { live, seq: context.seq + 1 };
     }),

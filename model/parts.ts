@@ -58,32 +58,52 @@ function partsOf(partBytes: readonly number[], persist: PersistConfig): PartsSum
 }
 
 export function summarize(batch: Batch, persist: PersistConfig): BatchSummary {
-  return { updates: batch.updates, parts: partsOf(batch.partBytes, persist) };
+  return { updates: batch.updates, parts: partsOf(batch.partBytes, persist), partBytes: batch.partBytes };
 }
 
-/** What one successful compare_and_append commits, after inline backpressure. */
+/** What one successful compare_and_append commits. */
 export interface AppendCommit {
   readonly parts: PartsSummary;
-  /** Inline payload bytes added to shard state (0 when backpressure flushed them). */
+  /** Inline payload bytes added to shard state (0 when they were flushed to blob first). */
   readonly inlineBytesAdded: number;
 }
 
-/**
- * Inline backpressure (append ok only): when the append's inline bytes `I > 0` would bring the shard's
- * inline bytes to `inlineTotalMaxBytes` or more, every inline part is flushed to blob (becomes hollow).
- * **decision** (PROTOCOL.md): refuse, flush and retry are one atomic step here.
- */
-export function commitParts(batches: readonly Batch[], shardInlineBytes: number, persist: PersistConfig): AppendCommit {
-  const all = batches.flatMap((b) => b.partBytes);
-  const parts = partsOf(all, persist);
-  const inlineBytes = all.filter((b) => isInline(b, persist)).reduce((s, b) => s + b, 0);
-  if (inlineBytes > 0 && shardInlineBytes + inlineBytes >= persist.inlineTotalMaxBytes) {
-    return { parts: { hollow: parts.hollow + parts.inline, inline: 0 }, inlineBytesAdded: 0 };
-  }
-  return { parts, inlineBytesAdded: inlineBytes };
+/** Inline payload bytes of some batches' inline parts. */
+export function inlineBytesOf(batches: readonly Batch[], persist: PersistConfig): number {
+  let bytes = 0;
+  for (const b of batches) for (const p of b.partBytes) if (isInline(p, persist)) bytes += p;
+  return bytes;
 }
 
-/** Σ parts of some batches, without backpressure (what a refused append reports). */
+/**
+ * Inline backpressure: the append's inline bytes `I > 0` would bring the shard's inline bytes to
+ * `inlineTotalMaxBytes` or more, so the compare-and-set is refused and every inline part must first be
+ * flushed to blob (persist's `flush_to_blob`). The refusal is one step (`backpressure`); the flush's
+ * PUTs and the retry come after it, so another writer can append in between.
+ */
+export function needsFlush(batches: readonly Batch[], shardInlineBytes: number, persist: PersistConfig): boolean {
+  const inline = inlineBytesOf(batches, persist);
+  return inline > 0 && shardInlineBytes + inline >= persist.inlineTotalMaxBytes;
+}
+
+/** Inline parts among some batches (what a flush moves to blob). */
+export function inlineParts(batches: readonly Batch[], persist: PersistConfig): number {
+  return sumParts(batches, persist).inline;
+}
+
+/** What a compare-and-append of `batches` commits: after a flush every part is hollow. */
+export function commitParts(batches: readonly Batch[], persist: PersistConfig, flushed: boolean): AppendCommit {
+  const parts = sumParts(batches, persist);
+  if (flushed) return { parts: { hollow: parts.hollow + parts.inline, inline: 0 }, inlineBytesAdded: 0 };
+  return { parts, inlineBytesAdded: inlineBytesOf(batches, persist) };
+}
+
+/** Σ parts of some batches as they are now (after a flush: all hollow); what a refused append reports. */
+export function partsNow(batches: readonly Batch[], persist: PersistConfig, flushed: boolean): PartsSummary {
+  return commitParts(batches, persist, flushed).parts;
+}
+
+/** Σ parts of some batches as written (inline iff below the single-part limit). */
 export function sumParts(batches: readonly Batch[], persist: PersistConfig): PartsSummary {
   return partsOf(
     batches.flatMap((b) => b.partBytes),

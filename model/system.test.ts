@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../vocab/index.ts';
 import { ConfigError, validateConfig, type ModelConfig } from './config.ts';
-import { buildBatch, commitParts, cutParts } from './parts.ts';
+import { buildBatch, commitParts, cutParts, needsFlush } from './parts.ts';
 import { enabledActions, firstDifference, initialState, isFinal, isSealed, serialize, step, successors } from './system.ts';
 import { config, Driver, ev, persist, randomWalk, rng, tiny, u, wide } from './test-support/driver.ts';
 
@@ -59,17 +59,19 @@ describe('parts (one rule for shared and own batches)', () => {
   it('inline iff below inlineSingleMaxBytes; nothing received → no batch', () => {
     expect(buildBatch([1, 2, 3], sizes, persist)).toEqual({ updates: [1, 2, 3], partBytes: [70, 10] });
     expect(buildBatch([], sizes, persist)).toBeNull();
-    expect(commitParts([{ updates: [3], partBytes: [10] }, { updates: [1], partBytes: [32] }], 0, persist).parts).toEqual({
+    expect(commitParts([{ updates: [3], partBytes: [10] }, { updates: [1], partBytes: [32] }], persist, false).parts).toEqual({
       hollow: 1,
       inline: 1,
     });
   });
-  it('inline backpressure flushes every inline part when state would reach the total', () => {
+  it('inline backpressure refuses when state would reach the total (exactly at it too); after the flush every part is hollow', () => {
     const p = { ...persist, inlineTotalMaxBytes: 100 };
     const batches = [{ updates: [3], partBytes: [10, 20] }];
-    expect(commitParts(batches, 69, p)).toEqual({ parts: { hollow: 0, inline: 2 }, inlineBytesAdded: 30 });
-    expect(commitParts(batches, 70, p)).toEqual({ parts: { hollow: 2, inline: 0 }, inlineBytesAdded: 0 });
-    expect(commitParts([{ updates: [4], partBytes: [64] }], 99, p)).toEqual({ parts: { hollow: 1, inline: 0 }, inlineBytesAdded: 0 });
+    expect(needsFlush(batches, 69, p)).toBe(false);
+    expect(needsFlush(batches, 70, p)).toBe(true); // 70 + 30 = 100: at the limit is refused
+    expect(needsFlush([{ updates: [4], partBytes: [64] }], 99, p)).toBe(false); // hollow: no inline bytes
+    expect(commitParts(batches, p, false)).toEqual({ parts: { hollow: 0, inline: 2 }, inlineBytesAdded: 30 });
+    expect(commitParts(batches, p, true)).toEqual({ parts: { hollow: 2, inline: 0 }, inlineBytesAdded: 0 });
   });
 });
 
@@ -78,7 +80,7 @@ describe('per replica: frontier, mint, round robin, sharedId', () => {
     const cfg = config({ variant: 'off', intervals: 3, updates: [u(0, 0, 0, 1), u(1, 2, 1, 1)] });
     const d = new Driver(cfg);
     expect(expectKind(d.do(ev.frontier()), 'frontier').upper).toBe(1);
-    expect(expectKind(d.do(ev.mint(7)), 'mint').desc).toEqual({ lower: 0, upper: 1, appendWorker: 0, sharedId: 0, maxBytes: 7 });
+    expect(expectKind(d.do(ev.mint(7)), 'mint').desc).toEqual({ lower: 0, upper: 1, appendWorker: 0, sharedId: 0, maxBytes: 7, barrier: false });
     d.all(ev.frontier(), ev.frontier());
     expect(step(cfg, d.state, { kind: 'frontier', replica: 0, upper: 4 })).toMatchObject({
       ok: false,
@@ -86,7 +88,7 @@ describe('per replica: frontier, mint, round robin, sharedId', () => {
     });
     expect(step(cfg, d.state, ev.mint(1))).toMatchObject({ ok: false, reason: expect.stringContaining('already has a live description') });
     d.all(ev.stage(0), ev.stage(1), ev.ownBatch(0), ev.hand(0), ev.hand(1), ev.append());
-    expect(expectKind(d.do(ev.mint(0)), 'mint').desc).toEqual({ lower: 1, upper: 3, appendWorker: 1, sharedId: 1, maxBytes: 0 });
+    expect(expectKind(d.do(ev.mint(0)), 'mint').desc).toEqual({ lower: 1, upper: 3, appendWorker: 1, sharedId: 1, maxBytes: 0, barrier: false });
     d.drain();
     expect(isSealed(d.state)).toBe(true);
     expect(step(cfg, d.state, ev.mint(1)).ok).toBe(false);
@@ -106,7 +108,7 @@ describe('per replica: frontier, mint, round robin, sharedId', () => {
     const cfg = tiny('best-effort');
     const d = new Driver(cfg);
     d.do(ev.frontier());
-    expect(step(cfg, d.state, { kind: 'mint', replica: 0, desc: { lower: 0, upper: 1, appendWorker: 0, sharedId: 0, maxBytes: 12345 } }).ok).toBe(true);
+    expect(step(cfg, d.state, { kind: 'mint', replica: 0, desc: { lower: 0, upper: 1, appendWorker: 0, sharedId: 0, maxBytes: 12345, barrier: false } }).ok).toBe(true);
   });
 });
 
@@ -166,6 +168,7 @@ describe('best-effort: refcounts, receivers, overlap groups, chunked pushes', ()
     expect(expectKind(d.do(ev.finishEnd(0)), 'finish-end').received).toEqual({
       updates: [0, 1, 2, 3],
       parts: { hollow: 1, inline: 1 },
+      partBytes: [70, 10],
     });
     d.all(ev.hand(0), ev.hand(1));
     const a = expectKind(d.do(ev.append()), 'append');
@@ -310,8 +313,38 @@ describe('append: mismatch and delete across replicas', () => {
     d.all(ev.frontier(), ev.mint(0), ev.stage(0), ev.stage(1), ev.ownBatch(0), ev.hand(0), ev.hand(1));
     expect(expectKind(d.do(ev.append()), 'append').parts).toEqual({ hollow: 0, inline: 1 });
     d.all(ev.frontier(), ev.mint(0), ev.stage(0), ev.stage(1), ev.ownBatch(0), ev.hand(0), ev.hand(1));
+    // 20 + 20 = 40 reaches the limit: refused first (its own step), the one inline part flushed.
+    expect(step(c, d.state, ev.append())).toMatchObject({ ok: false, reason: expect.stringContaining('refused by inline backpressure first') });
+    expect(expectKind(d.do(ev.backpressure()), 'backpressure')).toMatchObject({ lower: 1, inlineBytes: 20, adding: 20, flushed: 1 });
+    expect(step(c, d.state, ev.backpressure()).ok).toBe(false); // flushed already
     expect(expectKind(d.do(ev.append()), 'append').parts).toEqual({ hollow: 1, inline: 0 });
     expect(d.state.shard.inlineBytes).toBe(20);
+  });
+
+  it('the refusal and the retry are two steps: another replica may append in between, and the retry is a mismatch', () => {
+    const c = config({ variant: 'off', replicas: 2, intervals: 2, updates: [u(0, 0, 0, 20), u(1, 1, 0, 20)], persist: { ...persist, inlineTotalMaxBytes: 40 } });
+    const d = new Driver(c);
+    d.all(ev.frontier(0), ev.frontier(1), ev.mint(0, 0), ev.mint(0, 1));
+    d.all(ev.stage(0, 0, 0), ev.stage(1, 0, 0), ev.ownBatch(0, 0, 0), ev.hand(0, 0, 0), ev.hand(1, 0, 0), ev.append(0));
+    d.all(ev.stage(0, 0, 1), ev.stage(1, 0, 1), ev.ownBatch(0, 0, 1), ev.hand(0, 0, 1), ev.hand(1, 0, 1));
+    // replica 1's append of [0,1) mismatches; it deletes; replica 0 goes on to [1,2) and is refused …
+    d.all(ev.append(1), ev.delete(1), ev.frontier(0), ev.mint(0, 0), ev.stage(0, 0, 0), ev.stage(1, 0, 0), ev.ownBatch(0, 0, 0), ev.hand(0, 0, 0), ev.hand(1, 0, 0));
+    d.do(ev.backpressure(0));
+    // … and before its retry replica 1 appends [1,2) itself (its inline part is flushed too).
+    d.all(ev.frontier(1), ev.mint(0, 1), ev.stage(0, 0, 1), ev.stage(1, 0, 1), ev.ownBatch(0, 0, 1), ev.hand(0, 0, 1), ev.hand(1, 0, 1), ev.backpressure(1), ev.append(1));
+    expect(expectKind(d.do(ev.append(0)), 'append')).toMatchObject({ parts: { hollow: 1, inline: 0 }, result: { ok: false, current: 2 } });
+    expect(expectKind(d.do(ev.delete(0)), 'delete').batches).toBe(1);
+  });
+
+  it('a sink whose as-of is ahead of the shard bumps it with an empty append first, then appends', () => {
+    const c = config({ variant: 'off', workersPerProcess: 1, intervals: 3, asOf: 2, updates: [u(0, 2, 0, 20)] });
+    const d = new Driver(c);
+    d.all(ev.frontier(), ev.mint(0), ev.stage(0), ev.ownBatch(0), ev.hand(0));
+    expect(d.state.replicas[0]?.mint.context.live).toMatchObject({ lower: 2, upper: 3 });
+    expect(step(c, d.state, ev.append())).toMatchObject({ ok: false, reason: expect.stringContaining('must first bump the shard from 0 to its lower 2') });
+    expect(expectKind(d.do(ev.bump()), 'bump')).toMatchObject({ from: 0, to: 2 });
+    expect(expectKind(d.do(ev.append()), 'append')).toMatchObject({ lower: 2, upper: 3, result: { ok: true } });
+    expect(d.state.history.shardUppers).toEqual([0, 2, 3]);
   });
 });
 

@@ -19,11 +19,11 @@ import type { AppendView, BuilderView } from '../spec/view.ts';
 import { ascending } from '../spec/view.ts';
 import { append, type AppendContext } from './append.ts';
 import { builder, isEntry, isLive, type BuilderContext } from './builder.ts';
-import { processOf, sizeIndex, validateConfig, workersPerReplica, type ModelConfig } from './config.ts';
+import { knobValue, mintChoices, processOf, sizeIndex, validateConfig, workersPerReplica, type ModelConfig } from './config.ts';
 import { handle, type HandleContext } from './handle.ts';
 import { isIn, pathOf, type Local } from './local.ts';
 import { mint } from './mint.ts';
-import { buildBatch, commitParts, summarize, sumParts, type Batch } from './parts.ts';
+import { buildBatch, inlineBytesOf, inlineParts, partsNow, summarize, type Batch } from './parts.ts';
 import type { History, Registry, ReplicaState, SystemState } from './state.ts';
 import { sweep } from './sweep.ts';
 import { worker, type WorkerContext } from './worker.ts';
@@ -44,7 +44,7 @@ export type Prediction =
 
 export function initialState(cfg: ModelConfig): SystemState {
   validateConfig(cfg);
-  const replica = freshReplica(cfg, 0, 0);
+  const replica = freshReplica(cfg, cfg.asOf ?? 0, 0);
   return {
     shard: { upper: 0, inlineBytes: 0 },
     replicas: Array.from({ length: cfg.replicas }, () => replica),
@@ -206,11 +206,9 @@ function workerPhase(site: WorkerSite): string {
   return `worker ${site.w} ${next}`;
 }
 
-function builderOf(cfg: ModelConfig, reg: Registry, id: SharedId): Local<BuilderContext> {
-  return (
-    reg.builders[id] ??
-    builder.start({ barrier: cfg.variant === 'barrier', participants: cfg.workersPerProcess })
-  );
+/** The registry entry for a description: the live or dead one, or a fresh one in the description's mode. */
+function builderOf(cfg: ModelConfig, reg: Registry, desc: Description): Local<BuilderContext> {
+  return reg.builders[desc.sharedId] ?? builder.start({ barrier: desc.barrier, participants: cfg.workersPerProcess });
 }
 
 const ids = (reg: Registry, keep: (path: string) => boolean): readonly SharedId[] =>
@@ -232,12 +230,10 @@ function frontier(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kin
 function mintEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'mint' }>): Prediction {
   const site = replicaSite(cfg, s, e.replica);
   if (typeof site === 'string') return fail(site);
-  const { maxBytes } = e.desc;
-  if (!Number.isInteger(maxBytes) || maxBytes < 0) {
-    return fail(`mint.desc.maxBytes must be a non-negative integer, got ${JSON.stringify(maxBytes)}`);
-  }
   const m = site.rep.mint;
-  const next = mint.fire(m, { type: 'MINT', maxBytes });
+  const knobs = mintKnobs(cfg, e, m.context.lower, m.context.desired);
+  if (typeof knobs === 'string') return fail(knobs);
+  const next = mint.fire(m, { type: 'MINT', maxBytes: knobs.maxBytes, barrier: knobs.barrier });
   if (next === null || next.context.live === null) {
     return fail(
       m.context.live !== null
@@ -258,8 +254,44 @@ function mintEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { ki
   );
 }
 
+/**
+ * What the mint reads: computed from the workload's knobs (the event's values are then compared like
+ * any predicted field), or, without knobs, the event's values as inputs (exploring: one of the choices).
+ */
+function mintKnobs(
+  cfg: ModelConfig,
+  e: Extract<TraceEvent, { kind: 'mint' }>,
+  lower: number,
+  desired: number,
+): { maxBytes: number; barrier: boolean } | string {
+  const { knobs } = cfg;
+  if (knobs !== undefined) {
+    return {
+      maxBytes: knobValue(knobs.maxBytesByLower, lower),
+      barrier: cfg.variant !== 'off' && knobValue(knobs.barrierByDesired, desired),
+    };
+  }
+  // Without knobs the knob value is the event's input (any valid value; exploring, one of the choices).
+  const choices = mintChoices(cfg);
+  const { maxBytes } = e.desc;
+  if (!Number.isInteger(maxBytes) || maxBytes < 0) return `mint.desc.maxBytes must be a non-negative integer, got ${JSON.stringify(maxBytes)}`;
+  // A single choice is no choice: the model computes it (and compares the event's).
+  const only = choices.barrier.length === 1 ? choices.barrier[0] : undefined;
+  const barrier = only ?? e.desc.barrier;
+  if (!choices.barrier.includes(barrier)) return `mint.desc.barrier ${JSON.stringify(barrier)} is none of the config's choices [${choices.barrier.join(', ')}]`;
+  return { maxBytes, barrier };
+}
+
 /** The view of an append as the history keeps it (spec/view.ts AppendView). */
-function appendRecord(cfg: ModelConfig, r: number, rep: ReplicaState, a: Local<AppendContext>, parts: PartsSummary, result: AppendResult): AppendView {
+function appendRecord(
+  cfg: ModelConfig,
+  r: number,
+  rep: ReplicaState,
+  a: Local<AppendContext>,
+  parts: PartsSummary,
+  result: AppendResult,
+  shardUpper: number,
+): AppendView {
   const desc = rep.mint.context.live as Description;
   const handed = a.context.handed.map((h) => h as NonNullable<typeof h>);
   const batches = handed.flatMap((h) => h.batches);
@@ -269,6 +301,7 @@ function appendRecord(cfg: ModelConfig, r: number, rep: ReplicaState, a: Local<A
     lower: desc.lower,
     upper: desc.upper,
     maxBytes: desc.maxBytes,
+    barrier: desc.barrier,
     routes: rep.workers.map((w) => w.context.route),
     batches: handed.flatMap((h, w) =>
       h.batches.map((b) => ({
@@ -281,6 +314,7 @@ function appendRecord(cfg: ModelConfig, r: number, rep: ReplicaState, a: Local<A
     updates: ascending(batches.flatMap((b) => b.updates)),
     parts,
     result,
+    shardUpper,
     deleted: null,
   };
 }
@@ -303,9 +337,16 @@ function appendEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { 
     shardUpper: s.shard.upper,
     shardInlineBytes: s.shard.inlineBytes,
     persist: cfg.persist,
-  }) as Local<typeof a.context>;
+  });
+  if (next === null) {
+    return fail(
+      a.context.bumpedFrom !== null || s.shard.upper < a.context.lower
+        ? `replica ${e.replica}'s append must first bump the shard from ${a.context.bumpedFrom ?? s.shard.upper} to its lower ${a.context.lower}`
+        : `replica ${e.replica}'s append is refused by inline backpressure first (the shard holds ${s.shard.inlineBytes} inline bytes; the limit is ${cfg.persist.inlineTotalMaxBytes})`,
+    );
+  }
   const result = next.context.result ?? { ok: true };
-  const record = appendRecord(cfg, e.replica, rep, next, next.context.parts ?? NO_PARTS, result);
+  const record = appendRecord(cfg, e.replica, rep, next, next.context.parts ?? NO_PARTS, result, s.shard.upper);
   const expected = appendEventOf(record);
   const history: Partial<History> = { appends: [...s.history.appends, record] };
   if (result.ok) {
@@ -346,7 +387,7 @@ function learnCommitted(cfg: ModelConfig, s: SystemState, r: number, rep: Replic
   const committed = s.history.appends[at] as AppendView;
   if (cfg.bugs?.indeterminateAsMismatch === true) {
     const next = append.fire(a, { type: 'MISREAD', shardUpper: s.shard.upper }) as Local<AppendContext>;
-    const refused = { ...committed, parts: sumParts(a.context.handed.flatMap((h) => h?.batches ?? []), cfg.persist), result: next.context.result ?? { ok: true } };
+    const refused = { ...committed, shardUpper: s.shard.upper, parts: partsNow(a.context.handed.flatMap((h) => h?.batches ?? []), cfg.persist, a.context.flushed), result: next.context.result ?? { ok: true } };
     const history: Partial<History> = { appends: [...s.history.appends, refused] };
     if (isIn(next, 'mismatched')) return ok(appendEventOf(refused), withReplica(s, r, { append: next }, history));
     return ok(appendEventOf(refused), withReplica(s, r, { mint: mint.fire(rep.mint, { type: 'END', lower: s.shard.upper }) ?? rep.mint, append: null }, history));
@@ -361,6 +402,40 @@ function learnCommitted(cfg: ModelConfig, s: SystemState, r: number, rep: Replic
     appendEventOf(learned),
     withReplica(s, r, { mint: mint.fire(rep.mint, { type: 'END', lower: desc.upper }) ?? rep.mint, append: null }, { appends }),
   );
+}
+
+function backpressureEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'backpressure' }>): Prediction {
+  const site = replicaSite(cfg, s, e.replica);
+  if (typeof site === 'string') return fail(site);
+  const a = site.rep.append;
+  const next = a === null ? null : append.fire(a, { type: 'BACKPRESSURE', shardUpper: s.shard.upper, shardInlineBytes: s.shard.inlineBytes, persist: cfg.persist });
+  if (a === null || next === null) {
+    return fail(`replica ${e.replica} has no append that inline backpressure refuses now (shard inline bytes ${s.shard.inlineBytes}, limit ${cfg.persist.inlineTotalMaxBytes})`);
+  }
+  const batches = a.context.handed.flatMap((h) => h?.batches ?? []);
+  return ok(
+    {
+      kind: 'backpressure',
+      replica: e.replica,
+      lower: a.context.lower,
+      inlineBytes: s.shard.inlineBytes,
+      adding: inlineBytesOf(batches, cfg.persist),
+      flushed: inlineParts(batches, cfg.persist),
+    },
+    withReplica(s, e.replica, { append: next }),
+  );
+}
+
+function bumpEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'bump' }>): Prediction {
+  const site = replicaSite(cfg, s, e.replica);
+  if (typeof site === 'string') return fail(site);
+  const a = site.rep.append;
+  const next = a === null ? null : append.fire(a, { type: 'BUMP', shardUpper: s.shard.upper });
+  if (a === null || next === null) return fail(`replica ${e.replica} has no append whose shard is behind its lower (the shard's upper is ${s.shard.upper})`);
+  const learned = a.context.bumpedFrom;
+  const expected: TraceEvent = { kind: 'bump', replica: e.replica, from: learned ?? s.shard.upper, to: a.context.lower };
+  const after = withReplica(s, e.replica, { append: next }, learned === null ? { shardUppers: [...s.history.shardUppers, a.context.lower] } : undefined);
+  return ok(expected, learned === null ? { ...after, shard: { upper: a.context.lower, inlineBytes: s.shard.inlineBytes } } : after);
 }
 
 function deleteEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'delete' }>): Prediction {
@@ -430,7 +505,7 @@ function stage(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 
     bytes,
     maxBytes: desc.maxBytes,
     sharing,
-    reportsSkips: sharing && cfg.variant === 'barrier',
+    reportsSkips: sharing && desc.barrier,
   });
   if (next === null) return fail(`${workerPhase(site)}; it stages once per description`);
   const route = next.context.route as Route;
@@ -446,7 +521,7 @@ function open(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
   const wk = worker.fire(site.wk, { type: 'OPEN' });
   if (wk === null) return fail(`${workerPhase(site)}, it cannot open a handle`);
   const id = site.desc.sharedId;
-  const before = builderOf(cfg, site.reg, id);
+  const before = builderOf(cfg, site.reg, site.desc);
   const created = !isLive(pathOf(before.value));
   const b = builder.fire(before, { type: 'OPEN' });
   if (b === null) return fail(`builder ${id} of process ${site.p} is finalized: no participant may join it`);
@@ -457,7 +532,7 @@ function open(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
   }
   const h = handle.start({ staged: site.wk.context.staged, instance: b.context.instances.length - 1 });
   return ok(
-    { kind: 'open', replica: site.r, process: site.p, worker: site.w, sharedId: id, created },
+    { kind: 'open', replica: site.r, process: site.p, worker: site.w, sharedId: id, created, participants: site.desc.barrier ? cfg.workersPerProcess : null },
     withReplica(s, site.r, {
       workers: set(site.rep.workers, site.w, wk),
       handles: set(site.rep.handles, site.w, h),
@@ -479,7 +554,7 @@ function handleSite(cfg: ModelConfig, s: SystemState, e: WorkerRef): HandleSite 
     return `${workerPhase(site)}; it holds no handle`;
   }
   const { rep, r, w, p, desc, wk, reg } = site;
-  return { rep, r, w, p, desc, wk, reg, h, b: builderOf(cfg, reg, desc.sharedId) };
+  return { rep, r, w, p, desc, wk, reg, h, b: builderOf(cfg, reg, desc) };
 }
 
 function withHandleAndBuilder(
@@ -505,7 +580,11 @@ function withHandleAndBuilder(
 function push(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'push' }>): Prediction {
   const site = handleSite(cfg, s, e);
   if (typeof site === 'string') return fail(site);
-  const h = handle.fire(site.h, { type: 'PUSH', updates: e.updates });
+  // With a configured chunk size the model cuts the chunk itself: the event's chunk is then compared.
+  const chunk = cfg.pushChunkUpdates;
+  const { staged, pushed } = site.h.context;
+  const updates = chunk === undefined || isIn(site.h, 'finishing') ? e.updates : staged.slice(pushed, pushed + chunk);
+  const h = handle.fire(site.h, { type: 'PUSH', updates });
   if (h === null) {
     const { staged, pushed } = site.h.context;
     if (isIn(site.h, 'finishing')) return fail(`worker ${site.w} is finishing; it pushes no more`);
@@ -514,10 +593,10 @@ function push(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
         `[${staged.join(', ')}] after ${pushed} pushed`,
     );
   }
-  const b = builder.fire(site.b, { type: 'PUSH', updates: e.updates });
+  const b = builder.fire(site.b, { type: 'PUSH', updates });
   if (b === null) return fail(`builder ${site.desc.sharedId} of process ${site.p} is not live`);
   return ok(
-    { kind: 'push', replica: site.r, process: site.p, worker: site.w, sharedId: site.desc.sharedId, updates: e.updates },
+    { kind: 'push', replica: site.r, process: site.p, worker: site.w, sharedId: site.desc.sharedId, updates },
     withHandleAndBuilder(s, site, h, b),
   );
 }
@@ -535,7 +614,7 @@ function finishBegin(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { 
   }
   const b = builder.fire(site.b, { type: 'FINISH_BEGIN', worker: site.w });
   if (b === null) return fail(`builder ${site.desc.sharedId} of process ${site.p} is not live`);
-  const last = pathOf(b.value) === (cfg.variant === 'barrier' ? 'finalized' : 'notLive.dead');
+  const last = pathOf(b.value) === (b.context.barrier ? 'finalized' : 'notLive.dead');
   const h = handle.fire(site.h, { type: 'FINISH_BEGIN', last }) as Local<HandleContext>;
   return ok(
     { kind: 'finish-begin', replica: site.r, process: site.p, worker: site.w, sharedId: site.desc.sharedId, last },
@@ -582,7 +661,7 @@ function skip(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
   const wk = worker.fire(site.wk, { type: 'SKIP' });
   if (wk === null) return fail(`${workerPhase(site)}; it reports no skip`);
   const id = site.desc.sharedId;
-  const before = builderOf(cfg, site.reg, id);
+  const before = builderOf(cfg, site.reg, site.desc);
   const early = !isLive(pathOf(before.value));
   const b = builder.fire(before, { type: 'SKIP' });
   if (b === null) return fail(`builder ${id} of process ${site.p} is finalized: a skip would over-report`);
@@ -790,6 +869,14 @@ function faultEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { k
   // one when it did not apply) is retried and changes nothing: a stuttering step.
   if (!(e.op === 'consensus.cas' && e.fault === 'indeterminate-applied' && rep.up && a !== null && isIn(a, 'ready'))) return ok(expected, s);
   const f = s.history.faults;
+  if (s.shard.upper < a.context.lower) {
+    // The bump's empty compare-and-append applied: the shard moved now; its `bump` step learns it.
+    if (f.indeterminate >= (cfg.faults?.indeterminate ?? 0)) return fail(`the run already had ${f.indeterminate} indeterminate compare-and-set(s), the most the config explores`);
+    const bumped = append.fire(a, { type: 'BUMP_UNANSWERED', shardUpper: s.shard.upper });
+    if (bumped === null) return ok(expected, s); // a retried bump whose first try already applied
+    const after = withReplica(s, e.replica, { append: bumped }, { shardUppers: [...s.history.shardUppers, a.context.lower], faults: { ...f, indeterminate: f.indeterminate + 1 } });
+    return ok(expected, { ...after, shard: { upper: a.context.lower, inlineBytes: s.shard.inlineBytes } });
+  }
   if (f.indeterminate >= (cfg.faults?.indeterminate ?? 0)) return fail(`the run already had ${f.indeterminate} indeterminate compare-and-set(s), the most the config explores`);
   const next = append.fire(a, { type: 'INDETERMINATE_APPLIED', shardUpper: s.shard.upper, shardInlineBytes: s.shard.inlineBytes, persist: cfg.persist });
   if (next === null) {
@@ -797,7 +884,7 @@ function faultEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { k
   }
   const desc = rep.mint.context.live as Description;
   // Until the append worker learns the answer, the record shows the parts it handed (what a trace shows).
-  const record = appendRecord(cfg, e.replica, rep, next, sumParts(next.context.handed.flatMap((h) => h?.batches ?? []), cfg.persist), { ok: true });
+  const record = appendRecord(cfg, e.replica, rep, next, partsNow(next.context.handed.flatMap((h) => h?.batches ?? []), cfg.persist, next.context.flushed), { ok: true }, s.shard.upper);
   const after = withReplica(
     s,
     e.replica,
@@ -841,9 +928,10 @@ function restartEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, {
   const f = s.history.faults;
   // The new incarnation's claim expires the old one: what it leaked becomes collectable.
   const expired = f.leakingByReplica[e.replica] ?? 0;
-  const replicas = set(s.replicas, e.replica, freshReplica(cfg, s.shard.upper, site.rep.incarnation + 1));
+  const lower = Math.max(cfg.asOf ?? 0, s.shard.upper);
+  const replicas = set(s.replicas, e.replica, freshReplica(cfg, lower, site.rep.incarnation + 1));
   return ok(
-    { kind: 'restart', replica: e.replica, lower: s.shard.upper },
+    { kind: 'restart', replica: e.replica, lower },
     {
       shard: s.shard,
       replicas,
@@ -925,6 +1013,10 @@ export function predict(cfg: ModelConfig, s: SystemState, event: TraceEvent): Pr
       return appendEvent(cfg, s, event);
     case 'delete':
       return deleteEvent(cfg, s, event);
+    case 'backpressure':
+      return backpressureEvent(cfg, s, event);
+    case 'bump':
+      return bumpEvent(cfg, s, event);
     case 'sweep':
       return sweepEvent(cfg, s, event);
     case 'sweep-hold':
@@ -1046,15 +1138,21 @@ function faultCandidates(s: SystemState, out: TraceEvent[]): void {
 /** One candidate per actor and choice; predicted fields are placeholders (predict ignores them). */
 function candidates(cfg: ModelConfig, s: SystemState): TraceEvent[] {
   const out: TraceEvent[] = [];
-  const choices = [...new Set(cfg.maxBytesChoices)];
+  const choices = mintChoices(cfg);
   if (cfg.faults !== undefined) faultCandidates(s, out);
   s.replicas.forEach((rep, r) => {
     if (!rep.up) return;
     out.push({ kind: 'frontier', replica: r, upper: 0 });
     const desc = rep.mint.context.live;
     if (desc === null) {
-      for (const maxBytes of choices) {
-        out.push({ kind: 'mint', replica: r, desc: { lower: 0, upper: 0, appendWorker: 0, sharedId: 0, maxBytes } });
+      if (cfg.knobs !== undefined) {
+        out.push({ kind: 'mint', replica: r, desc: { lower: 0, upper: 0, appendWorker: 0, sharedId: 0, maxBytes: 0, barrier: false } });
+      } else {
+        for (const maxBytes of choices.maxBytes) {
+          for (const barrier of choices.barrier) {
+            out.push({ kind: 'mint', replica: r, desc: { lower: 0, upper: 0, appendWorker: 0, sharedId: 0, maxBytes, barrier } });
+          }
+        }
       }
     } else {
       const sharedId = desc.sharedId;
@@ -1063,7 +1161,7 @@ function candidates(cfg: ModelConfig, s: SystemState): TraceEvent[] {
         const path = pathOf(wk.value);
         const h = rep.handles[w];
         if (path === 'idle') out.push({ kind: 'stage', ...ref, updates: [], bytes: 0, route: 'none' });
-        else if (path === 'shared.opening') out.push({ kind: 'open', ...ref, created: false });
+        else if (path === 'shared.opening') out.push({ kind: 'open', ...ref, created: false, participants: null });
         else if (path === 'shared.holdingHandle' && h !== null && h !== undefined) {
           const rest = h.context.staged.slice(h.context.pushed);
           if (isIn(h, 'finishing')) out.push({ kind: 'finish-end', ...ref, received: null });
@@ -1071,13 +1169,15 @@ function candidates(cfg: ModelConfig, s: SystemState): TraceEvent[] {
           else out.push({ kind: 'finish-begin', ...ref, last: false });
         } else if (path.endsWith('reportingSkip')) out.push({ kind: 'skip', ...ref, early: false });
         else if (path === 'fallback.writing') {
-          out.push({ kind: 'own-batch', ...ref, batch: { updates: [], parts: { hollow: 0, inline: 0 } } });
+          out.push({ kind: 'own-batch', ...ref, batch: { updates: [], parts: { hollow: 0, inline: 0 }, partBytes: [] } });
         } else if (path === 'handing') out.push({ kind: 'hand', ...ref, batches: [] });
       });
       if (rep.append !== null) {
         const none = { hollow: 0, inline: 0 };
         if (isIn(rep.append, 'ready') || isIn(rep.append, 'committed')) {
           out.push({ kind: 'append', replica: r, lower: 0, upper: 0, batches: 0, parts: none, updates: [], result: { ok: true } });
+          out.push({ kind: 'backpressure', replica: r, lower: 0, inlineBytes: 0, adding: 0, flushed: 0 });
+          out.push({ kind: 'bump', replica: r, from: 0, to: 0 });
         } else if (isIn(rep.append, 'mismatched')) {
           out.push({ kind: 'delete', replica: r, lower: 0, batches: 0, reason: 'mismatch' });
         }

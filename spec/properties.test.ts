@@ -146,9 +146,10 @@ describe('properties', () => {
     for (const [p, v] of failing.filter(([p]) => p.kind === 'eventually')) expect(p.check({ ...v, final: false }).ok).toBe(true);
   });
 
-  it('the barrier property concerns the barrier with sharing on only', () => {
+  it('the barrier property concerns descriptions minted with the barrier, with sharing on, only', () => {
     const bad = withAppend({ routes: ['own', 'own'] });
-    expect(barrierOneSharedBatchPerProcess.check({ ...bad, config: { ...bad.config, variant: 'best-effort' } }).ok).toBe(true);
+    expect(barrierOneSharedBatchPerProcess.check(bad).ok).toBe(false);
+    expect(barrierOneSharedBatchPerProcess.check(withAppend({ routes: ['own', 'own'], barrier: false })).ok).toBe(true);
     expect(barrierOneSharedBatchPerProcess.check(withAppend({ routes: ['own', 'own'], maxBytes: 0 })).ok).toBe(true);
   });
 

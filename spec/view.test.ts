@@ -30,7 +30,7 @@ describe('viewFromTrace', () => {
 
   it('a dropped handle closing a builder with data delivers it to nobody (drop-without-finish)', () => {
     const trace: TraceEvent[] = [
-      { kind: 'open', ...w(0), created: true },
+      { kind: 'open', ...w(0), created: true, participants: null },
       { kind: 'push', ...w(0), updates: [0] },
       { kind: 'drop', ...w(0), closed: true },
       { kind: 'drop', ...w(0), closed: true },
@@ -45,9 +45,9 @@ describe('viewFromTrace', () => {
   it('tolerates events out of protocol order', () => {
     const trace: TraceEvent[] = [
       { kind: 'push', ...w(1), updates: [1] },
-      { kind: 'open', ...w(1), created: false },
-      { kind: 'finish-end', ...w(0), received: { updates: [0], parts: { hollow: 0, inline: 1 } } },
-      { kind: 'hand', ...w(0), batches: [{ updates: [0], parts: { hollow: 0, inline: 1 } }] },
+      { kind: 'open', ...w(1), created: false, participants: null },
+      { kind: 'finish-end', ...w(0), received: { updates: [0], parts: { hollow: 0, inline: 1 }, partBytes: [] } },
+      { kind: 'hand', ...w(0), batches: [{ updates: [0], parts: { hollow: 0, inline: 1 }, partBytes: [] }] },
       { kind: 'delete', replica: 0, lower: 0, batches: 1, reason: 'stale' },
       {
         kind: 'append',

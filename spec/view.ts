@@ -38,6 +38,8 @@ export interface HandedBatchView {
   readonly route: 'shared' | 'own';
   readonly updates: readonly UpdateId[];
   readonly parts: PartsSummary;
+  /** Payload bytes of each part, in cut order. */
+  readonly partBytes: readonly number[];
 }
 
 export interface AppendView {
@@ -47,6 +49,8 @@ export interface AppendView {
   readonly upper: Time;
   /** The knob as read at mint for this description. */
   readonly maxBytes: number;
+  /** The barrier flag as read at mint for this description. */
+  readonly barrier: boolean;
   /** Each worker's route for the description (null if it never staged). */
   readonly routes: readonly (Route | null)[];
   readonly batches: readonly HandedBatchView[];
@@ -54,6 +58,8 @@ export interface AppendView {
   /** After inline backpressure. */
   readonly parts: PartsSummary;
   readonly result: AppendResult;
+  /** The shard's upper when the compare-and-set ran (after any bump), as the events before it tell. */
+  readonly shardUpper: Time;
   /** Batches deleted after a mismatch; null until (unless) the delete happens. */
   readonly deleted: number | null;
 }
@@ -166,7 +172,7 @@ export function assembleView(cfg: ViewConfig, run: Omit<SystemView, 'config' | '
 type TraceInstance = { -readonly [K in keyof BuilderView]: K extends 'updates' ? UpdateId[] : BuilderView[K] };
 
 interface TraceReplica {
-  desc: { sharedId: SharedId; maxBytes: number; lower: Time; upper: Time } | null;
+  desc: { sharedId: SharedId; maxBytes: number; barrier: boolean; lower: Time; upper: Time } | null;
   routes: (Route | null)[];
   hands: (HandedBatchView[] | null)[];
   /** Index in `appends` of this replica's last append (a delete refers to it). */
@@ -174,6 +180,10 @@ interface TraceReplica {
   /** Index in `appends` of the live description's append that committed through an indeterminate
    * compare-and-set the replica has not learned of yet. */
   committed: number | null;
+  /** A bump's compare-and-set applied unanswered: the shard upper moved already; its `bump` step only learns it. */
+  bumpedUnanswered: boolean;
+  /** Inline backpressure flushed the live description's inline parts to blob. */
+  flushed: boolean;
   /** Restarts so far: which incarnation the replica's events belong to. */
   incarnation: number;
   /** This incarnation's finishes begun and not returned, and batches written and not yet appended or
@@ -203,7 +213,7 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
   const replicaOf = (r: number): TraceReplica => {
     let rep = replicas.get(r);
     if (rep === undefined) {
-      rep = { desc: null, routes: [], hands: [], lastAppend: null, committed: null, incarnation: 0, open: { finishes: 0, batches: 0 } };
+      rep = { desc: null, routes: [], hands: [], lastAppend: null, committed: null, bumpedUnanswered: false, flushed: false, incarnation: 0, open: { finishes: 0, batches: 0 } };
       replicas.set(r, rep);
     }
     return rep;
@@ -219,8 +229,9 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
     switch (e.kind) {
       case 'mint': {
         const rep = replicaOf(e.replica);
-        rep.desc = { sharedId: e.desc.sharedId, maxBytes: e.desc.maxBytes, lower: e.desc.lower, upper: e.desc.upper };
+        rep.desc = { sharedId: e.desc.sharedId, maxBytes: e.desc.maxBytes, barrier: e.desc.barrier, lower: e.desc.lower, upper: e.desc.upper };
         rep.committed = null;
+        rep.flushed = false;
         rep.routes = Array.from({ length: workers }, () => null);
         rep.hands = Array.from({ length: workers }, () => null);
         break;
@@ -272,6 +283,7 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
           route,
           updates: b.updates,
           parts: b.parts,
+          partBytes: b.partBytes,
         }));
         break;
       }
@@ -293,11 +305,13 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
           lower: e.lower,
           upper: e.upper,
           maxBytes: rep.desc?.maxBytes ?? 0,
+          barrier: rep.desc?.barrier ?? false,
           routes: [...rep.routes],
           batches: rep.hands.flatMap((h) => h ?? []),
           updates: e.updates,
           parts: e.parts,
           result: e.result,
+          shardUpper: shardUppers.at(-1) ?? 0,
           deleted: null,
         });
         if (e.result.ok) {
@@ -307,6 +321,15 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
         }
         break;
       }
+      case 'bump': {
+        const rep = replicaOf(e.replica);
+        if (!rep.bumpedUnanswered) shardUppers.push(e.to);
+        rep.bumpedUnanswered = false;
+        break;
+      }
+      case 'backpressure':
+        replicaOf(e.replica).flushed = true;
+        break;
       case 'delete': {
         batches.deleted += e.batches;
         replicaOf(e.replica).open.batches -= e.batches;
@@ -326,7 +349,15 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
         const desc = rep.desc;
         // The append's compare-and-set applied though it answered with an error: the shard took it now.
         const appendPending = desc !== null && rep.hands.length > 0 && rep.hands.every((h) => h !== null) && rep.committed === null;
-        if (e.op !== 'consensus.cas' || e.fault !== 'indeterminate-applied' || !appendPending || (shardUppers.at(-1) ?? 0) !== desc.lower) break;
+        if (e.op !== 'consensus.cas' || e.fault !== 'indeterminate-applied' || !appendPending) break;
+        const upper = shardUppers.at(-1) ?? 0;
+        if (upper < desc.lower) {
+          // The bump's empty compare-and-append applied (its `bump` step will learn it).
+          shardUppers.push(desc.lower);
+          rep.bumpedUnanswered = true;
+          break;
+        }
+        if (upper !== desc.lower) break;
         const handed = rep.hands.flatMap((h) => h ?? []);
         rep.committed = appends.length;
         appends.push({
@@ -335,11 +366,16 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
           lower: desc.lower,
           upper: desc.upper,
           maxBytes: desc.maxBytes,
+          barrier: desc.barrier,
           routes: [...rep.routes],
           batches: handed,
           updates: ascending(handed.flatMap((b) => b.updates)),
-          parts: handed.reduce((p, b) => ({ hollow: p.hollow + b.parts.hollow, inline: p.inline + b.parts.inline }), { hollow: 0, inline: 0 }),
+          parts: handed.reduce(
+            (p, b) => (rep.flushed ? { hollow: p.hollow + b.parts.hollow + b.parts.inline, inline: 0 } : { hollow: p.hollow + b.parts.hollow, inline: p.inline + b.parts.inline }),
+            { hollow: 0, inline: 0 },
+          ),
           result: { ok: true },
+          shardUpper: upper,
           deleted: null,
         });
         shardUppers.push(desc.upper);
@@ -361,6 +397,7 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
       }
       case 'restart':
         faults.restarts += 1;
+        replicaOf(e.replica).bumpedUnanswered = false;
         break;
       case 'frontier':
       case 'skip':

@@ -22,7 +22,8 @@ export type BugName =
   | 'indeterminate-cas-deletes-batches'
   | 'restart-rewrites-appended-interval'
   | 'cleanup-deletes-in-flight-part'
-  | 'mismatch-delete-error-swallowed';
+  | 'mismatch-delete-error-swallowed'
+  | 'barrier-flag-read-per-worker';
 export const BUG_NAMES: readonly BugName[] = [
   'sweep-upgrade-race',
   'drop-without-finish',
@@ -35,6 +36,7 @@ export const BUG_NAMES: readonly BugName[] = [
   'restart-rewrites-appended-interval',
   'cleanup-deletes-in-flight-part',
   'mismatch-delete-error-swallowed',
+  'barrier-flag-read-per-worker',
 ];
 
 /** Gallery bugs that show only when storage fails or replicas are aborted (`sbkit check --faults`). */
@@ -88,6 +90,9 @@ export type SharedId = number;
  * - `sharedId` = mint sequence number (0, 1, 2 … per replica).
  * - `maxBytes` = the `shared_batch_max_bytes` knob as read once, at mint. SUBTLE: every worker of the
  *   interval must see the same value, or a barrier waits for a worker that decided not to share.
+ * - `barrier` = the `enable_compute_sync_mv_sink_shared_batches_barrier` flag as read once, at mint
+ *   (false when the variant is off). SUBTLE: the same reason — read per worker, one id gets both
+ *   modes, and the barrier hangs or finishes early (gallery: barrier-flag-read-per-worker).
  */
 export interface Description {
   readonly lower: Time;
@@ -95,6 +100,7 @@ export interface Description {
   readonly appendWorker: number;
   readonly sharedId: SharedId;
   readonly maxBytes: number;
+  readonly barrier: boolean;
 }
 
 /** Persist tunables that decide how batches become parts. */
@@ -114,10 +120,12 @@ export interface PartsSummary {
   readonly inline: number;
 }
 
-/** What the trace says about one batch: which updates it holds (ascending ids) and its parts. */
+/** What the trace says about one batch: which updates it holds (ascending ids), its parts, and the
+ * payload bytes of each part in cut order (where the parts were cut; inline iff below the limit). */
 export interface BatchSummary {
   readonly updates: readonly UpdateId[];
   readonly parts: PartsSummary;
+  readonly partBytes: readonly number[];
 }
 
 /** Where an event happened. `worker` is the worker's index within its replica (0 … P·W−1);
@@ -145,7 +153,8 @@ export type AppendResult =
 export type TraceEvent =
   /** The replica's desired frontier advanced: all updates with time < upper are known. */
   | { readonly kind: 'frontier'; readonly replica: number; readonly upper: Time }
-  /** The mint operator minted a description (lower, upper, appendWorker, sharedId predicted; maxBytes input). */
+  /** The mint operator minted a description (every field predicted: the knobs from the workload's
+   * configuration as read at mint; an explorer without one chooses maxBytes and barrier). */
   | { readonly kind: 'mint'; readonly replica: number; readonly desc: Description }
   /** A worker took its updates in [lower, upper) and decided its route (updates, bytes, route predicted). */
   | (WorkerRef & {
@@ -155,8 +164,9 @@ export type TraceEvent =
       readonly bytes: number;
       readonly route: Route;
     })
-  /** builder(id, desc[, participants]) returned a handle; `created` (predicted): a new builder state. */
-  | (WorkerRef & { readonly kind: 'open'; readonly sharedId: SharedId; readonly created: boolean })
+  /** builder(id, desc[, participants]) returned a handle; `created` (predicted): a new builder state;
+   * `participants` (predicted): the barrier's participant count passed, null for best-effort. */
+  | (WorkerRef & { readonly kind: 'open'; readonly sharedId: SharedId; readonly created: boolean; readonly participants: number | null })
   /** One chunk of the worker's staged updates entered the builder's channel (in staged order). */
   | (WorkerRef & { readonly kind: 'push'; readonly sharedId: SharedId; readonly updates: readonly UpdateId[] })
   /** finish() began; `last` (predicted): best-effort — this handle dropped the last reference;
@@ -181,6 +191,23 @@ export type TraceEvent =
       readonly updates: readonly UpdateId[];
       readonly result: AppendResult;
     }
+  /** Inline backpressure refused the append's compare-and-set: the append worker flushes its batches'
+   * inline parts to blob (`flushed` predicted), then retries. The refusal is this step; the flush's PUTs
+   * come after it, so another writer may append before the retry (which then sees a mismatch). */
+  | {
+      readonly kind: 'backpressure';
+      readonly replica: number;
+      readonly lower: Time;
+      /** (predicted) The shard state's inline payload bytes, and the inline bytes this append would add:
+       * their sum reached inline_writes_total_max_bytes. */
+      readonly inlineBytes: number;
+      readonly adding: number;
+      readonly flushed: number;
+    }
+  /** The shard was behind the description's lower (`current < lower`): the append worker advanced it
+   * with an empty compare-and-append over [from, to) and will retry (from predicted; only a bump that
+   * committed is an event — a lost one is retried and changes nothing). */
+  | { readonly kind: 'bump'; readonly replica: number; readonly from: Time; readonly to: Time }
   /** The append worker deleted batches it could not append (predicted count). */
   | {
       readonly kind: 'delete';

@@ -60,7 +60,7 @@ export class Batch {
 
   /** What trace events say about this batch: ascending update ids and its parts. */
   summary(): BatchSummary {
-    return summary(this.updateIds, this.partsSummary());
+    return summary(this.updateIds, this.#parts);
   }
 
   #requireOwned(action: string): void {

@@ -94,6 +94,16 @@ export class ShardWriter {
 
       const inline = inlinePayload(batches.flatMap((b) => b.parts));
       if (inline > 0 && state.inlineBytes + inline >= config.inlineTotalMaxBytes) {
+        // The refusal is this step (it read this state); the flush's PUTs and the retry come after it.
+        const flushing = countParts(batches.flatMap((b) => b.parts)).inline;
+        this.deps.trace.emit({
+          kind: 'backpressure',
+          replica: this.deps.where.replica,
+          lower: expectedUpper,
+          inlineBytes: state.inlineBytes,
+          adding: inline,
+          flushed: flushing,
+        });
         for (const b of batches) {
           const flushed = await b.flushInlineToBlob();
           flushedParts += flushed;

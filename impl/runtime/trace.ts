@@ -3,6 +3,7 @@
  * events carry. Production passes no observer: emitting is then one branch.
  */
 import type { BatchSummary, Observer, PartsSummary, TraceEvent } from '../../vocab/index.ts';
+import { countParts, type Part } from '../persist/part.ts';
 
 export class Trace {
   constructor(private readonly observer?: Observer) {}
@@ -22,6 +23,7 @@ export function ascending(ids: Iterable<number>): number[] {
   return [...ids].sort((a, b) => a - b);
 }
 
-export function summary(updates: Iterable<number>, parts: PartsSummary): BatchSummary {
-  return { updates: ascending(updates), parts };
+/** A batch as trace events show it: ascending ids, part counts, and each part's payload bytes in cut order. */
+export function summary(updates: Iterable<number>, parts: readonly Part[]): BatchSummary {
+  return { updates: ascending(updates), parts: countParts(parts), partBytes: parts.map((p) => p.payloadBytes) };
 }

@@ -82,7 +82,15 @@ export class SharedBatches {
     }
     entry.refs += 1;
     const handle = new SharedBatchHandle(this.ctx, entry, entry.nextHandleId(), opts.worker, (done) => this.#completed.add(done));
-    this.ctx.trace.emit({ kind: 'open', replica: this.ctx.replica, process: this.ctx.process, worker: opts.worker, sharedId: id, created });
+    this.ctx.trace.emit({
+      kind: 'open',
+      replica: this.ctx.replica,
+      process: this.ctx.process,
+      worker: opts.worker,
+      sharedId: id,
+      created,
+      participants: participants ?? null,
+    });
     if (created) this.#maybeSweep();
     return handle;
   }

@@ -3,8 +3,8 @@
  * hands of all P·W workers, then one compare_and_append(batches, lower, upper).
  *
  * - ok: lower = upper; the description ends.
- * - mismatch with current < lower (unreachable when lowers come from the shard upper, as here): bump
- *   the shard with an empty append from current to lower, then retry.
+ * - mismatch with current < lower (the shard is behind the sink's as-of): bump the shard with an empty
+ *   append from current to lower (`bump`, when it committed), then retry.
  * - any other mismatch (another replica wrote): lower = current; delete the unappended batches
  *   (`delete`, reason mismatch); nothing is retried — the next description rewrites what is missing.
  * - hands that arrive for a description that already passed are deleted (`delete`, reason stale).
@@ -89,9 +89,12 @@ async function appendWithBump(r: ReplicaState, desc: Description, batches: reado
     if (result.kind === 'ok' || result.current >= desc.lower) return result;
     // The shard is behind our lower: advance it with an empty append, then retry. Either we or a
     // concurrent writer moved it; the retry decides.
-    metrics.c.bumps += 1;
     metrics.c.appendAttempts += 1;
-    await shard.compareAndAppend([], result.current, desc.lower);
+    const bumped = await shard.compareAndAppend([], result.current, desc.lower);
+    if (bumped.kind === 'ok') {
+      metrics.c.bumps += 1;
+      r.deps.trace.emit({ kind: 'bump', replica: r.settings.replica, from: result.current, to: desc.lower });
+    }
   }
 }
 

@@ -3,13 +3,14 @@
  *
  * input: advances the desired frontier 1 … K (`frontier` events).
  * mint (one worker): when no description is live and lower < desired, mints
- * {lower, upper = desired, appendWorker = seq mod P·W, sharedId = seq, maxBytes = the knob read now}
+ * {lower, upper = desired, appendWorker = seq mod P·W, sharedId = seq, maxBytes and barrier = the knobs
+ * read now (barrier false when the variant is off)}
  * and broadcasts it to every worker's write task and to the append worker's append task.
  */
 import type { Description } from '../../vocab/index.ts';
 import { pointAt } from '../runtime/where.ts';
 import { at, type ReplicaState } from './replica-state.ts';
-import { readMaxBytes } from './route.ts';
+import { readBarrier, readMaxBytes } from './route.ts';
 
 export async function runInput(r: ReplicaState): Promise<void> {
   const { replica, intervals, pacing } = r.settings;
@@ -43,8 +44,10 @@ export async function runMint(r: ReplicaState): Promise<void> {
 function mintOne(r: ReplicaState): void {
   const { replica } = r.settings;
   const seq = r.seq;
-  const maxBytes = readMaxBytes(r.settings.maxBytes, { replica, lower: r.lower, seq });
-  const desc: Description = { lower: r.lower, upper: r.desired, appendWorker: seq % r.workers, sharedId: seq, maxBytes };
+  const ctx = { replica, lower: r.lower, seq, desired: r.desired };
+  const maxBytes = readMaxBytes(r.settings.maxBytes, ctx);
+  const barrier = r.settings.variant !== 'off' && readBarrier(r.settings.barrier, ctx);
+  const desc: Description = { lower: r.lower, upper: r.desired, appendWorker: seq % r.workers, sharedId: seq, maxBytes, barrier };
   r.seq += 1;
   r.live = desc;
   r.deps.trace.emit({ kind: 'mint', replica, desc });

@@ -22,7 +22,7 @@ import type { Where } from '../runtime/where.ts';
 import type { Scheduler } from '../seams.ts';
 import { SharedBatches } from '../shared/shared-batches.ts';
 import type { Update } from '../update.ts';
-import type { MaxBytesKnob } from './route.ts';
+import type { BarrierKnob, MaxBytesKnob } from './route.ts';
 
 /** How the input advances the desired frontier. `lockstep`: only once the sink caught up
  * (lower ≥ desired), one description per step, like a sink that keeps up with its input. `free`: as
@@ -36,6 +36,7 @@ export interface SinkSettings {
   readonly workersPerProcess: number;
   readonly intervals: number;
   readonly maxBytes: MaxBytesKnob;
+  readonly barrier: BarrierKnob;
   readonly pushChunkUpdates: number;
   readonly pacing: Pacing;
   /** The shard's upper when this writer started (0 for a fresh shard): the sink's first lower. */

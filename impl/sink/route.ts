@@ -3,10 +3,13 @@
  *
  *     sharing = variant ≠ off ∧ maxBytes > 0
  *     no staged updates → none;  sharing ∧ bytes < maxBytes (strict) → shared;  otherwise → own
+ *
+ * Every knob is read once per description, at mint, and carried on it (the description's `maxBytes`
+ * and `barrier`): every worker of one interval must decide alike.
  */
 import type { Route, Variant } from '../../vocab/index.ts';
 import type { BugSwitches } from '../bugs.ts';
-import { requireInteger } from '../errors.ts';
+import { SbkitError, requireInteger, show } from '../errors.ts';
 
 export function sharingOn(variant: Variant, maxBytes: number): boolean {
   return variant !== 'off' && maxBytes > 0;
@@ -20,12 +23,37 @@ export function decideRoute(variant: Variant, maxBytes: number, staged: number, 
   return fits ? 'shared' : 'own';
 }
 
+/**
+ * When a knob is read: by which replica, for which description (its lower and mint sequence number),
+ * and the replica's desired frontier at that moment (a dynamic config that flips does so at some moment;
+ * the input frontier is how a deterministic run names that moment).
+ */
+export interface KnobContext {
+  readonly replica: number;
+  readonly lower: number;
+  readonly seq: number;
+  readonly desired: number;
+}
+
 /** The `shared_batch_max_bytes` knob: a constant, or read per description at mint. */
-export type MaxBytesKnob = number | ((ctx: { replica: number; lower: number; seq: number }) => number);
+export type MaxBytesKnob = number | ((ctx: KnobContext) => number);
 
 /** Reads the knob once for a description; a bad value is `invalid-max-bytes`. */
-export function readMaxBytes(knob: MaxBytesKnob, ctx: { replica: number; lower: number; seq: number }): number {
+export function readMaxBytes(knob: MaxBytesKnob, ctx: KnobContext): number {
   if (typeof knob === 'number') return requireInteger(knob, 0, 'maxBytes', 'invalid-max-bytes');
   const value = knob(ctx);
   return requireInteger(value, 0, `maxBytes (read for replica ${ctx.replica}, description ${ctx.seq})`, 'invalid-max-bytes');
+}
+
+/** The `enable_compute_sync_mv_sink_shared_batches_barrier` flag: a constant, or read per description
+ * at mint (and carried on it, so every worker of the description sees one value). */
+export type BarrierKnob = boolean | ((ctx: KnobContext) => boolean);
+
+/** Reads the flag; a value that is not a boolean is `invalid-config`. */
+export function readBarrier(knob: BarrierKnob, ctx: KnobContext): boolean {
+  const value: unknown = typeof knob === 'boolean' ? knob : knob(ctx);
+  if (typeof value !== 'boolean') {
+    throw new SbkitError('invalid-config', `barrier flag (read for replica ${ctx.replica}, description ${ctx.seq}) must be a boolean, got ${show(value)}`);
+  }
+  return value;
 }

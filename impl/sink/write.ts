@@ -5,14 +5,14 @@
  *   shared: open, push+, finish-begin, finish-end      own: [skip], own-batch      none: [skip]
  * and finally hand. `skip` is reported only under the barrier with sharing on.
  */
-import type { Description, WorkerRef } from '../../vocab/index.ts';
+import type { Description, Route, WorkerRef } from '../../vocab/index.ts';
 import type { Batch } from '../persist/batch.ts';
 import { BatchBuilder } from '../persist/batch-builder.ts';
 import { pointAt } from '../runtime/where.ts';
 import { payloadBytes, type Update } from '../update.ts';
 import { at, type ReplicaState } from './replica-state.ts';
 import { unreachable } from '../errors.ts';
-import { decideRoute, sharingOn } from './route.ts';
+import { decideRoute, readBarrier, sharingOn } from './route.ts';
 
 export async function runWriter(r: ReplicaState, worker: number): Promise<void> {
   const queue = at(r.writeQueues, worker);
@@ -33,38 +33,48 @@ async function writeDescription(r: ReplicaState, worker: number, desc: Descripti
   const bytes = payloadBytes(staged);
   const route = decideRoute(variant, desc.maxBytes, staged.length, bytes, bugs);
   trace.emit({ kind: 'stage', ...ref, sharedId: desc.sharedId, updates: staged.map((u) => u.id), bytes, route });
-
-  // Under the barrier every worker of the process reports exactly once: push+finish, or skip.
-  const skip = async (): Promise<void> => {
-    if (variant === 'barrier' && sharingOn(variant, desc.maxBytes)) {
-      await at(r.registries, ref.process).noteSkip(desc.sharedId, r.settings.workersPerProcess, worker);
-    }
-  };
-  const batches = await writeRoute();
-  async function writeRoute(): Promise<Batch[]> {
-    // A switch, not ts-pattern's `match`: this runs per worker and description (a conformance hot path).
-    switch (route) {
-      case 'shared':
-        return writeShared(r, worker, desc, staged);
-      case 'own':
-        await skip();
-        return [await writeOwn(r, ref, desc, staged)];
-      case 'none':
-        await skip();
-        return [];
-      default:
-        return unreachable(route);
-    }
-  }
-
+  const batches = await writeRoute(r, ref, desc, staged, route, barrierOf(r, desc));
   await pointAt(scheduler, 'write.hand', ref);
   trace.emit({ kind: 'hand', ...ref, sharedId: desc.sharedId, batches: batches.map((b) => b.summary()) });
   at(r.inboxes, desc.appendWorker).send({ desc, worker, batches });
 }
 
-async function writeShared(r: ReplicaState, worker: number, desc: Description, staged: readonly Update[]): Promise<Batch[]> {
+/** Writes the worker's staged updates as its route says: into the shared batch, or its own. */
+async function writeRoute(r: ReplicaState, ref: WorkerRef, desc: Description, staged: readonly Update[], route: Route, barrier: boolean): Promise<Batch[]> {
+  // A switch, not ts-pattern's `match`: this runs per worker and description (a conformance hot path).
+  switch (route) {
+    case 'shared':
+      return writeShared(r, ref.worker, desc, staged, barrier);
+    case 'own':
+      await reportSkip(r, ref, desc, barrier);
+      return [await writeOwn(r, ref, desc, staged)];
+    case 'none':
+      await reportSkip(r, ref, desc, barrier);
+      return [];
+    default:
+      return unreachable(route);
+  }
+}
+
+/** Under the barrier every worker of the process reports exactly once: push+finish, or skip. */
+async function reportSkip(r: ReplicaState, ref: WorkerRef, desc: Description, barrier: boolean): Promise<void> {
+  if (barrier && sharingOn(r.settings.variant, desc.maxBytes)) {
+    await at(r.registries, ref.process).noteSkip(desc.sharedId, r.settings.workersPerProcess, ref.worker);
+  }
+}
+
+/** The barrier flag this worker acts on: the description's, read once at mint. */
+function barrierOf(r: ReplicaState, desc: Description): boolean {
+  if (!r.deps.bugs.has('barrier-flag-read-per-worker')) return desc.barrier;
+  // BUG (barrier-flag-read-per-worker): the flag is read now, as this worker writes; after a flip the
+  // workers of one description disagree.
+  const { replica, variant } = r.settings;
+  return variant !== 'off' && readBarrier(r.settings.barrier, { replica, lower: desc.lower, seq: desc.sharedId, desired: r.desired });
+}
+
+async function writeShared(r: ReplicaState, worker: number, desc: Description, staged: readonly Update[], barrier: boolean): Promise<Batch[]> {
   const registry = at(r.registries, r.processOf(worker));
-  const participants = r.settings.variant === 'barrier' ? r.settings.workersPerProcess : undefined;
+  const participants = barrier ? r.settings.workersPerProcess : undefined;
   const handle = await registry.builder(desc.sharedId, desc, { worker, participants });
   const chunk = r.settings.pushChunkUpdates;
   for (let i = 0; i < staged.length; i += chunk) await handle.push(staged.slice(i, i + chunk));

@@ -83,7 +83,7 @@ describe('BatchBuilder and Batch', () => {
       ['inline', 2, 52],
     ]);
     expect(p.metrics.c).toMatchObject({ blobPuts: 1, updatesWritten: 5 });
-    expect(batch.summary()).toEqual({ updates: [1, 2, 3, 4, 5], parts: { hollow: 1, inline: 1 } });
+    expect(batch.summary()).toEqual({ updates: [1, 2, 3, 4, 5], parts: { hollow: 1, inline: 1 }, partBytes: [78, 52] });
   });
 
   it('refuses updates outside [lower, upper) (all or nothing), add after finish, and finish twice', async () => {

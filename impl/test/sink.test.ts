@@ -41,9 +41,9 @@ describe('routing', () => {
   });
 
   it('reads the knob once per description and validates it', () => {
-    expect(readMaxBytes(5, { replica: 0, lower: 0, seq: 0 })).toBe(5);
-    expect(readMaxBytes(({ seq }) => seq * 10, { replica: 0, lower: 0, seq: 3 })).toBe(30);
-    expect(() => readMaxBytes(() => -2, { replica: 1, lower: 4, seq: 3 })).toThrow(
+    expect(readMaxBytes(5, { replica: 0, lower: 0, seq: 0, desired: 1 })).toBe(5);
+    expect(readMaxBytes(({ seq }) => seq * 10, { replica: 0, lower: 0, seq: 3, desired: 1 })).toBe(30);
+    expect(() => readMaxBytes(() => -2, { replica: 1, lower: 4, seq: 3, desired: 5 })).toThrow(
       'maxBytes (read for replica 1, description 3) must be a non-negative integer, got -2',
     );
   });
@@ -70,14 +70,18 @@ describe('bad input is a typed error naming the problem', () => {
     await rejectsWith(cfg({ bugs: ['nope' as 'threshold-inclusive'] }), 'unknown-bug');
     await rejectsWith(cfg({ persist: { blobTargetSize: 0 } }), 'invalid-config');
     await rejectsWith(cfg({ updates: 'x' as unknown as [] }), 'invalid-config');
+    await rejectsWith(cfg({ barrier: 'yes' as unknown as boolean }), 'invalid-config', 'barrier must be a boolean or a function, got "yes"');
+    await rejectsWith(cfg({ variant: 'barrier', barrier: () => 1 as unknown as boolean }), 'invalid-config', 'barrier flag (read for replica 0, description 0) must be a boolean, got 1');
   });
 
-  it('malformed updates, and an update outside [0, K)', async () => {
+  it('malformed updates, and an update outside [asOf, K)', async () => {
     await rejectsWith(cfg({ updates: [upd(1, 0), upd(1, 1)] }), 'invalid-config', 'update id 1 appears twice');
     await rejectsWith(cfg({ updates: [{ ...upd(1, 0), key: 3 as unknown as string }] }), 'invalid-config');
     await rejectsWith(cfg({ updates: [{ ...upd(1, 0), value: [1] as unknown as Uint8Array }] }), 'invalid-config');
     await rejectsWith(cfg({ updates: [{ ...upd(1, 0), diff: 0.5 }] }), 'invalid-config');
-    await rejectsWith(cfg({ updates: [upd(1, 2)] }), 'update-outside-description', 'update 1 has time 2, outside [0, 2) (intervals)');
+    await rejectsWith(cfg({ updates: [upd(1, 2)] }), 'update-outside-description', 'update 1 has time 2, outside [0, 2) (asOf, intervals)');
+    await rejectsWith(cfg({ asOf: 1, updates: [upd(1, 0)] }), 'update-outside-description', 'update 1 has time 0, outside [1, 2) (asOf, intervals)');
+    await rejectsWith(cfg({ asOf: 2 }), 'invalid-config', 'asOf must be below intervals (2), got 2');
   });
 });
 
@@ -154,7 +158,7 @@ describe('append operator edge paths (unreachable in the sink flow; PROTOCOL.md 
     const tasks = new TaskGroup();
     const writer = { config, blob: client, metrics };
     const r = new ReplicaState(
-      { replica: 0, variant: 'off', processes: 1, workersPerProcess: 1, intervals: 10, maxBytes: 0, pushChunkUpdates: 1, pacing: 'lockstep', startLower: 0, restarted: false },
+      { replica: 0, variant: 'off', processes: 1, workersPerProcess: 1, intervals: 10, maxBytes: 0, barrier: false, pushChunkUpdates: 1, pacing: 'lockstep', startLower: 0, restarted: false },
       { scheduler: passThroughScheduler, trace: new Trace({ event: (e) => events.push(e) }), bugs: BugSwitches.none, metrics, spawn: tasks.spawn, shard, writer },
       [[]],
     );
@@ -168,7 +172,7 @@ describe('append operator edge paths (unreachable in the sink flow; PROTOCOL.md 
 
   it('current < lower: bumps the shard to lower with an empty append, then appends', async () => {
     const x = replica(0);
-    const desc = { lower: 3, upper: 5, appendWorker: 0, sharedId: 0, maxBytes: 0 };
+    const desc = { lower: 3, upper: 5, appendWorker: 0, sharedId: 0, maxBytes: 0, barrier: false };
     const b = await x.batch(3, 5);
     const task = runAppender(x.r, 0);
     x.r.live = desc;
@@ -184,8 +188,8 @@ describe('append operator edge paths (unreachable in the sink flow; PROTOCOL.md 
 
   it('hands for a description that already passed are deleted (reason stale)', async () => {
     const x = replica(0);
-    const passed = { lower: 0, upper: 1, appendWorker: 0, sharedId: 0, maxBytes: 0 };
-    const current = { lower: 1, upper: 2, appendWorker: 0, sharedId: 1, maxBytes: 0 };
+    const passed = { lower: 0, upper: 1, appendWorker: 0, sharedId: 0, maxBytes: 0, barrier: false };
+    const current = { lower: 1, upper: 2, appendWorker: 0, sharedId: 1, maxBytes: 0, barrier: false };
     await x.shard.compareAndAppend([], 0, 1);
     const stale = await x.batch(0, 1);
     const late = await x.batch(0, 1);

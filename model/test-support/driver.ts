@@ -49,12 +49,12 @@ export const ev = {
   mint: (maxBytes: number, replica = 0): TraceEvent => ({
     kind: 'mint',
     replica,
-    desc: { lower: 0, upper: 0, appendWorker: 0, sharedId: 0, maxBytes },
+    desc: { lower: 0, upper: 0, appendWorker: 0, sharedId: 0, maxBytes, barrier: false },
   }),
   stage: (worker: number, process = 0, replica = 0): TraceEvent => ({
     kind: 'stage', replica, process, worker, sharedId: 0, updates: [], bytes: 0, route: 'none',
   }),
-  open: (worker: number, process = 0, replica = 0): TraceEvent => ({ kind: 'open', replica, process, worker, sharedId: 0, created: false }),
+  open: (worker: number, process = 0, replica = 0): TraceEvent => ({ kind: 'open', replica, process, worker, sharedId: 0, created: false, participants: null }),
   push: (worker: number, updates: number[], process = 0, replica = 0): TraceEvent => ({
     kind: 'push', replica, process, worker, sharedId: 0, updates,
   }),
@@ -66,13 +66,15 @@ export const ev = {
   }),
   skip: (worker: number, process = 0, replica = 0): TraceEvent => ({ kind: 'skip', replica, process, worker, sharedId: 0, early: false }),
   ownBatch: (worker: number, process = 0, replica = 0): TraceEvent => ({
-    kind: 'own-batch', replica, process, worker, sharedId: 0, batch: { updates: [], parts: none },
+    kind: 'own-batch', replica, process, worker, sharedId: 0, batch: { updates: [], parts: none, partBytes: [] },
   }),
   hand: (worker: number, process = 0, replica = 0): TraceEvent => ({ kind: 'hand', replica, process, worker, sharedId: 0, batches: [] }),
   append: (replica = 0): TraceEvent => ({
     kind: 'append', replica, lower: 0, upper: 0, batches: 0, parts: none, updates: [], result: { ok: true },
   }),
   delete: (replica = 0): TraceEvent => ({ kind: 'delete', replica, lower: 0, batches: 0, reason: 'mismatch' }),
+  backpressure: (replica = 0): TraceEvent => ({ kind: 'backpressure', replica, lower: 0, inlineBytes: 0, adding: 0, flushed: 0 }),
+  bump: (replica = 0): TraceEvent => ({ kind: 'bump', replica, from: 0, to: 0 }),
   sweep: (process = 0, replica = 0): TraceEvent => ({ kind: 'sweep', replica, process, removed: [] }),
   sweepHold: (sharedId: number, process = 0, replica = 0): TraceEvent => ({ kind: 'sweep-hold', replica, process, sharedId }),
   sweepRelease: (sharedId: number, process = 0, replica = 0): TraceEvent => ({
