@@ -28,6 +28,7 @@ export const BUG_VARIANTS: Readonly<Record<BugName, readonly Variant[]>> = {
   'restart-rewrites-appended-interval': ['off', 'best-effort', 'barrier'],
   'cleanup-deletes-in-flight-part': ['off', 'best-effort', 'barrier'],
   'mismatch-delete-error-swallowed': ['off', 'best-effort', 'barrier'],
+  'barrier-flag-read-per-worker': ['best-effort', 'barrier'],
 };
 
 export interface CheckOptions {
@@ -135,7 +136,7 @@ function passOutput(outcomes: readonly VariantOutcome[]): string {
       const faults = Object.keys(f.injected).length === 0 && f.aborts === 0 ? '' : `${list(f.injected)}; ${f.aborts} aborts, ${f.restarts} restarts, ${f.leaked} blobs leaked by aborts, ${f.collected} collected`;
       return (
         `${o.variant.padEnd(11)} ${o.runs} runs, every check held` +
-        (orders ? `\n            orders reached (runs): ${orders}` : '') +
+        (orders ? `\n            orders, limits and paths reached (runs): ${orders}` : '') +
         (seen ? `\n            sometimes-properties witnessed (runs): ${seen}` : '') +
         (faults ? `\n            faults injected and survived: ${faults}` : '')
       );
@@ -146,8 +147,10 @@ function passOutput(outcomes: readonly VariantOutcome[]): string {
 export function describeWorkload(w: Workload): string {
   const loads = w.loads.map((row, t) => `t${t}:[${row.join(' ')}]`).join(' ');
   return (
-    `${w.variant}, ${w.replicas} replica(s) × ${w.processes} process(es) × ${w.workersPerProcess} worker(s), ${w.intervals} interval(s); ` +
-    `knob by lower ${JSON.stringify(w.knob)}; loads ${loads}; blobTarget ${w.blobTargetSize}, inlineTotalMax ${w.inlineTotalMaxBytes}, pushChunk ${w.pushChunkUpdates}, pacing ${w.pacing}`
+    `${w.variant}, ${w.replicas} replica(s) × ${w.processes} process(es) × ${w.workersPerProcess} worker(s), ${w.intervals} interval(s)` +
+    `${w.asOf === 0 ? '' : `, as-of ${w.asOf}`}; knob by lower ${JSON.stringify(w.knob)}` +
+    `${w.variant === 'off' ? '' : `; barrier flag by desired frontier ${w.barrierFlags.map((b) => (b ? 'on' : 'off')).join(',')}`}; loads ${loads}; ` +
+    `blobTarget ${w.blobTargetSize}, inlineSingleMax ${w.inlineSingleMaxBytes}, inlineTotalMax ${w.inlineTotalMaxBytes}, pushChunk ${w.pushChunkUpdates}, pacing ${w.pacing}`
   );
 }
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { VARIANTS } from '../vocab/index.ts';
 import { DEFAULT_RUNS, runCheck } from './check.ts';
 import { DEFAULT_FAULT_RATE } from './faults.ts';
-import { ORDERS } from './reach.ts';
+import { LIMITS, ORDERS } from './reach.ts';
 
 const deep = process.env['SBKIT_BUDGET'] === 'deep';
 const runs = deep ? 4000 : DEFAULT_RUNS;
@@ -50,5 +50,12 @@ describe(`conformance of the clean implementation (${runs} runs per variant, see
     expect(seen['sometimes-several-batches-for-one-id'] ?? 0).toBeGreaterThan(0);
     expect(seen['sometimes-fallback-and-shared-in-one-append'] ?? 0).toBeGreaterThan(0);
     expect(seen['sometimes-refused-append'] ?? 0).toBeGreaterThan(0);
+  });
+
+  it.each(VARIANTS)('%s: hits every persist limit exactly and at ±1, and takes the rarer paths, in the default budget', async (variant) => {
+    const result = await runCheck({ variant, runs, seed });
+    const reached = result.variants[0]?.reached ?? {};
+    const expected = LIMITS.filter((l) => !(variant === 'off' && l === 'barrier-flag-flip'));
+    for (const limit of expected) expect(reached[limit] ?? 0, `${limit} never reached in ${runs} ${variant} runs`).toBeGreaterThan(0);
   });
 });

@@ -20,7 +20,7 @@ import { viewFromTrace, type StorageFacts } from '../spec/view.ts';
 import { formatLog, type DriveOutcome } from './choice-scheduler.ts';
 import { schedulerFor, type Schedule } from './schedule.ts';
 import { SchedulePlan } from './faults.ts';
-import { knobAt, materialize, persistOf, type Workload } from './workload.ts';
+import { barrierAt, knobAt, materialize, persistOf, type Workload } from './workload.ts';
 
 export type FailureKind = 'liveness' | 'impl-error' | 'property' | 'audit' | 'refinement';
 
@@ -71,9 +71,13 @@ export function modelConfigOf(w: Workload, updates: readonly Update[] = material
     processes: w.processes,
     workersPerProcess: w.workersPerProcess,
     intervals: w.intervals,
+    asOf: w.asOf,
     updates: updates.map((u) => ({ id: u.id, time: u.time, worker: partitionWorker(u.key, workers), size: encodedUpdateSize(u) })),
     persist: persistOf(w),
     maxBytesChoices: [...new Set(w.knob)],
+    // The model computes what every mint reads and how every push is chunked, from the workload.
+    knobs: { maxBytesByLower: w.knob, barrierByDesired: w.barrierFlags },
+    pushChunkUpdates: w.pushChunkUpdates,
   };
 }
 
@@ -122,7 +126,9 @@ export function startRun(
     workersPerProcess: workload.workersPerProcess,
     intervals: workload.intervals,
     updates,
+    asOf: workload.asOf,
     maxBytes: ({ lower }) => knobAt(workload, lower),
+    barrier: ({ desired }) => barrierAt(workload, desired),
     persist: persistOf(workload),
     pushChunkUpdates: workload.pushChunkUpdates,
     pacing: workload.pacing,

@@ -8,12 +8,106 @@
  *   the end of its finish (the order the review bug needs);
  * - `replica-overtakes`: another replica appends between a replica's mint and its own append, so the
  *   latter meets an upper mismatch.
+ *
+ * And the persist limits at their exact boundaries, and the protocol's rarer paths (`limitsReached`):
+ * - `inline-single−1` / `=` / `+1`: a part whose payload is one below, exactly at, one above
+ *   inline_writes_single_max_bytes (inline, hollow, hollow);
+ * - `blob-target=`: a part cut exactly at blob_target_size (a small target: the default is never reached);
+ * - `inline-total−1` / `=` / `+1`: an append that brought the shard's inline bytes to one below the
+ *   limit (accepted), and backpressure with state + append exactly at, and one above, the limit;
+ * - `threshold=`: a worker whose staged bytes equal the sharing threshold (it must not share);
+ * - `backpressure-2-replicas`: inline backpressure in a run of two replicas (the refusal and the retry
+ *   are two steps; another replica may append in between);
+ * - `bump`: the shard was behind a sink's lower (as-of ahead of it) and the append bumped it;
+ * - `barrier-flag-flip`: one replica minted descriptions with the barrier flag on and off.
  */
 import type { TraceEvent } from '../vocab/index.ts';
+import type { Workload } from './workload.ts';
+import { DEFAULT_BLOB_TARGET } from './workload.ts';
 
 export const ORDERS = ['late-handle', 'finishes-racing', 'sweep-races-finish', 'replica-overtakes'] as const;
 export type Order = (typeof ORDERS)[number];
 
+export const LIMITS = [
+  'inline-single−1',
+  'inline-single=',
+  'inline-single+1',
+  'blob-target=',
+  'inline-total−1',
+  'inline-total=',
+  'inline-total+1',
+  'threshold=',
+  'backpressure-2-replicas',
+  'bump',
+  'barrier-flag-flip',
+] as const;
+export type Limit = (typeof LIMITS)[number];
+
+/** Which persist limits a run hit exactly (or at ±1), and which rare paths it took. */
+export function limitsReached(trace: readonly TraceEvent[], w: Workload): Set<Limit> {
+  const reached = new Set<Limit>();
+  const single = w.inlineSingleMaxBytes;
+  const total = w.inlineTotalMaxBytes;
+  const part = (bytes: number): void => {
+    if (bytes === single - 1) reached.add('inline-single−1');
+    else if (bytes === single) reached.add('inline-single=');
+    else if (bytes === single + 1) reached.add('inline-single+1');
+    if (bytes === w.blobTargetSize && w.blobTargetSize !== DEFAULT_BLOB_TARGET) reached.add('blob-target=');
+  };
+  /** Per replica: the inline payload bytes of what its workers handed for the live description. */
+  const handedInline = new Map<number, number>();
+  const flags = new Map<number, Set<boolean>>();
+  const knob = new Map<number, number>(); // replica → the live description's knob
+  let inlineState = 0;
+  for (const e of trace) {
+    switch (e.kind) {
+      case 'mint': {
+        handedInline.set(e.replica, 0);
+        knob.set(e.replica, e.desc.maxBytes);
+        const seen = flags.get(e.replica) ?? new Set<boolean>();
+        seen.add(e.desc.barrier);
+        flags.set(e.replica, seen);
+        if (seen.size === 2 && e.desc.maxBytes > 0) reached.add('barrier-flag-flip');
+        break;
+      }
+      case 'stage':
+        if (e.route !== 'none' && e.bytes === knob.get(e.replica)) reached.add('threshold=');
+        break;
+      case 'own-batch':
+        e.batch.partBytes.forEach(part);
+        break;
+      case 'finish-end':
+        e.received?.partBytes.forEach(part);
+        break;
+      case 'hand': {
+        let inline = 0;
+        for (const b of e.batches) for (const bytes of b.partBytes) if (bytes < single) inline += bytes;
+        handedInline.set(e.replica, (handedInline.get(e.replica) ?? 0) + inline);
+        break;
+      }
+      case 'backpressure': {
+        const sum = e.inlineBytes + e.adding;
+        if (sum === total) reached.add('inline-total=');
+        else if (sum === total + 1) reached.add('inline-total+1');
+        if (w.replicas > 1) reached.add('backpressure-2-replicas');
+        handedInline.set(e.replica, 0); // flushed: the append adds no inline bytes
+        break;
+      }
+      case 'append':
+        if (e.result.ok && e.parts.inline > 0) {
+          inlineState += handedInline.get(e.replica) ?? 0;
+          if (inlineState === total - 1) reached.add('inline-total−1');
+        }
+        break;
+      case 'bump':
+        reached.add('bump');
+        break;
+      default:
+        break;
+    }
+  }
+  return reached;
+}
 export function ordersReached(trace: readonly TraceEvent[]): Set<Order> {
   const reached = new Set<Order>();
   const delivered = new Set<string>(); // builders (replica/process/id) whose last finish began

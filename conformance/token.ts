@@ -6,7 +6,7 @@
 import { BUG_NAMES, VARIANTS, type BugName } from '../vocab/index.ts';
 import type { Schedule } from './schedule.ts';
 import { FAULT_CODES, type FaultSchedule } from './faults.ts';
-import { LOAD_CLASSES, type LoadClass, type Workload } from './workload.ts';
+import { INLINE_SINGLE_MAX, LOAD_CLASSES, type LoadClass, type Workload } from './workload.ts';
 
 export interface Counterexample {
   readonly workload: Workload;
@@ -26,6 +26,9 @@ export function encodeToken(c: Counterexample): string {
     v: w.variant,
     s: [w.replicas, w.processes, w.workersPerProcess, w.intervals, w.threshold, w.blobTargetSize, w.inlineTotalMaxBytes, w.pushChunkUpdates],
     k: w.knob,
+    ...(w.asOf === 0 ? {} : { a: w.asOf }),
+    g: w.barrierFlags.map((b) => (b ? '1' : '0')).join(''),
+    ...(w.inlineSingleMaxBytes === INLINE_SINGLE_MAX ? {} : { i: w.inlineSingleMaxBytes }),
     l: w.loads.map((row) => row.map((l) => LOAD_CLASSES.indexOf(l)).join('')),
     p: w.pacing,
     c: c.schedule.choices,
@@ -60,6 +63,13 @@ export function decodeToken(token: string): Counterexample {
     nums as [number, number, number, number, number, number, number, number];
   const knob = o['k'];
   if (!Array.isArray(knob) || knob.length === 0 || !knob.every(isNat)) return bad('knob');
+  // Fields added later default to what tokens made before them meant.
+  const asOf = o['a'] ?? 0;
+  if (!isNat(asOf) || (asOf > 0 && asOf >= intervals)) return bad('as-of');
+  const flagsRaw = o['g'] ?? (variant === 'barrier' ? '1' : '0');
+  if (typeof flagsRaw !== 'string' || flagsRaw.length === 0 || ![...flagsRaw].every((ch) => ch === '0' || ch === '1')) return bad('barrier flags');
+  const inlineSingleMaxBytes = o['i'] ?? INLINE_SINGLE_MAX;
+  if (!isNat(inlineSingleMaxBytes)) return bad('inline single max bytes');
   const loadsRaw = o['l'];
   if (!Array.isArray(loadsRaw) || loadsRaw.length !== intervals) return bad('loads');
   const loads = loadsRaw.map((row): LoadClass[] => {
@@ -106,10 +116,13 @@ export function decodeToken(token: string): Counterexample {
     processes,
     workersPerProcess,
     intervals,
+    asOf,
     threshold,
     knob: knob as number[],
+    barrierFlags: [...flagsRaw].map((ch) => ch === '1'),
     loads,
     blobTargetSize,
+    inlineSingleMaxBytes,
     inlineTotalMaxBytes,
     pushChunkUpdates,
     pacing,

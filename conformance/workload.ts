@@ -8,13 +8,20 @@
  * - `tiny`: one small update (its part is inline);
  * - `medium`: two updates, together above the inline limit and below the threshold (hollow, shared);
  * - `boundary`: staged bytes exactly equal to the threshold (must fall back: the rule is strict `<`);
- * - `large`: above the threshold (falls back to the worker's own batch).
+ * - `large`: above the threshold (falls back to the worker's own batch);
+ * - `inline-edge`: staged bytes exactly INLINE_EDGE (4096): with the run's inline_writes_single_max_bytes
+ *   at 4095, 4096 or 4097, an own (or lone shared) part sits one above, exactly at, or one below the limit;
+ * - `cut-edge`: two updates of exactly CUT_EDGE (6000) bytes together, then a tiny one: with the run's
+ *   blob_target_size at 5999, 6000 or 6001 the builder cuts one above, exactly at, or not at the target.
+ *
+ * The other persist limit, inline_writes_total_max_bytes, is hit by computing it: in `edge` mode it is
+ * the inline bytes the first description's append carries (lockstep), minus one, exactly, or plus one.
  */
 import fc from 'fast-check';
 import type { PersistConfig, Variant } from '../vocab/index.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 
-export const LOAD_CLASSES = ['tiny', 'medium', 'none', 'large', 'boundary'] as const;
+export const LOAD_CLASSES = ['tiny', 'medium', 'none', 'large', 'boundary', 'inline-edge', 'cut-edge'] as const;
 export type LoadClass = (typeof LOAD_CLASSES)[number];
 
 export interface Workload {
@@ -23,13 +30,20 @@ export interface Workload {
   readonly processes: number;
   readonly workersPerProcess: number;
   readonly intervals: number;
+  /** The sinks' as-of: intervals below it carry no updates; above the fresh shard's upper 0, the first
+   * append bumps the shard. */
+  readonly asOf: number;
   /** The threshold the load classes are sized against. */
   readonly threshold: number;
   /** The knob as read at mint, by the description's lower (the last value holds beyond the list). */
   readonly knob: readonly number[];
+  /** The barrier flag by the replica's desired frontier when it is read (the last value holds beyond
+   * the list): it may flip between intervals. Ignored by the off variant. */
+  readonly barrierFlags: readonly boolean[];
   /** loads[interval][worker], worker ∈ [0, processes·workersPerProcess). */
   readonly loads: readonly (readonly LoadClass[])[];
   readonly blobTargetSize: number;
+  readonly inlineSingleMaxBytes: number;
   readonly inlineTotalMaxBytes: number;
   readonly pushChunkUpdates: number;
   /** 'lockstep': the input advances once the sink caught up; 'free': it may run ahead, so one
@@ -39,8 +53,15 @@ export interface Workload {
 
 export const THRESHOLD = 8192;
 export const INLINE_SINGLE_MAX = 4096;
-const DEFAULT_BLOB_TARGET = 128 * 1024 * 1024;
-const DEFAULT_INLINE_TOTAL = 1024 * 1024;
+/** Staged bytes of an `inline-edge` load: the default inline_writes_single_max_bytes. */
+export const INLINE_EDGE = 4096;
+/** Bytes of a `cut-edge` load's first two updates: the small blob_target_size. */
+export const CUT_EDGE = 6000;
+export const DEFAULT_BLOB_TARGET = 128 * 1024 * 1024;
+export const DEFAULT_INLINE_TOTAL = 1024 * 1024;
+/** How inline_writes_total_max_bytes is chosen: the default, small (200), or at the first append's inline
+ * bytes −1, exactly, +1 (`edge`). */
+export type InlineTotalMode = 'default' | 'small' | 'edge-1' | 'edge' | 'edge+1';
 
 export interface WorkloadBounds {
   readonly maxWorkersPerProcess: number;
@@ -69,46 +90,128 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
       processes: fc.integer({ min: 1, max: bounds.maxProcesses }),
       replicas: fc.integer({ min: 1, max: bounds.maxReplicas }),
       intervals: fc.integer({ min: 1, max: bounds.maxIntervals }),
+      // Mostly 0 (the fresh shard's upper); sometimes ahead of it, so the first append bumps the shard.
+      asOf: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: bounds.maxIntervals - 1 }) }),
       // Mostly the threshold; sometimes 0 (sharing off for that interval) or twice it (large loads then
       // share too): the knob changes between intervals.
       knob: fc.array(fc.oneof({ weight: 4, arbitrary: fc.constant(THRESHOLD) }, { weight: 1, arbitrary: fc.constantFrom(0, 2 * THRESHOLD) }), {
         minLength: 1,
         maxLength: bounds.maxIntervals,
       }),
-      loads: fc.array(fc.array(fc.constantFrom(...LOAD_CLASSES), { minLength: maxWorkers, maxLength: maxWorkers }), {
+      // Mostly the variant's own mode; sometimes the flag flips between intervals (best-effort and barrier).
+      barrierFlags: fc.oneof({ weight: 4, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.array(fc.boolean(), { minLength: 1, maxLength: bounds.maxIntervals + 1 }) }),
+      loads: fc.array(fc.array(loadArb, { minLength: maxWorkers, maxLength: maxWorkers }), {
         minLength: bounds.maxIntervals,
         maxLength: bounds.maxIntervals,
       }),
-      // A small target makes shared batches span several parts, exercising the cut rule.
-      blobTargetSize: fc.constantFrom(DEFAULT_BLOB_TARGET, 6000),
-      inlineTotalMaxBytes: fc.constantFrom(DEFAULT_INLINE_TOTAL, 200),
+      // A small target makes shared batches span several parts, exercising the cut rule; the targets one
+      // either side of CUT_EDGE put a cut exactly at, or one off, the target.
+      blobTargetSize: fc.oneof(
+        { weight: 3, arbitrary: fc.constantFrom(DEFAULT_BLOB_TARGET, CUT_EDGE) },
+        { weight: 1, arbitrary: fc.constantFrom(CUT_EDGE - 1, CUT_EDGE + 1) },
+      ),
+      inlineSingleMaxBytes: fc.oneof(
+        { weight: 3, arbitrary: fc.constant(INLINE_SINGLE_MAX) },
+        { weight: 1, arbitrary: fc.constantFrom(INLINE_EDGE - 1, INLINE_EDGE + 1) },
+      ),
+      inlineTotal: fc.constantFrom<InlineTotalMode>('default', 'default', 'small', 'edge-1', 'edge', 'edge+1'),
       pushChunkUpdates: fc.constantFrom(256, 1),
       pacing: fc.constantFrom('lockstep' as const, 'free' as const),
     })
     .map((g) => {
       const workers = g.workersPerProcess * g.processes;
-      return {
+      const asOf = Math.min(g.asOf, g.intervals - 1);
+      const w: Workload = {
         variant,
         replicas: g.replicas,
         processes: g.processes,
         workersPerProcess: g.workersPerProcess,
         intervals: g.intervals,
+        asOf,
         threshold: THRESHOLD,
         knob: g.knob.slice(0, g.intervals),
-        loads: g.loads.slice(0, g.intervals).map((row) => row.slice(0, workers)),
+        barrierFlags: variant === 'off' ? [false] : (g.barrierFlags ?? [variant === 'barrier']),
+        loads: g.loads.slice(0, g.intervals).map((row, t) => row.slice(0, workers).map((l) => (t < asOf ? 'none' : l))),
         blobTargetSize: g.blobTargetSize,
-        // Inline backpressure only with one replica: the model treats flush-and-retry as atomic.
-        inlineTotalMaxBytes: g.replicas === 1 ? g.inlineTotalMaxBytes : DEFAULT_INLINE_TOTAL,
+        inlineSingleMaxBytes: g.inlineSingleMaxBytes,
+        inlineTotalMaxBytes: DEFAULT_INLINE_TOTAL,
         pushChunkUpdates: g.pushChunkUpdates,
         pacing: g.pacing,
       };
+      return { ...w, inlineTotalMaxBytes: inlineTotalFor(w, g.inlineTotal) };
     });
+}
+
+/** Load classes, the simple ones more often (the edges are for the persist limits). */
+const loadArb: fc.Arbitrary<LoadClass> = fc.oneof(
+  { weight: 6, arbitrary: fc.constantFrom<LoadClass>('tiny', 'medium', 'none', 'large', 'boundary') },
+  { weight: 1, arbitrary: fc.constantFrom<LoadClass>('inline-edge', 'cut-edge') },
+);
+
+/** inline_writes_total_max_bytes for a mode; `edge` modes without inline bytes fall back to the default. */
+export function inlineTotalFor(w: Workload, mode: InlineTotalMode): number {
+  switch (mode) {
+    case 'default':
+      return DEFAULT_INLINE_TOTAL;
+    case 'small':
+      return 200;
+    default: {
+      const first = firstAppendInlineBytes(w);
+      if (first === 0) return DEFAULT_INLINE_TOTAL;
+      return first + (mode === 'edge-1' ? -1 : mode === 'edge' ? 0 : 1);
+    }
+  }
+}
+
+/**
+ * The inline payload bytes the first description's append carries when the sink keeps up (lockstep:
+ * the description is [asOf, asOf + 1)): per process the workers that share make one batch, the others
+ * their own. Parts are cut as persist cuts them (in staged order per worker, workers in index order —
+ * the order matters only when a small blob target cuts a shared batch, and then this is a guess).
+ */
+function firstAppendInlineBytes(w: Workload): number {
+  const t = w.asOf;
+  const row = w.loads[t] ?? [];
+  const knob = knobAt(w, t);
+  const sharing = w.variant !== 'off' && knob > 0;
+  const workers = w.processes * w.workersPerProcess;
+  let inline = 0;
+  const addBatch = (sizes: readonly number[]): void => {
+    for (const part of cut(sizes, w.blobTargetSize)) if (part < w.inlineSingleMaxBytes) inline += part;
+  };
+  for (let p = 0; p < w.processes; p++) {
+    const shared: number[] = [];
+    for (let worker = p * w.workersPerProcess; worker < (p + 1) * w.workersPerProcess; worker++) {
+      const sizes = loadShape(row[worker] ?? 'none', t, worker, workers, w.threshold).map((u) => sizeOf(u.key, u.valueLen));
+      const bytes = sizes.reduce((a, b) => a + b, 0);
+      if (sizes.length === 0) continue;
+      if (sharing && bytes < knob) shared.push(...sizes);
+      else addBatch(sizes);
+    }
+    if (shared.length > 0) addBatch(shared);
+  }
+  return inline;
+}
+
+/** Part payloads of updates of these sizes, cut as persist cuts them (at or above the target). */
+function cut(sizes: readonly number[], target: number): number[] {
+  const parts: number[] = [];
+  let buffered = 0;
+  for (const size of sizes) {
+    buffered += size;
+    if (buffered >= target) {
+      parts.push(buffered);
+      buffered = 0;
+    }
+  }
+  if (buffered > 0) parts.push(buffered);
+  return parts;
 }
 
 export function persistOf(w: Workload): PersistConfig {
   return {
     blobTargetSize: w.blobTargetSize,
-    inlineSingleMaxBytes: INLINE_SINGLE_MAX,
+    inlineSingleMaxBytes: w.inlineSingleMaxBytes,
     inlineTotalMaxBytes: w.inlineTotalMaxBytes,
   };
 }
@@ -116,6 +219,11 @@ export function persistOf(w: Workload): PersistConfig {
 /** The knob's value for a description with this lower. */
 export function knobAt(w: Workload, lower: number): number {
   return w.knob[Math.min(lower, w.knob.length - 1)] ?? 0;
+}
+
+/** The barrier flag's value when read at this desired frontier. */
+export function barrierAt(w: Workload, desired: number): boolean {
+  return w.barrierFlags[Math.min(desired, w.barrierFlags.length - 1)] ?? false;
 }
 
 /**
@@ -192,12 +300,20 @@ function valueLengths(load: LoadClass, threshold: number, key: (n: number) => st
       return [2400, 2400];
     case 'large':
       return [threshold / 2, threshold / 2 + 1000];
-    case 'boundary': {
-      const first = Math.floor(threshold / 2);
-      const rest = threshold - size(0, first);
-      return [first, lengthForSize(rest, (len) => size(1, len))];
-    }
+    case 'boundary':
+      return exactly(threshold, size);
+    case 'inline-edge':
+      return exactly(INLINE_EDGE, size);
+    case 'cut-edge':
+      return [...exactly(CUT_EDGE, size), 8];
   }
+}
+
+/** Two value lengths whose updates together have exactly `total` payload bytes. */
+function exactly(total: number, size: (n: number, len: number) => number): number[] {
+  const first = Math.floor(total / 2);
+  const rest = total - size(0, first);
+  return [first, lengthForSize(rest, (len) => size(1, len))];
 }
 
 function sizeOf(key: string, valueLen: number): number {
