@@ -134,11 +134,14 @@ export class ChoiceScheduler implements Scheduler {
    * the supervisor's own tasks for that replica (a restart, a cleanup) pass points under the same
    * replica and go on.
    */
-  #abortDue(): void {
+  #abortDue(): boolean {
+    let any = false;
     for (const a of this.options.aborts ?? []) {
       if (a.step !== this.step || this.control?.abort(a.replica, `teardown at step ${a.step} (schedule)`) !== true) continue;
       this.aborted.push(a);
+      any = true;
     }
+    return any;
   }
 
   /** Runs `run` to completion under this scheduler's choices. Never hangs: a run with no pending point
@@ -158,7 +161,7 @@ export class ChoiceScheduler implements Scheduler {
           ? { kind: 'settled', value: result.value, steps: this.step }
           : { kind: 'threw', error: result.error, steps: this.step };
       }
-      if (this.options.aborts !== undefined) this.#abortDue();
+      if (this.options.aborts !== undefined && this.#abortDue()) await drain();
       // Points of aborted incarnations (by the schedule, or by a permanent storage failure) never resume.
       for (let i = this.pending.length - 1; i >= 0; i--) if (this.pending[i]?.site.owner?.alive === false) this.pending.splice(i, 1);
       if (this.pending.length === 0) return { kind: 'deadlock', steps: this.step };
