@@ -123,7 +123,9 @@ export class VirtualTimeScheduler implements Scheduler {
       this.resumedCount++;
       this.tail.push(next.site);
       if (this.tail.length > DEADLOCK_TAIL) this.tail.shift();
-      next.resume();
+      // An abort due by now may have killed this very point's owner: its step is taken (the clock moves
+      // as before) but its task stops here, never resumed.
+      if (next.site.owner?.alive !== false) next.resume();
       onStep?.(this.resumedCount);
     }
   }
