@@ -12,7 +12,7 @@ export default defineConfig({
   test: {
     include: ['**/*.test.ts'],
     // .stryker-tmp: the sandboxes of a mutation run in progress (mutation/) hold a copy of every test.
-    exclude: ['node_modules/**', 'scratch/**', 'report/**', '.stryker-tmp/**'],
+    exclude: ['node_modules/**', 'scratch/**', 'report/**', '.stryker-tmp*/**'],
     testTimeout: 120_000,
     coverage: {
       provider: 'v8',

@@ -48,7 +48,7 @@ export const base = {
   // Nothing here is a gate: the score is reported, never a failed exit.
   thresholds: { high: 90, low: 75, break: null },
   // Not copied into the sandbox: local output, reports, the other engineers' scratch.
-  ignorePatterns: ['scratch', 'coverage', 'report', 'reports', '.sbkit', '.stryker-tmp', 'conformance/.emitted'],
+  ignorePatterns: ['scratch', 'coverage', 'report', 'reports', '.sbkit', '.stryker-tmp*', 'conformance/.emitted'],
   tempDirName: '.stryker-tmp',
   cleanTempDir: 'always',
   reporters: ['clear-text', 'progress-append-only', 'html', 'json'],
