@@ -1,0 +1,56 @@
+// What both mutation runs share (see mutation/CONTEXT.md). StrykerJS 9.6.x: the line that runs on Node 20.
+//
+// Mutated: impl/shared, impl/sink, impl/persist (issue 9, item 5), without the real backends —
+// pg-consensus.ts, pg-errors.ts, file-blob.ts, backends.ts, latency.ts. `sbkit check` runs on the
+// in-memory stores by design (real I/O waits on sockets and timers, not on scheduling points), so it
+// never loads them: each of their mutants would survive by construction and cost a full check. They
+// are left out of the vitest score too, so the two scores are over the same code (their own tests,
+// PostgreSQL included, run in `npm test`).
+const REAL_BACKENDS = [
+  '!impl/persist/pg-consensus.ts',
+  '!impl/persist/pg-errors.ts',
+  '!impl/persist/file-blob.ts',
+  '!impl/persist/backends.ts',
+  '!impl/persist/latency.ts',
+];
+
+/**
+ * Scopes: `SBKIT_MUTATION_SCOPE=shared|sink|persist|all` (default all) picks the directories, and each
+ * scope has its own incremental file and reports (.sbkit/mutation/<killer>-<scope>.*). Stryker writes
+ * its incremental file only at the end of a run and only with that run's files, so a scope is the unit
+ * that survives an interrupted session, and CI runs the scopes as parallel jobs.
+ */
+export const SCOPES = {
+  shared: ['impl/shared/**/*.ts'],
+  sink: ['impl/sink/**/*.ts'],
+  persist: ['impl/persist/**/*.ts', ...REAL_BACKENDS],
+  all: ['impl/shared/**/*.ts', 'impl/sink/**/*.ts', 'impl/persist/**/*.ts', ...REAL_BACKENDS],
+};
+
+export const scope = process.env.SBKIT_MUTATION_SCOPE ?? 'all';
+if (!Object.hasOwn(SCOPES, scope)) {
+  throw new Error(`SBKIT_MUTATION_SCOPE must be one of ${Object.keys(SCOPES).join(', ')}, got ${JSON.stringify(scope)}`);
+}
+
+/** Where a killer's files for this scope go: `.sbkit/mutation/check-shared.incremental.json` … */
+export const out = (killer, what) => `.sbkit/mutation/${killer}-${scope}.${what}`;
+
+/** @type {Partial<import('@stryker-mutator/api/core').StrykerOptions>} */
+export const base = {
+  mutate: [...SCOPES[scope], '!**/*.test.ts'],
+  // A mutant that does not type-check is a CompileError, never run (TypeScript 5.9's classic API).
+  checkers: ['typescript'],
+  tsconfigFile: 'tsconfig.json',
+  typescriptChecker: { prioritizePerformanceOverAccuracy: true },
+  // The machine is shared: one sandbox at a time (`--concurrency N` on the command line overrides).
+  concurrency: 1,
+  incremental: true,
+  // Nothing here is a gate: the score is reported, never a failed exit.
+  thresholds: { high: 90, low: 75, break: null },
+  // Not copied into the sandbox: local output, reports, the other engineers' scratch.
+  ignorePatterns: ['scratch', 'coverage', 'report', 'reports', '.sbkit', '.stryker-tmp*', 'conformance/.emitted'],
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: 'always',
+  reporters: ['clear-text', 'progress-append-only', 'html', 'json'],
+  clearTextReporter: { allowColor: false, logTests: false, reportMutants: true, reportScoreTable: true },
+};

@@ -1,0 +1,26 @@
+// `npm run mutation`: the killer is `sbkit check` alone, at its default budget (500 runs per variant),
+// as the product runs it: the plain check and the fault world. Fixed seed and one job, so every mutant
+// meets the same workloads and schedules (the default seed is the clock's; `--jobs N` derives seeds per
+// job); `&&`: a mutant the plain check kills is not run again with faults. `sbkit check` exits 1 on any
+// failed check and 3 on a broken run (a mutant that throws at import), both "killed".
+import { base, out } from './base.mjs';
+
+const CHECK = 'node bin/sbkit.js check --jobs 1 --seed 1';
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  ...base,
+  testRunner: 'command',
+  commandRunner: { command: `${CHECK} >/dev/null && ${CHECK} --faults >/dev/null` },
+  // The command runner reports no per-test coverage: every mutant runs the whole command.
+  coverageAnalysis: 'off',
+  // A mutant that makes the check spin (a loop that never ends) is a Timeout, never a stall: the
+  // command is killed after 1.5 × the unmutated run + 30 s (each check has its own step limit, so a
+  // scheduled run cannot spin; a synchronous loop can).
+  timeoutFactor: 1.5,
+  timeoutMS: 30_000,
+  dryRunTimeoutMinutes: 10,
+  incrementalFile: out('check', 'incremental.json'),
+  htmlReporter: { fileName: out('check', 'html') },
+  jsonReporter: { fileName: out('check', 'json') },
+};

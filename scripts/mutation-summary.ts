@@ -1,0 +1,91 @@
+/**
+ * The scores of Stryker JSON reports (mutation-testing-report-schema), per directory and in total:
+ *
+ *   npx tsx scripts/mutation-summary.ts .sbkit/mutation/check-shared.json [more.json …] [--survivors]
+ *
+ * Counts killed, timed out, survived, no coverage, compile and runtime errors; `equivalent` = survivors
+ * that conformance/EQUIVALENT-MUTANTS.md lists (a line naming `file:line` and the mutator). Scores:
+ * Stryker's (detected / valid), and the same with the equivalent survivors left out of `valid`.
+ * `--survivors` also prints every surviving mutant not judged equivalent: file:line, mutator, replacement.
+ * Markdown output (it goes to a GitHub job summary as is).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+interface Mutant {
+  readonly mutatorName: string;
+  readonly replacement?: string;
+  readonly status: string;
+  readonly location: { readonly start: { readonly line: number; readonly column: number } };
+}
+interface Report {
+  readonly projectRoot?: string;
+  readonly files: Readonly<Record<string, { readonly mutants: readonly Mutant[] }>>;
+}
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const survivors = args.includes('--survivors');
+const paths = args.filter((a) => !a.startsWith('--'));
+if (paths.length === 0) {
+  console.error('usage: tsx scripts/mutation-summary.ts REPORT.json [REPORT.json …] [--survivors]');
+  process.exit(2);
+}
+
+const docPath = join(root, 'conformance', 'EQUIVALENT-MUTANTS.md');
+const doc = existsSync(docPath) ? readFileSync(docPath, 'utf8').split('\n') : [];
+/** Listed as equivalent: a line of the document with `file:line` and the mutator's name. */
+const isEquivalent = (file: string, m: Mutant): boolean =>
+  doc.some((l) => l.includes(`\`${file}:${m.location.start.line}\``) && l.includes(m.mutatorName));
+
+type Tally = Record<'mutants' | 'killed' | 'timeout' | 'survived' | 'noCoverage' | 'compileError' | 'runtimeError' | 'ignored' | 'equivalent', number>;
+const empty = (): Tally => ({ mutants: 0, killed: 0, timeout: 0, survived: 0, noCoverage: 0, compileError: 0, runtimeError: 0, ignored: 0, equivalent: 0 });
+const byDir = new Map<string, Tally>();
+const total = empty();
+const open: string[] = [];
+
+for (const p of paths) {
+  const report = JSON.parse(readFileSync(p, 'utf8')) as Report;
+  for (const [name, f] of Object.entries(report.files)) {
+    const file = relative(root, join(report.projectRoot ?? root, name));
+    const dir = dirname(file);
+    const t = byDir.get(dir) ?? empty();
+    byDir.set(dir, t);
+    for (const m of f.mutants) {
+      for (const x of [t, total]) {
+        x.mutants += 1;
+        if (m.status === 'Killed') x.killed += 1;
+        else if (m.status === 'Timeout') x.timeout += 1;
+        else if (m.status === 'Survived') x.survived += 1;
+        else if (m.status === 'NoCoverage') x.noCoverage += 1;
+        else if (m.status === 'CompileError') x.compileError += 1;
+        else if (m.status === 'RuntimeError') x.runtimeError += 1;
+        else x.ignored += 1;
+      }
+      const undetected = m.status === 'Survived' || m.status === 'NoCoverage';
+      if (undetected && isEquivalent(file, m)) {
+        t.equivalent += 1;
+        total.equivalent += 1;
+      } else if (undetected) {
+        open.push(`${file}:${m.location.start.line}:${m.location.start.column} ${m.status} ${m.mutatorName} → ${JSON.stringify(m.replacement ?? '')}`);
+      }
+    }
+  }
+}
+
+const pct = (n: number, d: number): string => (d === 0 ? '—' : `${((100 * n) / d).toFixed(1)}%`);
+const row = (name: string, t: Tally): string => {
+  const detected = t.killed + t.timeout;
+  const valid = detected + t.survived + t.noCoverage;
+  return `| ${name} | ${t.mutants} | ${t.killed} | ${t.timeout} | ${t.survived} | ${t.noCoverage} | ${t.equivalent} | ${t.compileError} | ${t.runtimeError} | ${pct(detected, valid)} | ${pct(detected, valid - t.equivalent)} |`;
+};
+console.log(`### ${paths.join(', ')}\n`);
+console.log('| directory | mutants | killed | timeout | survived | no coverage | equivalent | compile error | runtime error | score | score w/o equivalent |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+for (const [dir, t] of [...byDir].sort()) console.log(row(dir, t));
+console.log(row('**total**', total));
+if (survivors) {
+  console.log(`\nsurvivors not listed as equivalent (${open.length}):\n`);
+  for (const s of open) console.log(`- ${s}`);
+}
