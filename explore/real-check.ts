@@ -23,6 +23,10 @@ export interface RealCheck {
   readonly witnessed: readonly string[];
 }
 
+/** Property reasons can list thousands of update ids: one line each, at most this long. */
+const MAX_REASON = 300;
+const clip = (s: string): string => (s.length <= MAX_REASON ? s : `${s.slice(0, MAX_REASON - 1)}…`);
+
 export async function checkRealTrace(cfg: ModelConfig, trace: readonly TraceEvent[], storage?: StorageFacts): Promise<RealCheck> {
   const linear = linearizeByShard(trace);
   if (!linear.ok) {
@@ -38,7 +42,7 @@ export async function checkRealTrace(cfg: ModelConfig, trace: readonly TraceEven
     const verdict = p.check(view);
     if (p.kind === 'sometimes') {
       if (verdict.ok) witnessed.push(p.name);
-    } else if (!verdict.ok) propertyFailures.push(`${p.name}: ${verdict.why}`);
+    } else if (!verdict.ok) propertyFailures.push(clip(`${p.name}: ${verdict.why}`));
   }
   return { trace: linear.trace, moved: linear.moved, model, propertyFailures, witnessed };
 }

@@ -2,7 +2,7 @@
 import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { VARIANTS, type Variant } from '../../vocab/index.ts';
+import { BUG_NAMES, VARIANTS, type BugName, type Variant } from '../../vocab/index.ts';
 import { SbkitError } from '../../impl/errors.ts';
 import { parseBlobSpec, parseConsensusSpec } from '../../impl/persist/backends.ts';
 import { bytesFlag, choiceFlag, intFlag, optional } from '../args.ts';
@@ -30,6 +30,7 @@ export const CRASH_FLAGS = {
   rows: intFlag({ help: 'updates per interval, spread over workers by key hash', defaultValue: 200, min: 0, max: 100_000 }),
   'row-bytes': bytesFlag({ help: 'encoded bytes per update, about', defaultValue: 100, min: 1 }),
   threshold: bytesFlag({ help: 'shared_batch_max_bytes', defaultValue: DEFAULT_THRESHOLD, min: 0 }),
+  bug: optional(choiceFlag<BugName>({ help: 'switch on a bug of the gallery in every replica process (a canary: the run must fail)', choices: BUG_NAMES, defaultValue: 'restart-rewrites-appended-interval', placeholder: 'NAME' })),
 } as const;
 
 const HELP = {
@@ -84,6 +85,7 @@ export const crashTestCommand: Command = {
       threshold: v.threshold,
       seed: v.seed,
       intervalMs: v['interval-ms'],
+      bugs: v.bug === undefined ? [] : [v.bug],
     };
     io.out(`${describeCrashSetup(workload, v.kills, v.seconds)}\n`);
     try {

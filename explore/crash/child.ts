@@ -63,6 +63,7 @@ async function main(): Promise<number> {
       intervals: config.intervals,
       updates,
       maxBytes: config.threshold,
+      bugs: config.bugs,
       scheduler: pacedScheduler(config.intervalMs),
       consensus: consensus.store,
       blob: blob,

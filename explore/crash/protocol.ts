@@ -10,7 +10,7 @@
  *   orders the joined trace before it is linearized, nothing else);
  * - `{"end": {...}}` once every task ended and the writer was retired; `{"error": "..."}` on a failure.
  */
-import type { TraceEvent, Variant } from '../../vocab/index.ts';
+import type { BugName, TraceEvent, Variant } from '../../vocab/index.ts';
 
 /** Everything a replica process needs, passed as JSON in the environment (SBKIT_CRASH_CHILD). */
 export interface ChildConfig {
@@ -35,6 +35,7 @@ export interface ChildConfig {
   readonly seed: number;
   /** The input advances the frontier at most once per this many ms (a batch interval). */
   readonly intervalMs: number;
+  readonly bugs: readonly BugName[];
 }
 
 export const CHILD_ENV = 'SBKIT_CRASH_CHILD';

@@ -8,7 +8,7 @@ export function describeCrashSetup(w: Workload, kills: number, seconds: number):
   return (
     `sbkit crash-test: seed ${w.seed}; ${plural(w.replicas, 'replica process', 'replica processes')} × ${plural(w.processes, 'process', 'processes')} × ${w.workersPerProcess} workers, ` +
     `${w.variant}, ${thousands(w.intervals)} intervals × ${thousands(w.rows)} updates of ~${w.rowBytes} B (a frontier step at most every ${w.intervalMs} ms), ` +
-    `threshold ${formatBytesShort(w.threshold)}; ${plural(kills, 'SIGKILL')}, at most ${seconds} s`
+    `threshold ${formatBytesShort(w.threshold)}; ${plural(kills, 'SIGKILL')}, at most ${seconds} s${w.bugs.length > 0 ? `; BUG ${w.bugs.join(', ')} switched on` : ''}`
   );
 }
 

@@ -23,7 +23,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { TraceEvent, Variant } from '../../vocab/index.ts';
+import type { BugName, TraceEvent, Variant } from '../../vocab/index.ts';
 import { MetricsRecorder } from '../../impl/metrics.ts';
 import { BlobClient } from '../../impl/persist/blob-client.ts';
 import type { Blob } from '../../impl/persist/blob.ts';
@@ -53,6 +53,8 @@ export interface Workload {
   readonly threshold: number;
   readonly seed: number;
   readonly intervalMs: number;
+  /** Gallery bugs switched on in every replica process (canaries: the crash test must fail). */
+  readonly bugs: readonly BugName[];
 }
 
 export interface SupervisorConfig {
