@@ -174,12 +174,13 @@ export class CrashSupervisor {
     }, seconds * 1000);
     try {
       const first = Array.from({ length: workload.replicas }, (_, r) => this.#spawn(r, 0));
+      // The standbys load meanwhile, so that even an early kill finds its successor ready.
+      for (const l of first) this.#standby[l.inc.replica] = this.#spawn(l.inc.replica, 1);
       await this.#until(() => first.every((l) => l.status === 'loaded'));
       for (const l of first) this.#activate(l);
       await this.#until(() => first.every((l) => l.status === 'claimed'));
       for (const l of first) l.child.send({ type: 'start' });
       await this.#until(() => first.every((l) => l.status === 'running'));
-      for (const l of first) this.#standby[l.inc.replica] = this.#spawn(l.inc.replica, 1);
       await this.#kill();
       await this.#until(() => this.#current.every((l) => l.status === 'exited'));
       await this.#cleanupChain;
