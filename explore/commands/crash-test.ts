@@ -26,7 +26,7 @@ export const CRASH_FLAGS = {
   workers: intFlag({ help: 'workers per process (timely -w)', defaultValue: 4, min: 1, max: 64 }),
   processes: intFlag({ help: 'processes per replica (timely -n)', defaultValue: 1, min: 1, max: 8 }),
   intervals: intFlag({ help: 'batch intervals (K)', defaultValue: 400, min: 8, max: 100_000 }),
-  'interval-ms': intFlag({ help: 'a replica\'s input advances the frontier at most once per this many ms (its batch interval)', defaultValue: 10, min: 0, max: 10_000 }),
+  'interval-ms': intFlag({ help: 'a replica\'s input advances the frontier at most once per this many ms (its batch interval; 0: as fast as storage allows, so kills land in the middle of the work)', defaultValue: 0, min: 0, max: 10_000 }),
   rows: intFlag({ help: 'updates per interval, spread over workers by key hash', defaultValue: 200, min: 0, max: 100_000 }),
   'row-bytes': bytesFlag({ help: 'encoded bytes per update, about', defaultValue: 100, min: 1 }),
   threshold: bytesFlag({ help: 'shared_batch_max_bytes', defaultValue: DEFAULT_THRESHOLD, min: 0 }),

@@ -7,7 +7,7 @@ import type { Workload } from './supervisor.ts';
 export function describeCrashSetup(w: Workload, kills: number, seconds: number): string {
   return (
     `sbkit crash-test: seed ${w.seed}; ${plural(w.replicas, 'replica process', 'replica processes')} × ${plural(w.processes, 'process', 'processes')} × ${w.workersPerProcess} workers, ` +
-    `${w.variant}, ${thousands(w.intervals)} intervals × ${thousands(w.rows)} updates of ~${w.rowBytes} B (a frontier step at most every ${w.intervalMs} ms), ` +
+    `${w.variant}, ${thousands(w.intervals)} intervals × ${thousands(w.rows)} updates of ~${w.rowBytes} B (${w.intervalMs === 0 ? 'unpaced' : `a frontier step at most every ${w.intervalMs} ms`}), ` +
     `threshold ${formatBytesShort(w.threshold)}; ${plural(kills, 'SIGKILL')}, at most ${seconds} s${w.bugs.length > 0 ? `; BUG ${w.bugs.join(', ')} switched on` : ''}`
   );
 }

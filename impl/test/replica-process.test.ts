@@ -163,4 +163,12 @@ describe('runIncarnation: one replica per process', () => {
     await expect(runIncarnation({ ...cfg, replica: 0, cleanup: true })).rejects.toMatchObject({ code: 'invalid-config' });
     await expect(runIncarnation({ ...cfg, replica: 0, faults: { decide: () => 'ok' } })).rejects.toMatchObject({ code: 'invalid-config' });
   });
+
+  it('a shard id is 1 to 100 letters, digits, _ . -: runs on one database keep apart by it', async () => {
+    const cfg = { ...base('off', new MemBlob(), new MemConsensus(), []), replica: 0, restarted: false };
+    for (const shardId of ['', 'a/b', 'x'.repeat(101), 7 as unknown as string]) {
+      await expect(runIncarnation({ ...cfg, shardId })).rejects.toMatchObject({ code: 'invalid-config', message: expect.stringMatching(/^shardId must be 1 to 100 letters/) });
+    }
+    await expect(runIncarnation({ ...cfg, shardId: 'compare-s1-off-x.y_z' })).resolves.toMatchObject({ startUpper: 0 });
+  });
 });
