@@ -26,14 +26,15 @@ const HELP = {
   summary:
     'Runs the implementation for each variant over a seeded workload on the in-memory backend and prints\n' +
     'what it cost. Workers become ready at seeded, different moments (virtual time), so best-effort\n' +
-    'overlap is realistic. The same seed gives byte-identical output.',
+    'overlap is realistic. The same seed gives byte-identical output. With --consensus/--blob it runs on\n' +
+    'real storage instead (production mode, below).',
   notes: [
     'Production mode (--consensus and/or --blob not mem): each case runs on the real stores under the\n' +
       'pass-through scheduler (real concurrency, no virtual time) on a fresh shard; its trace is put in the\n' +
       'shard\'s order, replayed on the model and judged by the spec\'s properties, and the audit reads the\n' +
       'stores back. The latency columns become c&a p50/p99: compare-and-append in wall-clock ms, the only\n' +
       'wall time compare reports. Not with --faults, --stragglers or --sweep (virtual-time features).',
-    'Examples:\n  sbkit compare\n  sbkit compare --sweep threshold=0,4096,65536,1MiB\n  sbkit compare --sweep workers=1,2,4,8,16 --json\n  sbkit compare --scenario hydration\n  sbkit compare --scenario small-writes\n  sbkit compare --stragglers 5%,100\n  sbkit compare --rows 500 --row-bytes 1000 --sweep stragglers=0,5%,20%',
+    'Examples:\n  sbkit compare\n  sbkit compare --consensus postgres://sbkit:sbkit@127.0.0.1:54329/sbkit --blob file:scratch/prod\n  sbkit compare --sweep threshold=0,4096,65536,1MiB\n  sbkit compare --sweep workers=1,2,4,8,16 --json\n  sbkit compare --scenario hydration\n  sbkit compare --scenario small-writes\n  sbkit compare --stragglers 5%,100\n  sbkit compare --rows 500 --row-bytes 1000 --sweep stragglers=0,5%,20%',
     `Columns:\n${renderColumnDocs()}`,
   ],
 };

@@ -1,6 +1,7 @@
 /** The crash test's output: what ran, then one line per finding, then the verdict naming the seed. */
 import { formatBytesShort } from '../args.ts';
 import { millis, plural, thousands } from '../format.ts';
+import { latencyStats } from '../latency.ts';
 import type { CrashReport } from './crash-test.ts';
 import type { Workload } from './supervisor.ts';
 
@@ -10,13 +11,6 @@ export function describeCrashSetup(w: Workload, kills: number, seconds: number):
     `${w.variant}, ${thousands(w.intervals)} intervals × ${thousands(w.rows)} updates of ~${w.rowBytes} B (${w.intervalMs === 0 ? 'unpaced' : `a frontier step at most every ${w.intervalMs} ms`}), ` +
     `threshold ${formatBytesShort(w.threshold)}; ${plural(kills, 'SIGKILL')}, at most ${seconds} s${w.bugs.length > 0 ? `; BUG ${w.bugs.join(', ')} switched on` : ''}`
   );
-}
-
-/** Nearest-rank percentile of `xs` (0 for none). */
-function rank(xs: readonly number[], p: number): number {
-  if (xs.length === 0) return 0;
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? 0;
 }
 
 export function renderCrashReport(r: CrashReport): string {
@@ -32,10 +26,10 @@ export function renderCrashReport(r: CrashReport): string {
   if (r.join.ok) {
     lines.push(['in flight', `${plural(r.join.inflightApplied, 'kill')} found the killed incarnation's compare-and-set applied (its writer's token in state; joined as indeterminate-applied before the abort)`]);
   }
-  const restarts = run.kills.flatMap((k) => (k.restartMs === undefined ? [] : [k.restartMs]));
+  const restarts = latencyStats(run.kills.flatMap((k) => (k.restartMs === undefined ? [] : [k.restartMs])));
   lines.push([
     'restarts',
-    `${restarts.length}: the next incarnation ran p50 ${millis(rank(restarts, 50))}, max ${millis(rank(restarts, 100))} after the SIGKILL (process gone, its database sessions gone, writer claimed, upper read)`,
+    `${restarts.count}: the next incarnation ran p50 ${millis(restarts.p50)}, max ${millis(restarts.max)} after the SIGKILL (process gone, its database sessions gone, writer claimed, upper read)`,
   ]);
   lines.push([
     'audit',
