@@ -6,11 +6,12 @@ import { type Command, EXIT } from './command.ts';
 import { bugsCommand } from './commands/bugs.ts';
 import { checkCommand } from './commands/check.ts';
 import { compareCommand } from './commands/compare.ts';
+import { crashTestCommand } from './commands/crash-test.ts';
 import { modelCommand } from './commands/model.ts';
 import { reportCommand } from './commands/report.ts';
 import { type Io, processIo } from './io.ts';
 
-export const COMMANDS: readonly Command[] = [compareCommand, checkCommand, modelCommand, bugsCommand, reportCommand];
+export const COMMANDS: readonly Command[] = [compareCommand, checkCommand, modelCommand, bugsCommand, reportCommand, crashTestCommand];
 
 export function topHelp(): string {
   const width = Math.max(...COMMANDS.map((c) => c.name.length));

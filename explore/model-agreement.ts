@@ -57,9 +57,13 @@ export function modelConfigFor(setup: Setup, c: Case, workload: PreparedWorkload
 }
 
 /** Replays `trace` (a finished run of `c` on `workload`) on the model. */
-export async function modelAgreement(setup: Setup, c: Case, workload: PreparedWorkload, trace: readonly TraceEvent[]): Promise<ModelAgreement> {
+export function modelAgreement(setup: Setup, c: Case, workload: PreparedWorkload, trace: readonly TraceEvent[]): Promise<ModelAgreement> {
+  return agreementOn(modelConfigFor(setup, c, workload), trace);
+}
+
+/** Replays `trace` (a finished run) on the model configured by `cfg`. */
+export async function agreementOn(cfg: ModelConfig, trace: readonly TraceEvent[]): Promise<ModelAgreement> {
   const { predictAppends } = await import('../model/predict.ts');
-  const cfg = modelConfigFor(setup, c, workload);
   // Registry-internal sweep-hold/release events are stuttering steps for the clean model (see
   // model/predict.ts); divergence indices point into the trace as recorded.
   const total = trace.filter((e) => e.kind === 'append').length;

@@ -72,4 +72,5 @@ export const STREAM = {
   straggler: 4,
   faults: 5,
   aborts: 6,
+  crashKills: 7,
 } as const;

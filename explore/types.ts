@@ -85,6 +85,30 @@ export interface Figures {
   readonly modelAgrees: boolean;
   /** How far the model agreed: `100/100 appends predicted exactly`, or where and why it diverged. */
   readonly modelDetail: string;
+  /** Production mode only (`--consensus`/`--blob` given: explore/production.ts). */
+  readonly real?: RealFigures;
+}
+
+/** What a run on real storage adds: where it wrote, the wall-clock latency, the spec's verdict. */
+export interface RealFigures {
+  /** The fresh shard this run wrote (its consensus key), and its blob sub-directory (file blob). */
+  readonly shardId: string;
+  readonly blobDir?: string;
+  /** Wall-clock ms of compare-and-append (every hand collected → its answer), nearest rank over appends. */
+  readonly appendP50Ms: number;
+  readonly appendP99Ms: number;
+  readonly appendSamples: number;
+  /** Wall-clock ms of the whole run. */
+  readonly wallMs: number;
+  /** Trace events the linearization moved into the shard's order. */
+  readonly moved: number;
+  /** Every always/eventually property of spec/ held on the run's final view. */
+  readonly propertiesHold: boolean;
+  readonly propertyFailures: readonly string[];
+  /** Storage failures the run met and survived (retried). */
+  readonly faults: number;
+  /** The audit read the stores back through fresh clients (false: in-memory, read as they are). */
+  readonly reopened: boolean;
 }
 
 /**
@@ -99,6 +123,8 @@ export interface Comparison {
   readonly setup: Setup;
   readonly variants: readonly Variant[];
   readonly rows: readonly Figures[];
+  /** Production mode: the stores (password redacted). Absent: in memory, in virtual time. */
+  readonly backends?: { readonly consensus: string; readonly blob: string };
 }
 
 export const SWEEP_PARAMS = ['threshold', 'workers', 'processes', 'replicas', 'intervals', 'rows', 'row-bytes', 'stragglers'] as const;

@@ -55,6 +55,9 @@ export interface RunConfig {
   cleanup?: boolean;
   /** Restarts allowed per replica before the run gives up with `replica-gave-up` (default 100). */
   maxRestarts?: number;
+  /** The shard's consensus key (default `mv-sink-shard`, run.ts SHARD_ID): letters, digits, `_ . -`,
+   * at most 100. Runs that share a real database use one each, so that they never see each other. */
+  shardId?: string;
 }
 
 export interface ResolvedRun {
@@ -78,9 +81,14 @@ export interface ResolvedRun {
   readonly faults: FaultPlan | undefined;
   readonly cleanup: boolean;
   readonly maxRestarts: number;
+  readonly shardId: string;
 }
 
 export const DEFAULT_PUSH_CHUNK_UPDATES = 256;
+
+/** The consensus key of the sink's shard unless a run names its own. */
+export const DEFAULT_SHARD_ID = 'mv-sink-shard';
+const SHARD_ID_FORM = /^[A-Za-z0-9_.-]{1,100}$/;
 
 export function resolveRunConfig(config: RunConfig): ResolvedRun {
   if (!VARIANTS.includes(config.variant)) {
@@ -129,7 +137,16 @@ export function resolveRunConfig(config: RunConfig): ResolvedRun {
     faults: config.faults,
     cleanup: config.cleanup ?? config.faults !== undefined,
     maxRestarts: requireInteger(config.maxRestarts ?? 100, 0, 'maxRestarts'),
+    shardId: resolveShardId(config.shardId),
   };
+}
+
+function resolveShardId(shardId: unknown): string {
+  if (shardId === undefined) return DEFAULT_SHARD_ID;
+  if (typeof shardId !== 'string' || !SHARD_ID_FORM.test(shardId)) {
+    throw new SbkitError('invalid-config', `shardId must be 1 to 100 letters, digits, '_', '.' or '-', got ${show(shardId)}`);
+  }
+  return shardId;
 }
 
 /**

@@ -18,7 +18,7 @@ import { ArmedPlan, FaultyBlob, FaultyConsensus, type FaultStats } from './persi
 import { loadShardState } from './persist/state.ts';
 import { readWriters, writerOfKey } from './persist/writer-registry.ts';
 import { Trace } from './runtime/trace.ts';
-import { resolveRunConfig, type RunConfig } from './run-config.ts';
+import { DEFAULT_SHARD_ID, resolveRunConfig, type RunConfig } from './run-config.ts';
 import { Supervisor, type CollectedBlobs } from './supervisor.ts';
 import { partitionWorker, type Update } from './update.ts';
 
@@ -54,8 +54,8 @@ export interface RunResult {
   trace?: never;
 }
 
-/** The consensus key of the sink's shard. */
-export const SHARD_ID = 'mv-sink-shard';
+/** The consensus key of the sink's shard (unless the run names its own: RunConfig.shardId). */
+export const SHARD_ID = DEFAULT_SHARD_ID;
 
 export async function runSink(config: RunConfig): Promise<RunResult> {
   const run = resolveRunConfig(config);
@@ -70,7 +70,7 @@ export async function runSink(config: RunConfig): Promise<RunResult> {
   const byWorker: Update[][] = Array.from({ length: workers }, () => []);
   for (const u of [...run.updates].sort((a, b) => a.time - b.time || a.id - b.id)) byWorker[partitionWorker(u.key, workers)]?.push(u);
 
-  const supervisor = new Supervisor({ run, shardId: SHARD_ID, metrics, trace, blob, consensus, byWorker });
+  const supervisor = new Supervisor({ run, shardId: run.shardId, metrics, trace, blob, consensus, byWorker });
   await supervisor.startAll();
   // Nothing has run yet: the tasks start on the next microtask.
   plan?.arm();
@@ -78,8 +78,8 @@ export async function runSink(config: RunConfig): Promise<RunResult> {
   await supervisor.whenDone();
 
   // Where the leaks came from, before the final cleanup takes them (every writer is retired by now).
-  const before = await auditShard(await loadShardState(run.consensus, SHARD_ID), run.blob, run.updates);
-  const writers = await readWriters(run.consensus, SHARD_ID);
+  const before = await auditShard(await loadShardState(run.consensus, run.shardId), run.blob, run.updates);
+  const writers = await readWriters(run.consensus, run.shardId);
   let fromAborted = supervisor.collected.expired;
   let fromLive = supervisor.collected.finished + supervisor.collected.live;
   for (const key of before.leakedKeys) {
@@ -89,7 +89,7 @@ export async function runSink(config: RunConfig): Promise<RunResult> {
   }
   if (run.cleanup) await supervisor.cleanup(0);
 
-  const state = await loadShardState(run.consensus, SHARD_ID);
+  const state = await loadShardState(run.consensus, run.shardId);
   const audit = run.cleanup ? await auditShard(state, run.blob, run.updates) : before;
   const c = supervisor.collected;
   return {

@@ -1,10 +1,11 @@
 /**
- * linearizeByShard (test-support/linearize.ts): a response-order trace is put in the shard's order,
- * each replica's own order kept; a trace no order can explain is refused, saying where it got stuck.
+ * linearizeByShard (impl/linearize.ts): a response-order trace is put in the shard's order, each
+ * replica's own order kept; a trace no order can explain is refused, saying where it got stuck. The fault
+ * world's events: a restart reads the shard, an indeterminate-applied compare-and-set of the append moves it.
  */
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../vocab/index.ts';
-import { linearizeByShard } from '../test-support/linearize.ts';
+import { linearizeByShard } from '../linearize.ts';
 
 const ok = (replica: number, lower: number, upper: number): TraceEvent => ({
   kind: 'append',
@@ -46,5 +47,34 @@ describe('linearizeByShard', () => {
   it('starts from a given upper (a shard that already has data)', () => {
     expect(linearizeByShard([ok(0, 5, 6)], 5)).toMatchObject({ ok: true, moved: 0 });
     expect(linearizeByShard([ok(0, 5, 6)])).toMatchObject({ ok: false });
+  });
+
+  const mint = (replica: number, lower: number, upper: number): TraceEvent => ({ kind: 'mint', replica, desc: { lower, upper, appendWorker: 0, sharedId: lower, maxBytes: 0 } });
+  const applied = (replica: number): TraceEvent => ({ kind: 'fault', replica, op: 'consensus.cas', fault: 'indeterminate-applied' });
+  const abort = (replica: number): TraceEvent => ({ kind: 'abort', replica, reason: 'SIGKILL' });
+  const restart = (replica: number, lower: number): TraceEvent => ({ kind: 'restart', replica, lower });
+
+  it('places a restart where the shard was at the upper it read, before a commit that came earlier in time', () => {
+    // Replica 1 restarted reading upper 1; replica 0's commit of [1, 2) is recorded before it.
+    const trace = [ok(0, 0, 1), abort(1), mint(0, 1, 2), ok(0, 1, 2), restart(1, 1), frontier(1, 2)];
+    expect(linearizeByShard(trace)).toEqual({ ok: true, trace: [ok(0, 0, 1), abort(1), mint(0, 1, 2), restart(1, 1), ok(0, 1, 2), frontier(1, 2)], moved: 1 });
+    expect(linearizeByShard([restart(0, 3)])).toMatchObject({ ok: false, why: expect.stringMatching(/at upper 0/) });
+  });
+
+  it('an indeterminate-applied compare-and-set of the append moves the shard; the append that learns it does not', () => {
+    // Replica 0's CaS of [0, 1) applied (answer lost); replica 1's refusal saw it before replica 0 learned it.
+    const trace = [mint(0, 0, 1), applied(0), refused(1, 0, 1, 1), ok(0, 0, 1), mint(0, 1, 2), ok(0, 1, 2)];
+    expect(linearizeByShard(trace)).toEqual({ ok: true, trace, moved: 0 });
+    // Killed before it learned it: the commit still moves the shard, the restart reads its upper.
+    const killed = [mint(0, 0, 1), applied(0), abort(0), restart(0, 1), mint(0, 1, 2), ok(0, 1, 2)];
+    expect(linearizeByShard(killed)).toEqual({ ok: true, trace: killed, moved: 0 });
+  });
+
+  it('a compare-and-set fault outside the append (the writer registry: down, or after the last append) touches nothing', () => {
+    // A registry claim failing while replica 0 is down, and a retirement after its append.
+    const trace = [mint(0, 0, 1), abort(0), applied(0), restart(0, 0), mint(0, 0, 1), ok(0, 0, 1), applied(0)];
+    expect(linearizeByShard(trace)).toEqual({ ok: true, trace, moved: 0 });
+    // Mid-description, it is the append's: here it would commit [0, 1) a second time.
+    expect(linearizeByShard([ok(1, 0, 1), mint(0, 0, 1), applied(0)])).toMatchObject({ ok: false });
   });
 });

@@ -27,7 +27,7 @@ import { FileBlob } from '../persist/file-blob.ts';
 import { PgConsensus } from '../persist/pg-consensus.ts';
 import { loadShardState } from '../persist/state.ts';
 import { runSink, SHARD_ID } from '../run.ts';
-import { linearizeByShard } from '../test-support/linearize.ts';
+import { linearizeByShard } from '../linearize.ts';
 import { dropTables, pgTargetOrSkip, uniqueTable } from '../test-support/pg-target.ts';
 import { keyFor, upd } from '../test-support/workloads.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../update.ts';

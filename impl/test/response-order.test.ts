@@ -20,7 +20,7 @@ import { resolvePersistConfig } from '../persist/config.ts';
 import { MemBlob } from '../persist/blob.ts';
 import { MemConsensus } from '../persist/consensus.ts';
 import { runSink } from '../run.ts';
-import { linearizeByShard } from '../test-support/linearize.ts';
+import { linearizeByShard } from '../linearize.ts';
 import { reorderingConsensus } from '../test-support/reordering-consensus.ts';
 import { uniform } from '../test-support/workloads.ts';
 import { encodedUpdateSize, partitionWorker } from '../update.ts';
