@@ -62,7 +62,7 @@ export async function runIncarnation(config: IncarnationConfig): Promise<Incarna
 
   const writer = await claimWriter(consensus, shardId, replica, metrics);
   await config.beforeStart?.(writer);
-  const upper = (await loadShardState(consensus, shardId)).upper;
+  const upper = Math.max(run.asOf, (await loadShardState(consensus, shardId)).upper);
   if (config.restarted) trace.emit({ kind: 'restart', replica, lower: upper });
 
   const workers = run.processes * run.workersPerProcess;
@@ -83,6 +83,7 @@ export async function runIncarnation(config: IncarnationConfig): Promise<Incarna
       workersPerProcess: run.workersPerProcess,
       intervals: run.intervals,
       maxBytes: run.maxBytes,
+      barrier: run.barrier,
       pushChunkUpdates: run.pushChunkUpdates,
       pacing: run.pacing,
       startLower: upper,

@@ -81,7 +81,7 @@ describe('joining the traces of incarnations', () => {
   const dir = path.join(scratch, 'join');
   mkdirSync(dir, { recursive: true });
   let n = 0;
-  const mint = (replica: number, lower: number, upper: number): TraceEvent => ({ kind: 'mint', replica, desc: { lower, upper, appendWorker: 0, sharedId: lower, maxBytes: 0 } });
+  const mint = (replica: number, lower: number, upper: number): TraceEvent => ({ kind: 'mint', replica, desc: { lower, upper, appendWorker: 0, sharedId: lower, maxBytes: 0, barrier: false } });
   const ok = (replica: number, lower: number, upper: number): TraceEvent => ({
     kind: 'append',
     replica,

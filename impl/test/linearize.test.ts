@@ -49,7 +49,7 @@ describe('linearizeByShard', () => {
     expect(linearizeByShard([ok(0, 5, 6)])).toMatchObject({ ok: false });
   });
 
-  const mint = (replica: number, lower: number, upper: number): TraceEvent => ({ kind: 'mint', replica, desc: { lower, upper, appendWorker: 0, sharedId: lower, maxBytes: 0 } });
+  const mint = (replica: number, lower: number, upper: number): TraceEvent => ({ kind: 'mint', replica, desc: { lower, upper, appendWorker: 0, sharedId: lower, maxBytes: 0, barrier: false } });
   const applied = (replica: number): TraceEvent => ({ kind: 'fault', replica, op: 'consensus.cas', fault: 'indeterminate-applied' });
   const abort = (replica: number): TraceEvent => ({ kind: 'abort', replica, reason: 'SIGKILL' });
   const restart = (replica: number, lower: number): TraceEvent => ({ kind: 'restart', replica, lower });
