@@ -35,6 +35,12 @@ export interface ModelConfig {
   readonly persist: PersistConfig;
   /** Knob values the explorer may pick at a mint. Replay takes the mint event's value instead. */
   readonly maxBytesChoices: readonly number[];
+  /**
+   * Exploration only: a shared worker pushes at most this many staged updates per push (default: all of
+   * them in one push). Replay accepts any chunking either way; the SPIN core configuration pushes one
+   * part per step, like the Promela model.
+   */
+  readonly pushChunk?: number;
   readonly bugs?: ModelBugs;
 }
 
@@ -83,6 +89,7 @@ export function validateConfig(cfg: ModelConfig): ModelConfig {
   cfg.maxBytesChoices.forEach((m, i) => {
     if (!isNat(m)) throw new ConfigError(`maxBytesChoices[${i}]`, 'must be a non-negative integer');
   });
+  if (cfg.pushChunk !== undefined && !isPos(cfg.pushChunk)) throw new ConfigError('pushChunk', 'must be a positive integer');
   return cfg;
 }
 

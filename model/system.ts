@@ -701,56 +701,93 @@ function sameActor(a: TraceEvent, b: TraceEvent): boolean {
 // ---------------------------------------------------------------------------------------------------
 // Enabled actions
 
-/** One candidate per actor and choice; predicted fields are placeholders (predict ignores them). */
-function candidates(cfg: ModelConfig, s: SystemState): TraceEvent[] {
-  const out: TraceEvent[] = [];
-  const choices = [...new Set(cfg.maxBytesChoices)];
-  s.replicas.forEach((rep, r) => {
-    out.push({ kind: 'frontier', replica: r, upper: 0 });
-    const desc = rep.mint.context.live;
-    if (desc === null) {
-      for (const maxBytes of choices) {
-        out.push({ kind: 'mint', replica: r, desc: { lower: 0, upper: 0, appendWorker: 0, sharedId: 0, maxBytes } });
-      }
-    } else {
-      const sharedId = desc.sharedId;
-      rep.workers.forEach((wk, w) => {
-        const ref = { replica: r, process: processOf(cfg, w), worker: w, sharedId };
-        const path = pathOf(wk.value);
-        const h = rep.handles[w];
-        if (path === 'idle') out.push({ kind: 'stage', ...ref, updates: [], bytes: 0, route: 'none' });
-        else if (path === 'shared.opening') out.push({ kind: 'open', ...ref, created: false });
-        else if (path === 'shared.holdingHandle' && h !== null && h !== undefined) {
-          const rest = h.context.staged.slice(h.context.pushed);
-          if (isIn(h, 'finishing')) out.push({ kind: 'finish-end', ...ref, received: null });
-          else if (rest.length > 0) out.push({ kind: 'push', ...ref, updates: rest });
-          else out.push({ kind: 'finish-begin', ...ref, last: false });
-        } else if (path.endsWith('reportingSkip')) out.push({ kind: 'skip', ...ref, early: false });
-        else if (path === 'fallback.writing') {
-          out.push({ kind: 'own-batch', ...ref, batch: { updates: [], parts: { hollow: 0, inline: 0 } } });
-        } else if (path === 'handing') out.push({ kind: 'hand', ...ref, batches: [] });
-      });
-      if (rep.append !== null) {
-        const none = { hollow: 0, inline: 0 };
-        if (isIn(rep.append, 'ready')) {
-          out.push({ kind: 'append', replica: r, lower: 0, upper: 0, batches: 0, parts: none, updates: [], result: { ok: true } });
-        } else if (isIn(rep.append, 'mismatched')) {
-          out.push({ kind: 'delete', replica: r, lower: 0, batches: 0, reason: 'mismatch' });
+/**
+ * Who proposes events: the replica's mint (frontier, mint), each worker, the replica's append operator
+ * (append, delete) and each process's registry (sweep). `candidates` asks them in this order, replica by
+ * replica. The packed search (search-packed.ts) memoizes each actor's proposals by what it reads.
+ */
+export type Actor =
+  | { readonly kind: 'mint'; readonly replica: number }
+  | { readonly kind: 'worker'; readonly replica: number; readonly worker: number }
+  | { readonly kind: 'append'; readonly replica: number }
+  | { readonly kind: 'registry'; readonly replica: number; readonly process: number };
+
+/** Every actor of the configuration, in the order `candidates` asks them. */
+export function actorsOf(cfg: ModelConfig): Actor[] {
+  const out: Actor[] = [];
+  for (let replica = 0; replica < cfg.replicas; replica++) {
+    out.push({ kind: 'mint', replica });
+    for (let worker = 0; worker < workersPerReplica(cfg); worker++) out.push({ kind: 'worker', replica, worker });
+    out.push({ kind: 'append', replica });
+    for (let process = 0; process < cfg.processes; process++) out.push({ kind: 'registry', replica, process });
+  }
+  return out;
+}
+
+/** One candidate per choice of this actor; predicted fields are placeholders (predict ignores them). */
+export function actorCandidates(cfg: ModelConfig, s: SystemState, actor: Actor): TraceEvent[] {
+  const r = actor.replica;
+  const rep = s.replicas[r] as ReplicaState;
+  switch (actor.kind) {
+    case 'mint': {
+      const desc = rep.mint.context.live;
+      const out: TraceEvent[] = [{ kind: 'frontier', replica: r, upper: 0 }];
+      if (desc === null) {
+        for (const maxBytes of new Set(cfg.maxBytesChoices)) {
+          out.push({ kind: 'mint', replica: r, desc: { lower: 0, upper: 0, appendWorker: 0, sharedId: 0, maxBytes } });
         }
       }
+      return out;
     }
-    rep.registries.forEach((reg, p) => {
+    case 'worker': {
+      const desc = rep.mint.context.live;
+      if (desc === null) return [];
+      const w = actor.worker;
+      const ref = { replica: r, process: processOf(cfg, w), worker: w, sharedId: desc.sharedId };
+      const path = pathOf((rep.workers[w] as Local<WorkerContext>).value);
+      const h = rep.handles[w];
+      if (path === 'idle') return [{ kind: 'stage', ...ref, updates: [], bytes: 0, route: 'none' }];
+      if (path === 'shared.opening') return [{ kind: 'open', ...ref, created: false }];
+      if (path === 'shared.holdingHandle' && h !== null && h !== undefined) {
+        const rest = h.context.staged.slice(h.context.pushed, h.context.pushed + (cfg.pushChunk ?? h.context.staged.length));
+        if (isIn(h, 'finishing')) return [{ kind: 'finish-end', ...ref, received: null }];
+        if (rest.length > 0) return [{ kind: 'push', ...ref, updates: rest }];
+        return [{ kind: 'finish-begin', ...ref, last: false }];
+      }
+      if (path.endsWith('reportingSkip')) return [{ kind: 'skip', ...ref, early: false }];
+      if (path === 'fallback.writing') {
+        return [{ kind: 'own-batch', ...ref, batch: { updates: [], parts: { hollow: 0, inline: 0 } } }];
+      }
+      if (path === 'handing') return [{ kind: 'hand', ...ref, batches: [] }];
+      return [];
+    }
+    case 'append': {
+      if (rep.mint.context.live === null || rep.append === null) return [];
+      if (isIn(rep.append, 'ready')) {
+        const none = { hollow: 0, inline: 0 };
+        return [{ kind: 'append', replica: r, lower: 0, upper: 0, batches: 0, parts: none, updates: [], result: { ok: true } }];
+      }
+      if (isIn(rep.append, 'mismatched')) return [{ kind: 'delete', replica: r, lower: 0, batches: 0, reason: 'mismatch' }];
+      return [];
+    }
+    case 'registry': {
+      const p = actor.process;
+      const reg = rep.registries[p] as Registry;
       const sw = reg.sweep;
       if (isIn(sw, 'holding') && sw.context.holding !== null) {
-        out.push({ kind: 'sweep-release', replica: r, process: p, sharedId: sw.context.holding, closed: false });
-      } else if (isIn(sw, 'pending')) {
-        const next = sw.context.upgradeRace ? ids(reg, isLive).find((id) => id > sw.context.visited) : undefined;
-        if (next === undefined) out.push({ kind: 'sweep', replica: r, process: p, removed: [] });
-        else out.push({ kind: 'sweep-hold', replica: r, process: p, sharedId: next });
+        return [{ kind: 'sweep-release', replica: r, process: p, sharedId: sw.context.holding, closed: false }];
       }
-    });
-  });
-  return out;
+      if (!isIn(sw, 'pending')) return [];
+      const next = sw.context.upgradeRace ? ids(reg, isLive).find((id) => id > sw.context.visited) : undefined;
+      if (next === undefined) return [{ kind: 'sweep', replica: r, process: p, removed: [] }];
+      return [{ kind: 'sweep-hold', replica: r, process: p, sharedId: next }];
+    }
+  }
+}
+
+/** One candidate per actor and choice, actor by actor (`actorsOf`). */
+function candidates(cfg: ModelConfig, s: SystemState): TraceEvent[] {
+  return actorsOf(cfg).flatMap((actor) => actorCandidates(cfg, s, actor));
 }
 
 export interface Successor {

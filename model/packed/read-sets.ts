@@ -1,0 +1,84 @@
+/**
+ * THE table of what each event kind, actor and the property view read: the packed search memoizes
+ * `predict(cfg, state, event)` by (event, the ids of exactly these components), `actorCandidates` by
+ * (actor, its components) and the properties' verdicts by (final, the view's components).
+ *
+ * Verified, not trusted: on every cache miss the state is materialized with every other component
+ * replaced by a guard that throws `ReadSetError` (layout.ts), so a read set that is too small fails
+ * loudly instead of memoizing a wrong successor. A read set that is too large only costs cache hits.
+ *
+ * Adding an event kind to vocab's `TraceEvent` means one entry here (the mapped type makes a missing
+ * entry a compile error; `eventReads` throws on an unknown kind at run time) and, if the event carries
+ * a worker index or update ids, a rule in symmetry.ts's `EVENT_SHAPES`.
+ */
+import type { TraceEvent, TraceEventKind, WorkerRef } from '../../vocab/index.ts';
+import type { Actor } from '../system.ts';
+import type { Layout } from './layout.ts';
+
+type EventOf<K extends TraceEventKind> = Extract<TraceEvent, { kind: K }>;
+
+/** What every worker event reads: its replica's live description (mint), its worker and its handle. */
+const worker = (e: WorkerRef, L: Layout): number[] => [L.mint(e.replica), L.worker(e.replica, e.worker), L.handle(e.replica, e.worker)];
+const process = (e: WorkerRef, L: Layout): number => Math.floor(e.worker / L.cfg.workersPerProcess);
+const current = (e: WorkerRef & { readonly sharedId: number }, L: Layout): number => L.builder(e.replica, process(e, L), e.sharedId);
+
+/**
+ * `reads`: the components predict may read for the event. `adds`: history counters it only adds to
+ * (`counter + k`, with k a function of the read components): they stay out of the memo key, the outcome
+ * stores k, and every miss re-predicts with the counters shifted to check that nothing else depends on
+ * them (engine.ts). Counters added to by several events commute.
+ */
+export interface EventRule<E extends TraceEvent> {
+  readonly reads: (e: E, L: Layout) => readonly number[];
+  readonly adds?: (e: E, L: Layout) => readonly number[];
+}
+
+export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>> } = {
+  frontier: { reads: (e, L) => [L.mint(e.replica)] },
+  mint: { reads: (e, L) => [L.mint(e.replica)] },
+  stage: { reads: (e, L) => worker(e, L) },
+  // a created entry counts the registry's entries (the sweep trigger)
+  open: { reads: (e, L) => [...worker(e, L), L.sweep(e.replica, process(e, L)), ...L.buildersOf(e.replica, process(e, L))] },
+  push: { reads: (e, L) => [...worker(e, L), current(e, L)] },
+  'finish-begin': { reads: (e, L) => [...worker(e, L), current(e, L)], adds: (_e, L) => [L.finishesBegun] },
+  'finish-end': { reads: (e, L) => [...worker(e, L), current(e, L)], adds: (_e, L) => [L.finishesEnded] },
+  skip: { reads: (e, L) => [...worker(e, L), current(e, L)] },
+  'own-batch': { reads: (e, L) => worker(e, L), adds: (_e, L) => [L.ownBatches] },
+  hand: { reads: (e, L) => [...worker(e, L), L.append(e.replica)] },
+  // the history record lists every worker's route
+  append: { reads: (e, L) => [L.mint(e.replica), L.append(e.replica), ...L.workersOf(e.replica), L.shard, L.appends, L.shardUppers] },
+  delete: { reads: (e, L) => [L.mint(e.replica), L.append(e.replica), L.appends], adds: (_e, L) => [L.deleted] },
+  sweep: { reads: (e, L) => [L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)] },
+  'sweep-hold': { reads: (e, L) => [L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)] },
+  'sweep-release': { reads: (e, L) => [L.sweep(e.replica, e.process), L.builder(e.replica, e.process, e.sharedId)] },
+  // never enabled in the model: predict refuses it from the config alone
+  drop: { reads: () => [] },
+};
+
+/** The event's rule. Throws on an event kind the table does not know. */
+export function eventRule(event: TraceEvent, L: Layout): { readonly reads: readonly number[]; readonly adds: readonly number[] } {
+  const rule = (EVENT_RULES as Record<string, EventRule<TraceEvent> | undefined>)[event.kind];
+  if (rule === undefined) throw new Error(`model/packed/read-sets.ts has no rule for event kind ${JSON.stringify(event.kind)}`);
+  const adds = rule.adds?.(event, L) ?? [];
+  for (const slot of adds) {
+    if (!L.isCounter(slot)) throw new Error(`model/packed/read-sets.ts: ${event.kind} adds to ${L.labels[slot]}, which is not a counter`);
+  }
+  return { reads: rule.reads(event, L), adds };
+}
+
+export const ACTOR_READS: { readonly [K in Actor['kind']]: (a: Extract<Actor, { kind: K }>, L: Layout) => readonly number[] } = {
+  mint: (a, L) => [L.mint(a.replica)],
+  worker: (a, L) => [L.mint(a.replica), L.worker(a.replica, a.worker), L.handle(a.replica, a.worker)],
+  append: (a, L) => [L.mint(a.replica), L.append(a.replica)],
+  // only the review bug's sweep visits live entries one by one (sweep-hold), so only then does it read them
+  registry: (a, L) => [L.sweep(a.replica, a.process), ...(L.cfg.bugs?.sweepUpgradeRace === true ? L.buildersOf(a.replica, a.process) : [])],
+};
+
+export function actorReads(actor: Actor, L: Layout): readonly number[] {
+  const rule = (ACTOR_READS as Record<string, ((a: Actor, L: Layout) => readonly number[]) | undefined>)[actor.kind];
+  if (rule === undefined) throw new Error(`model/packed/read-sets.ts has no read set for actor kind ${JSON.stringify(actor.kind)}`);
+  return rule(actor, L);
+}
+
+/** viewOf (model/view.ts) reads every builder (its instances) and the whole history. */
+export const viewReads = (L: Layout): readonly number[] => [...L.allBuilders, ...L.historySlots];
