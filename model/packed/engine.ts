@@ -17,8 +17,15 @@ import type { ModelConfig } from '../config.ts';
 import { actorCandidates, actorsOf, initialState, predict, type Actor } from '../system.ts';
 import { viewOf } from '../view.ts';
 import { Codec, Interner, Layout, ReadSetError } from './layout.ts';
-import { actorReads, eventRule, viewReads } from './read-sets.ts';
-import { TupleMap } from './tuple-set.ts';
+import { ACTOR_READS, EVENT_RULES, actorReads, eventRule, viewReads, type ActorRules, type EventRules } from './read-sets.ts';
+
+/** For tests: other read-set tables, or another predict (to show the checks catch a wrong one). */
+export interface EngineOptions {
+  readonly eventRules?: EventRules;
+  readonly actorRules?: ActorRules;
+  readonly predict?: typeof predict;
+}
+import { PagedInts, TupleMap } from './tuple-set.ts';
 
 export interface MissCounts {
   actors: number;
@@ -44,9 +51,14 @@ export class Engine {
   private readonly candLists: Int32Array[] = [];
   private readonly actorMemo = new TupleMap(12);
   private readonly outcomeMemo = new TupleMap(14);
-  /** Per outcome: the expected event's id, or -1 when the candidate is not enabled. */
-  private readonly outcomeEvent: number[] = [];
-  private readonly outcomeWrites: Int32Array[] = [];
+  /** Per candidate: whether its kind is declared confluent (read-sets.ts), for the partial-order reduction. */
+  private readonly candConfluent: boolean[] = [];
+  /** Per outcome: the expected event's id (-1 when the candidate is not enabled), its candidate, and its
+   * writes as a range of `writePool`. */
+  private readonly outcomeEvent = new PagedInts();
+  private readonly outcomeCand = new PagedInts();
+  private readonly writeStart = new PagedInts();
+  private readonly writePool = new PagedInts();
   private readonly viewMemo = new TupleMap(12);
   private readonly viewBits: number[] = [];
   private readonly scratch: Int32Array;
@@ -55,15 +67,21 @@ export class Engine {
   readonly events = new Interner();
   readonly misses: MissCounts = { actors: 0, outcomes: 0, views: 0, byKind: {} };
 
+  private readonly eventRules: EventRules;
+  private readonly predict: typeof predict;
+
   constructor(
     readonly cfg: ModelConfig,
     readonly properties: readonly Property[] = [],
+    opts: EngineOptions = {},
   ) {
     if (properties.length > 30) throw new RangeError('the packed search judges at most 30 properties');
+    this.eventRules = opts.eventRules ?? EVENT_RULES;
+    this.predict = opts.predict ?? predict;
     this.layout = new Layout(cfg);
     this.codec = new Codec(this.layout);
     this.actors = actorsOf(cfg);
-    this.actorSlots = this.actors.map((a) => Int32Array.from(actorReads(a, this.layout)));
+    this.actorSlots = this.actors.map((a) => Int32Array.from(actorReads(a, this.layout, opts.actorRules ?? ACTOR_READS)));
     this.viewSlots = Int32Array.from(viewReads(this.layout));
     this.scratch = new Int32Array(this.layout.slots);
     this.key = new Int32Array(2 + this.layout.slots);
@@ -93,11 +111,12 @@ export class Engine {
       const before = this.candIds.size;
       const id = this.candIds.intern(e);
       if (id === before) {
-        const rule = eventRule(e, this.layout);
+        const rule = eventRule(e, this.layout, this.eventRules);
         this.candidates.push(e);
         this.candSlots.push(Int32Array.from(rule.reads));
         this.candAdds.push(Int32Array.from(rule.adds));
         this.candTouch.push(Int32Array.from([...rule.reads, ...rule.adds]));
+        this.candConfluent.push(rule.confluent);
       }
       return id;
     });
@@ -133,7 +152,9 @@ export class Engine {
     }
     const o = this.outcomeEvent.length;
     this.outcomeEvent.push(first === null ? -1 : first.event);
-    this.outcomeWrites.push(first === null ? new Int32Array(0) : Int32Array.from(first.writes));
+    this.outcomeCand.push(c);
+    this.writeStart.push(this.writePool.length);
+    for (const x of first?.writes ?? []) this.writePool.push(x);
     this.outcomeMemo.set(key, 1 + slots.length, o);
     return o;
   }
@@ -144,7 +165,7 @@ export class Engine {
    */
   private predictWrites(event: TraceEvent, vec: Int32Array, c: number, adds: Int32Array): { event: number; writes: number[] } | null {
     this.codec.reader = `predict(${JSON.stringify(event)})`;
-    const p = predict(this.cfg, this.codec.materialize(vec, this.candTouch[c] as Int32Array), event);
+    const p = this.predict(this.cfg, this.codec.materialize(vec, this.candTouch[c] as Int32Array), event);
     if (!p.ok) return null;
     this.scratch.set(vec);
     const writes = this.codec.extract(p.next, this.scratch);
@@ -167,7 +188,7 @@ export class Engine {
       const list = this.actorCandidates(a, cur);
       for (let k = 0; k < list.length; k++) {
         const o = this.outcome(list[k] as number, cur);
-        if ((this.outcomeEvent[o] as number) >= 0) out.push(o);
+        if (this.outcomeEvent.get(o) >= 0) out.push(o);
       }
     }
     return out.length;
@@ -175,17 +196,28 @@ export class Engine {
 
   /** The event id of an enabled outcome. */
   eventOf(o: number): number {
-    return this.outcomeEvent[o] as number;
+    return this.outcomeEvent.get(o);
+  }
+
+  /** Whether outcome `o`'s event kind is declared confluent. */
+  confluent(o: number): boolean {
+    return this.candConfluent[this.outcomeCand.get(o)] === true;
+  }
+
+  /** The outcome of `o`'s candidate (the same actor's same event) at another state, or -1 if not enabled there. */
+  again(o: number, vec: Int32Array): number {
+    const o2 = this.outcome(this.outcomeCand.get(o), vec);
+    return this.outcomeEvent.get(o2) >= 0 ? o2 : -1;
   }
 
   /** `next` := `cur` with outcome `o`'s writes. */
   apply(o: number, cur: Int32Array, next: Int32Array): void {
     next.set(cur);
-    const writes = this.outcomeWrites[o] as Int32Array;
-    for (let i = 0; i < writes.length; i += 2) {
-      const slot = writes[i] as number;
-      if (slot >= 0) next[slot] = writes[i + 1] as number;
-      else next[-slot - 1] = (next[-slot - 1] as number) + (writes[i + 1] as number);
+    const end = o + 1 < this.writeStart.length ? this.writeStart.get(o + 1) : this.writePool.length;
+    for (let i = this.writeStart.get(o); i < end; i += 2) {
+      const slot = this.writePool.get(i);
+      if (slot >= 0) next[slot] = this.writePool.get(i + 1);
+      else next[-slot - 1] = (next[-slot - 1] as number) + this.writePool.get(i + 1);
     }
   }
 
@@ -211,7 +243,15 @@ export class Engine {
 
   /** Bytes of the memo tables' typed arrays. */
   memoBytes(): number {
-    return this.actorMemo.bytes() + this.outcomeMemo.bytes() + this.viewMemo.bytes();
+    return (
+      this.actorMemo.bytes() +
+      this.outcomeMemo.bytes() +
+      this.viewMemo.bytes() +
+      this.outcomeEvent.bytes() +
+      this.outcomeCand.bytes() +
+      this.writeStart.bytes() +
+      this.writePool.bytes()
+    );
   }
 
   memoSizes(): { readonly candidates: number; readonly outcomes: number; readonly views: number; readonly components: number } {

@@ -31,20 +31,35 @@ const current = (e: WorkerRef & { readonly sharedId: number }, L: Layout): numbe
 export interface EventRule<E extends TraceEvent> {
   readonly reads: (e: E, L: Layout) => readonly number[];
   readonly adds?: (e: E, L: Layout) => readonly number[];
+  /**
+   * Partial-order reduction (search.ts): the event commutes with every other actor's event and none can
+   * disable it, so while it is enabled the search may take it alone. Checked where it is used: the
+   * search takes it alone only where it commutes with every other enabled event (a diamond), so a
+   * declaration can only be wrong about events that become enabled *while* it waits; the argument for
+   * each is written beside it, and tests compare the reduced search with the full one.
+   */
+  readonly confluent?: true;
 }
 
 export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>> } = {
   frontier: { reads: (e, L) => [L.mint(e.replica)] },
   mint: { reads: (e, L) => [L.mint(e.replica)] },
-  stage: { reads: (e, L) => worker(e, L) },
+  // confluent: writes only its own worker; reads the live description, which nothing changes before
+  // every worker handed (append/delete) — frontier changes only `desired`.
+  stage: { reads: (e, L) => worker(e, L), confluent: true },
   // a created entry counts the registry's entries (the sweep trigger)
   open: { reads: (e, L) => [...worker(e, L), L.sweep(e.replica, process(e, L)), ...L.buildersOf(e.replica, process(e, L))] },
   push: { reads: (e, L) => [...worker(e, L), current(e, L)] },
   'finish-begin': { reads: (e, L) => [...worker(e, L), current(e, L)], adds: (_e, L) => [L.finishesBegun] },
-  'finish-end': { reads: (e, L) => [...worker(e, L), current(e, L)], adds: (_e, L) => [L.finishesEnded] },
+  // confluent: writes its own worker and handle, a counter, and its builder only as its own receipt
+  // (no guard reads receipts) or, with the barrier, its reference (the last one kills a finalized
+  // entry, which no one may join any more); a pending sweep it would race is already enabled.
+  'finish-end': { reads: (e, L) => [...worker(e, L), current(e, L)], adds: (_e, L) => [L.finishesEnded], confluent: true },
   skip: { reads: (e, L) => [...worker(e, L), current(e, L)] },
-  'own-batch': { reads: (e, L) => worker(e, L), adds: (_e, L) => [L.ownBatches] },
-  hand: { reads: (e, L) => [...worker(e, L), L.append(e.replica)] },
+  // confluent: writes only its own worker and a counter.
+  'own-batch': { reads: (e, L) => worker(e, L), adds: (_e, L) => [L.ownBatches], confluent: true },
+  // confluent: records its own slot of the append's hands; the append needs every hand first.
+  hand: { reads: (e, L) => [...worker(e, L), L.append(e.replica)], confluent: true },
   // the history record lists every worker's route
   append: { reads: (e, L) => [L.mint(e.replica), L.append(e.replica), ...L.workersOf(e.replica), L.shard, L.appends, L.shardUppers] },
   delete: { reads: (e, L) => [L.mint(e.replica), L.append(e.replica), L.appends], adds: (_e, L) => [L.deleted] },
@@ -56,14 +71,20 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
 };
 
 /** The event's rule. Throws on an event kind the table does not know. */
-export function eventRule(event: TraceEvent, L: Layout): { readonly reads: readonly number[]; readonly adds: readonly number[] } {
-  const rule = (EVENT_RULES as Record<string, EventRule<TraceEvent> | undefined>)[event.kind];
+export type EventRules = { readonly [K in TraceEventKind]: EventRule<EventOf<K>> };
+
+export function eventRule(
+  event: TraceEvent,
+  L: Layout,
+  rules: EventRules = EVENT_RULES,
+): { readonly reads: readonly number[]; readonly adds: readonly number[]; readonly confluent: boolean } {
+  const rule = (rules as Record<string, EventRule<TraceEvent> | undefined>)[event.kind];
   if (rule === undefined) throw new Error(`model/packed/read-sets.ts has no rule for event kind ${JSON.stringify(event.kind)}`);
   const adds = rule.adds?.(event, L) ?? [];
   for (const slot of adds) {
     if (!L.isCounter(slot)) throw new Error(`model/packed/read-sets.ts: ${event.kind} adds to ${L.labels[slot]}, which is not a counter`);
   }
-  return { reads: rule.reads(event, L), adds };
+  return { reads: rule.reads(event, L), adds, confluent: rule.confluent === true };
 }
 
 export const ACTOR_READS: { readonly [K in Actor['kind']]: (a: Extract<Actor, { kind: K }>, L: Layout) => readonly number[] } = {
@@ -74,8 +95,10 @@ export const ACTOR_READS: { readonly [K in Actor['kind']]: (a: Extract<Actor, { 
   registry: (a, L) => [L.sweep(a.replica, a.process), ...(L.cfg.bugs?.sweepUpgradeRace === true ? L.buildersOf(a.replica, a.process) : [])],
 };
 
-export function actorReads(actor: Actor, L: Layout): readonly number[] {
-  const rule = (ACTOR_READS as Record<string, ((a: Actor, L: Layout) => readonly number[]) | undefined>)[actor.kind];
+export type ActorRules = typeof ACTOR_READS;
+
+export function actorReads(actor: Actor, L: Layout, rules: ActorRules = ACTOR_READS): readonly number[] {
+  const rule = (rules as Record<string, ((a: Actor, L: Layout) => readonly number[]) | undefined>)[actor.kind];
   if (rule === undefined) throw new Error(`model/packed/read-sets.ts has no read set for actor kind ${JSON.stringify(actor.kind)}`);
   return rule(actor, L);
 }

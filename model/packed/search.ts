@@ -35,6 +35,8 @@ export interface Reducer {
   /** The real trace: `events[k]` was taken from the k-th representative, then `syms[k]` applied. */
   unpermute(events: readonly TraceEvent[], syms: readonly number[]): TraceEvent[];
   readonly description: string;
+  /** The engine whose component ids it reads (the search must use the same one). */
+  readonly engine: Engine;
 }
 
 export interface PackedSearchOptions {
@@ -42,15 +44,28 @@ export interface PackedSearchOptions {
   /** Stop when the process's memory (`memory()`, default RSS) reaches this many bytes. */
   readonly maxBytes?: number;
   readonly memory?: () => number;
+  /** Check the memory every this many expanded states (default 4096). */
+  readonly memoryEvery?: number;
   /** The properties to judge (ignored when an engine is passed: the engine's are judged). */
   readonly properties?: readonly Property[];
   readonly stopAtFirstViolation?: boolean;
+  /** Stop as soon as every property named here is settled (violated, or witnessed). */
+  readonly until?: readonly string[];
   readonly onProgress?: (expanded: number, states: number) => void;
   readonly progressEvery?: number;
   readonly reducer?: Reducer;
+  /**
+   * Partial-order reduction: where an event declared confluent in read-sets.ts is enabled and commutes
+   * with every other enabled event, take it alone. Preserves every terminal state; since every property
+   * here is monotone (checked on every edge: a violation or witness never disappears), verdicts are
+   * preserved too, but traces are shortest only within the reduced graph.
+   */
+  readonly por?: boolean;
   /** Explore only shard `index` of `count`: frontier states at `depth` (default: the first BFS level
    * with at least 16·count states) whose hash is ≡ index (mod count). */
   readonly shard?: { readonly index: number; readonly count: number; readonly depth?: number };
+  /** Sees every final (terminal) state found, materialized (tests). */
+  readonly onFinal?: (state: SystemState) => void;
 }
 
 export interface PackedViolation {
@@ -60,7 +75,7 @@ export interface PackedViolation {
   readonly trace: readonly TraceEvent[];
 }
 
-export type StopReason = 'max-states' | 'max-memory' | 'violation';
+export type StopReason = 'max-states' | 'max-memory' | 'violation' | 'settled';
 
 export interface PackedSearchResult {
   readonly states: number;
@@ -73,6 +88,8 @@ export interface PackedSearchResult {
   readonly depth: number;
   /** States stored but not yet expanded when the search stopped. */
   readonly frontier: number;
+  /** Successor edges to states not stored because of maxStates. */
+  readonly dropped: number;
   readonly violations: readonly PackedViolation[];
   readonly witnesses: readonly { readonly property: string; readonly trace: readonly TraceEvent[] }[];
   readonly unreached: readonly string[];
@@ -90,9 +107,27 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
   const S = engine.slots;
   const store = new StateStore(S);
   const reducer = opts.reducer;
+  if (reducer !== undefined && reducer.engine !== engine) throw new Error('searchPacked: the reducer was made for another engine (pass that engine)');
   const cur = new Int32Array(S);
   const next = new Int32Array(S);
   const enabled: number[] = [];
+  const da = new Int32Array(S);
+  const db = new Int32Array(S);
+  const dab = new Int32Array(S);
+  const dba = new Int32Array(S);
+  /** o then u and u then o both run from `cur` and meet in the same state. */
+  const diamond = (o: number, u: number): boolean => {
+    engine.apply(o, cur, da);
+    engine.apply(u, cur, db);
+    const u2 = engine.again(u, da);
+    const o2 = u2 < 0 ? -1 : engine.again(o, db);
+    if (o2 < 0) return false;
+    engine.apply(u2 as number, da, dab);
+    engine.apply(o2, db, dba);
+    for (let i = 0; i < S; i++) if (dab[i] !== dba[i]) return false;
+    return true;
+  };
+  let reduced = 0;
 
   /** With a reducer: per state, the symmetry applied to reach its representative. */
   const symOf = reducer === undefined ? null : new PagedInts();
@@ -120,13 +155,19 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
   const eventuallyMask = maskOf('eventually');
   const sometimesMask = maskOf('sometimes');
   let unsettled = alwaysMask | eventuallyMask | sometimesMask;
+  const untilMask = (opts.until ?? []).reduce((m, name) => {
+    const k = properties.findIndex((p) => p.name === name);
+    if (k < 0) throw new RangeError(`until: no property named ${name}`);
+    return m | (1 << k);
+  }, 0);
   let finals = 0;
   let transitions = 0;
   let complete = true;
   let stopped: StopReason | null = null;
   const progressEvery = Math.max(1, opts.progressEvery ?? 1024);
   const memory = opts.memory ?? (() => process.memoryUsage().rss);
-  const memoryEvery = 4096;
+  const memoryEvery = Math.max(1, opts.memoryEvery ?? 4096);
+  let dropped = 0;
 
   // BFS levels are contiguous ranges of state numbers.
   let levelEnd = 1;
@@ -166,9 +207,21 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
     const successors = engine.expand(cur, enabled);
     transitions += successors;
     const final = successors === 0;
-    if (final) finals += 1;
+    if (final) {
+      finals += 1;
+      opts.onFinal?.(engine.codec.materialize(cur));
+    }
+    if (opts.por === true && successors > 1) {
+      const alone = enabled.find((o) => engine.confluent(o) && enabled.every((u) => u === o || diamond(o, u)));
+      if (alone !== undefined) {
+        enabled.length = 0;
+        enabled.push(alone);
+        reduced += 1;
+      }
+    }
+    const needBits = unsettled !== 0 || opts.por === true;
+    const bits = needBits ? engine.verdicts(cur, final) : 0;
     if (unsettled !== 0) {
-      const bits = engine.verdicts(cur, final);
       const news = ((~bits & (alwaysMask | (final ? eventuallyMask : 0))) | (bits & sometimesMask)) & unsettled;
       for (let k = 0; news !== 0 && k < properties.length; k++) {
         if ((news & (1 << k)) === 0) continue;
@@ -191,13 +244,30 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
         stopped = 'violation';
         break;
       }
+      if (untilMask !== 0 && (unsettled & untilMask) === 0) {
+        stopped = 'settled';
+        break;
+      }
     }
     for (const o of enabled) {
       engine.apply(o, cur, next);
+      if (opts.por === true) {
+        // the reduction keeps verdicts only for monotone properties: check every edge it takes
+        const after = engine.verdicts(next, false);
+        const lost = ((~bits & alwaysMask) & ~(~after & alwaysMask)) | (bits & sometimesMask & ~after);
+        if (lost !== 0) {
+          const k = Math.clz32(lost & -lost) ^ 31;
+          throw new Error(
+            `the partial-order reduction needs monotone properties, but ${properties[k]?.name} changes back after ` +
+              `${JSON.stringify(engine.events.values[engine.eventOf(o)])}: run without it`,
+          );
+        }
+      }
       const sym = reducer === undefined ? 0 : reducer.canonicalize(next);
       if (store.size >= opts.maxStates) {
         if (store.find(next) < 0) {
           complete = false;
+          dropped += 1;
           stopped ??= 'max-states';
         }
         continue;
@@ -213,6 +283,7 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
     stopped,
     depth,
     frontier: store.size - head,
+    dropped,
     violations,
     witnesses,
     unreached: properties.filter((p, k) => p.kind === 'sometimes' && !settled.has(k)).map((p) => p.name),
@@ -220,7 +291,7 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
     memoBytes: engine.memoBytes(),
     memo: engine.memoSizes(),
     ...(shard === undefined ? {} : { shard: { index: shard.index, count: shard.count, depth: shardDepth, roots } }),
-    reduction: reducer?.description ?? 'none',
+    reduction: [reducer?.description, opts.por === true ? `partial order: ${reduced} states took one confluent event` : undefined].filter((x) => x !== undefined).join('; ') || 'none',
   };
 }
 

@@ -12,7 +12,7 @@ export const CHUNK = 4;
 
 export class StateStore {
   readonly chunks: number;
-  private readonly chunkTable = new TupleSet(CHUNK, 14);
+  private readonly chunkTable = new TupleSet(CHUNK, 10);
   private readonly root: TupleSet;
   private readonly rootBuf: Int32Array;
   private readonly chunkBuf = new Int32Array(CHUNK);
@@ -23,7 +23,7 @@ export class StateStore {
 
   constructor(readonly slots: number) {
     this.chunks = Math.ceil(slots / CHUNK);
-    this.root = new TupleSet(this.chunks, 16);
+    this.root = new TupleSet(this.chunks, 10);
     this.rootBuf = new Int32Array(this.chunks);
     this.base = new Int32Array(slots);
     this.baseRoot = new Int32Array(this.chunks);

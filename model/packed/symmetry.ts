@@ -100,8 +100,9 @@ export class Loads {
   /** The update `id` becomes when its worker moves by `pi`. */
   rename(id: number, pi: readonly number[]): number {
     const { worker, rank } = this.ownerOf(id);
-    const to = this.idsOf[pi[worker] as number]?.[rank];
-    if (to === undefined) throw new Error(`worker ${worker} and worker ${pi[worker]} do not have identical loads`);
+    const into = pi[worker] as number;
+    const to = this.idsOf[into]?.[rank];
+    if (to === undefined || this.signature[into] !== this.signature[worker]) throw new Error(`worker ${worker} and worker ${into} do not have identical loads`);
     return to;
   }
 }
@@ -358,7 +359,7 @@ export class SymmetryReducer implements Reducer {
   private readonly withReplicas: boolean;
 
   constructor(
-    private readonly engine: Engine,
+    readonly engine: Engine,
     opts: SymmetryOptions = {},
   ) {
     this.cfg = engine.cfg;

@@ -2,7 +2,7 @@
  * Hash sets of integer tuples with dense ids: the packed search's only data structures.
  *
  * `TupleSet` (fixed width) numbers each distinct tuple 0, 1, 2 … in insertion order and stores it in
- * paged `Int32Array`s (no big array is ever copied, so memory grows by one page at a time); its open-
+ * paged `Int32Array`s of 4,096 tuples (no big array is ever copied: memory grows a page at a time); its open-
  * addressing index holds ids only and is rebuilt from the stored tuples when it is half full.
  * `TupleMap` (variable width) maps a tuple to an int value the same way, for memo tables.
  *
@@ -10,8 +10,11 @@
  * the set holds (what `npm run bench` reports as bytes per stored state).
  */
 
-const PAGE_BITS = 16;
+const PAGE_BITS = 12;
 const PAGE = 1 << PAGE_BITS;
+/** TupleSet pages hold 4,096 tuples. */
+const TUPLE_PAGE_BITS = 12;
+const TUPLE_PAGE = 1 << TUPLE_PAGE_BITS;
 
 function hashInts(buf: ArrayLike<number>, off: number, len: number): number {
   let h = 0x811c9dc5 ^ len;
@@ -24,7 +27,7 @@ function hashInts(buf: ArrayLike<number>, off: number, len: number): number {
   return (h ^ (h >>> 16)) >>> 0;
 }
 
-/** A growable array of int32 in pages of 65,536 entries (`get`/`set` by index). */
+/** A growable array of int32 in pages of 4,096 entries (`get`/`set` by index). */
 export class PagedInts {
   private readonly pages: Int32Array[] = [];
   length = 0;
@@ -54,18 +57,18 @@ export class TupleSet {
 
   constructor(readonly width: number, initialIndexBits = 12) {
     if (!Number.isInteger(width) || width < 1) throw new RangeError(`TupleSet width must be a positive integer, got ${width}`);
-    this.perPage = PAGE;
+    this.perPage = TUPLE_PAGE;
     this.index = new Int32Array(1 << initialIndexBits).fill(-1);
     this.mask = (1 << initialIndexBits) - 1;
   }
 
   private page(id: number): Int32Array {
-    return this.pages[id >>> PAGE_BITS] as Int32Array;
+    return this.pages[id >>> TUPLE_PAGE_BITS] as Int32Array;
   }
 
   private equalsAt(id: number, buf: ArrayLike<number>, off: number): boolean {
     const page = this.page(id);
-    const base = (id & (PAGE - 1)) * this.width;
+    const base = (id & (TUPLE_PAGE - 1)) * this.width;
     for (let i = 0; i < this.width; i++) if (page[base + i] !== buf[off + i]) return false;
     return true;
   }
@@ -94,10 +97,10 @@ export class TupleSet {
       slot = (slot + 1) & this.mask;
     }
     const id = this.size;
-    const pageNo = id >>> PAGE_BITS;
+    const pageNo = id >>> TUPLE_PAGE_BITS;
     if (pageNo === this.pages.length) this.pages.push(new Int32Array(this.perPage * this.width));
     const page = this.pages[pageNo] as Int32Array;
-    const base = (id & (PAGE - 1)) * this.width;
+    const base = (id & (TUPLE_PAGE - 1)) * this.width;
     for (let i = 0; i < this.width; i++) page[base + i] = buf[off + i] as number;
     this.index[slot] = id;
     this.size += 1;
@@ -108,13 +111,13 @@ export class TupleSet {
   /** Copies tuple `id` into `out[off …]`. */
   read(id: number, out: Int32Array, off = 0): void {
     const page = this.page(id);
-    const base = (id & (PAGE - 1)) * this.width;
+    const base = (id & (TUPLE_PAGE - 1)) * this.width;
     for (let i = 0; i < this.width; i++) out[off + i] = page[base + i] as number;
   }
 
   /** Element `i` of tuple `id`. */
   at(id: number, i: number): number {
-    return this.page(id)[(id & (PAGE - 1)) * this.width + i] as number;
+    return this.page(id)[(id & (TUPLE_PAGE - 1)) * this.width + i] as number;
   }
 
   private grow(): void {
