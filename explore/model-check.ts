@@ -119,7 +119,13 @@ export const CORE_UPDATE_SIZE = 100;
  * (stage, open, finish-begin/-end, hand, mint, append), records the push order, and a best-effort worker
  * with no data does nothing, where Promela's still joins and finishes empty.
  */
-export function coreConfigs(variant: Variant, workers: number, parts: number, oneVectorPerOrbit: boolean): { readonly loads: readonly number[]; readonly cfg: ModelConfig }[] {
+export function coreConfigs(
+  variant: Variant,
+  workers: number,
+  parts: number,
+  oneVectorPerOrbit: boolean,
+  modelBug?: ModelBugName,
+): { readonly loads: readonly number[]; readonly cfg: ModelConfig }[] {
   const vectors: number[][] = [];
   const rec = (prefix: number[]) => {
     if (prefix.length === workers) {
@@ -145,6 +151,7 @@ export function coreConfigs(variant: Variant, workers: number, parts: number, on
       persist: CHECK_PERSIST,
       maxBytesChoices: [1000],
       pushChunk: 1,
+      ...(modelBug === 'sweep-upgrade-race' ? { bugs: { sweepUpgradeRace: true } } : {}),
     };
     return { loads, cfg };
   });
@@ -198,9 +205,11 @@ export interface SearchFigures {
   readonly transitions: number;
   /** Why an incomplete search stopped. */
   readonly stopped: 'max-states' | 'max-memory' | null;
-  /** Deepest BFS level, and states stored but not expanded when it stopped. */
+  /** Deepest BFS level, states stored but not expanded when it stopped, and successor edges it did not
+   * store because of --max-states. */
   readonly depth: number;
   readonly frontier: number;
+  readonly dropped: number;
   /** Bytes of the packed state store (tuples, index, parents, edges); 0 for the plain search. */
   readonly storeBytes: number;
   readonly memoBytes: number;
@@ -279,7 +288,7 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
     const configs =
       req.core === undefined
         ? [{ loads: [] as readonly number[], cfg: checkConfig(variant, req) }]
-        : coreConfigs(variant, req.workers, req.core.parts, req.symmetry !== false);
+        : coreConfigs(variant, req.workers, req.core.parts, req.symmetry !== false, req.modelBug);
     const started = hooks.now();
     const found: Found[] = [];
     for (const [j, { cfg }] of configs.entries()) {
@@ -296,7 +305,7 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
           complete: r.complete,
           violations: r.violations.map((v) => ({ ...v, shortest: true })),
           witnesses: r.witnesses,
-          figures: { search: 'plain', reduction: 'none', transitions: 0, stopped: r.complete ? null : 'max-states', depth: 0, frontier: 0, storeBytes: 0, memoBytes: 0, refineStates: 0 },
+          figures: { search: 'plain', reduction: 'none', transitions: 0, stopped: r.complete ? null : 'max-states', depth: 0, frontier: 0, dropped: 0, storeBytes: 0, memoBytes: 0, refineStates: 0 },
         });
       } else {
         const r = checkPacked(cfg, {
@@ -322,6 +331,7 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
             stopped: r.stopped === 'max-memory' || r.stopped === 'max-states' ? r.stopped : null,
             depth: r.depth,
             frontier: r.frontier,
+            dropped: r.dropped,
             storeBytes: r.storeBytes,
             memoBytes: r.memoBytes,
             refineStates: r.refineStates,
@@ -376,6 +386,7 @@ function variantCheck(variant: Variant, req: ModelCheckRequest, found: readonly 
       stopped: last?.stopped ?? null,
       depth: Math.max(0, ...found.map((f) => f.figures.depth)),
       frontier: last?.frontier ?? 0,
+      dropped: sum((f) => f.figures.dropped),
       storeBytes: sum((f) => f.figures.storeBytes),
       memoBytes: sum((f) => f.figures.memoBytes),
       peakRssBytes: peakRss(),
@@ -458,10 +469,10 @@ export function formatTrace(trace: readonly TraceEvent[], indent: string): strin
 /** Why an incomplete search stopped, and how far it got. */
 function stopText(v: VariantCheck, req: ModelCheckRequest): string {
   const f = v.figures;
-  const where = f.search === 'packed' ? `: ${plural(v.states, 'state')} stored, ${thousands(f.frontier)} not yet expanded, BFS depth ${f.depth}` : '';
+  if (f.search === 'plain') return `hit --max-states ${thousands(req.maxStates)}`;
   return f.stopped === 'max-memory'
-    ? `hit --max-memory ${bytes(req.maxMemory ?? DEFAULT_MAX_MEMORY)}${where}`
-    : `hit --max-states ${thousands(req.maxStates)}${where}`;
+    ? `hit --max-memory ${bytes(req.maxMemory ?? DEFAULT_MAX_MEMORY)}: ${plural(v.states, 'state')} stored, ${thousands(f.frontier)} not yet expanded, BFS depth ${f.depth}`
+    : `hit --max-states ${thousands(req.maxStates)}: ${plural(v.states, 'state')} stored, ${plural(f.dropped, 'successor')} beyond the limit, BFS depth ${f.depth}`;
 }
 
 function verdictText(p: PropertyOutcome): string {

@@ -119,6 +119,7 @@ export function combineModelChecks(files: readonly { readonly file: string; read
       storeBytes: sum((v) => v.figures.storeBytes),
       memoBytes: sum((v) => v.figures.memoBytes),
       frontier: sum((v) => v.figures.frontier),
+      dropped: sum((v) => v.figures.dropped),
       depth: Math.max(...parts.map((v) => v.figures.depth)),
       peakRssBytes: Math.max(...parts.map((v) => v.figures.peakRssBytes)),
       refineStates: sum((v) => v.figures.refineStates),
