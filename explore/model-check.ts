@@ -52,6 +52,8 @@ export interface ModelCheckRequest extends ModelCheckShape {
   readonly por?: boolean;
   /** Packed only: stop when the process's RSS reaches this many bytes (default 4 GiB). */
   readonly maxMemory?: number;
+  /** Packed only: stop a search after this many seconds (wall clock, measured with the hooks' clock). */
+  readonly maxSeconds?: number | undefined;
   /** Packed only: explore shard `index` (0-based) of `count` (combine the shards' JSON with --combine). */
   readonly shard?: { readonly index: number; readonly count: number } | undefined;
   /** The SPIN anchor's configuration: each worker holds 0..parts one-part updates (see `coreConfigs`). */
@@ -204,7 +206,7 @@ export interface SearchFigures {
   /** Successor edges generated. */
   readonly transitions: number;
   /** Why an incomplete search stopped. */
-  readonly stopped: 'max-states' | 'max-memory' | null;
+  readonly stopped: 'max-states' | 'max-memory' | 'max-time' | null;
   /** Deepest BFS level, states stored but not expanded when it stopped, and successor edges it did not
    * store because of --max-states. */
   readonly depth: number;
@@ -270,7 +272,7 @@ interface Found {
   readonly complete: boolean;
   readonly violations: readonly { readonly property: string; readonly why: string; readonly trace: readonly TraceEvent[]; readonly shortest: boolean }[];
   readonly witnesses: readonly { readonly property: string; readonly trace: readonly TraceEvent[] }[];
-  readonly figures: Omit<SearchFigures, 'configs' | 'peakRssBytes'>;
+  readonly figures: Omit<SearchFigures, 'configs' | 'peakRssBytes'> & { readonly porStates?: number | null };
 }
 
 const peakRss = (): number => process.resourceUsage().maxRSS * 1024;
@@ -313,6 +315,7 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
           maxStates: req.maxStates,
           maxBytes: req.maxMemory ?? DEFAULT_MAX_MEMORY,
           ...(hooks.memory === undefined ? {} : { memory: hooks.memory }),
+          ...(req.maxSeconds === undefined ? {} : { timeUp: () => hooks.now() - started >= (req.maxSeconds as number) * 1000 }),
           symmetry: req.symmetry !== false,
           por: req.por !== false,
           ...(req.shard === undefined ? {} : { shard: req.shard }),
@@ -327,8 +330,9 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
           figures: {
             search: 'packed',
             reduction: r.reduction,
+            porStates: r.porStates,
             transitions: r.transitions,
-            stopped: r.stopped === 'max-memory' || r.stopped === 'max-states' ? r.stopped : null,
+            stopped: r.stopped === 'max-memory' || r.stopped === 'max-states' || r.stopped === 'max-time' ? r.stopped : null,
             depth: r.depth,
             frontier: r.frontier,
             dropped: r.dropped,
@@ -351,6 +355,16 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
 export function combineSummary(req: ModelCheckRequest, variants: readonly VariantCheck[]): ModelCheckResult {
   const failed = variants.filter(variantFailed);
   return { exitCode: failed.length === 0 ? 0 : 1, request: req, variants, summary: summaryLine(req, variants) };
+}
+
+/** The reductions of several searches (one per load vector) in words. */
+function multiReduction(req: ModelCheckRequest, found: readonly Found[]): string {
+  if (searchOf(req) === 'plain') return 'none';
+  const parts = [
+    req.symmetry !== false ? 'symmetry: workers with identical loads, per load vector (append workers fixed)' : undefined,
+    req.por !== false ? `partial order: ${thousands(found.reduce((n, f) => n + (f.figures.porStates ?? 0), 0))} states expanded only a persistent subset` : undefined,
+  ].filter((x) => x !== undefined);
+  return parts.length === 0 ? 'none' : parts.join('; ');
 }
 
 /** Several searches (one per --core load vector) as one variant: counts add up; the shortest trace wins. */
@@ -381,7 +395,7 @@ function variantCheck(variant: Variant, req: ModelCheckRequest, found: readonly 
     properties: outcomes,
     figures: {
       search: first?.search ?? searchOf(req),
-      reduction: first?.reduction ?? 'none',
+      reduction: found.length === 1 ? (first?.reduction ?? 'none') : multiReduction(req, found),
       transitions: sum((f) => f.figures.transitions),
       stopped: last?.stopped ?? null,
       depth: Math.max(0, ...found.map((f) => f.figures.depth)),
@@ -470,6 +484,9 @@ export function formatTrace(trace: readonly TraceEvent[], indent: string): strin
 function stopText(v: VariantCheck, req: ModelCheckRequest): string {
   const f = v.figures;
   if (f.search === 'plain') return `hit --max-states ${thousands(req.maxStates)}`;
+  if (f.stopped === 'max-time') {
+    return `hit --max-seconds ${thousands(req.maxSeconds ?? 0)}: ${plural(v.states, 'state')} stored, ${thousands(f.frontier)} not yet expanded, BFS depth ${f.depth}`;
+  }
   return f.stopped === 'max-memory'
     ? `hit --max-memory ${bytes(req.maxMemory ?? DEFAULT_MAX_MEMORY)}: ${plural(v.states, 'state')} stored, ${thousands(f.frontier)} not yet expanded, BFS depth ${f.depth}`
     : `hit --max-states ${thousands(req.maxStates)}: ${plural(v.states, 'state')} stored, ${plural(f.dropped, 'successor')} beyond the limit, BFS depth ${f.depth}`;
@@ -594,6 +611,7 @@ export function modelCheckJson(r: ModelCheckResult): unknown {
       symmetry: q.symmetry !== false,
       por: q.por !== false,
       maxMemory: q.maxMemory ?? DEFAULT_MAX_MEMORY,
+      maxSeconds: q.maxSeconds ?? null,
       shard: q.shard ?? null,
       core: q.core ?? null,
       workload:

@@ -25,6 +25,7 @@ interface ShardJson {
     readonly symmetry: boolean;
     readonly por: boolean;
     readonly maxMemory: number;
+    readonly maxSeconds: number | null;
     readonly shard: { readonly index: number; readonly count: number } | null;
     readonly core: { readonly parts: number } | null;
   };
@@ -86,6 +87,7 @@ export function combineModelChecks(files: readonly { readonly file: string; read
     symmetry: same.symmetry,
     por: same.por,
     maxMemory: same.maxMemory,
+    ...(same.maxSeconds === null || same.maxSeconds === undefined ? {} : { maxSeconds: same.maxSeconds }),
     ...(same.core === null ? {} : { core: same.core }),
   };
   const variants = same.variants.map((variant): VariantCheck => {

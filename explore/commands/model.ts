@@ -32,9 +32,9 @@ import { reportRunError } from './errors.ts';
 const USAGE = 'sbkit model';
 
 /** Flags that only mean something with --check (given without it: exit 2). */
-const CHECK_ONLY = ['variant', 'workers', 'processes', 'replicas', 'intervals', 'max-states', 'model-bug', 'search', 'symmetry', 'por', 'max-memory', 'shard', 'core', 'parts'] as const;
+const CHECK_ONLY = ['variant', 'workers', 'processes', 'replicas', 'intervals', 'max-states', 'model-bug', 'search', 'symmetry', 'por', 'max-memory', 'max-seconds', 'shard', 'core', 'parts'] as const;
 /** Flags of the packed search only (given with --search plain: exit 2). */
-const PACKED_ONLY = ['symmetry', 'por', 'max-memory', 'shard'] as const;
+const PACKED_ONLY = ['symmetry', 'por', 'max-memory', 'max-seconds', 'shard'] as const;
 
 /** `--shard i/n`: 1 ≤ i ≤ n ≤ 4096, returned 0-based. */
 function shardFlag(help: string): Flag<{ readonly index: number; readonly count: number } | undefined> {
@@ -90,6 +90,7 @@ export const MODEL_FLAGS = {
   symmetry: onOff('--check: symmetry reduction over workers with identical loads (append workers fixed) and over replicas'),
   por: onOff('--check: partial-order reduction (confluent events taken alone; verdicts kept, counterexamples re-searched to be shortest)'),
   'max-memory': optional(bytesFlag({ help: '--check: stop a search when this process\'s RSS reaches this (reported as incomplete: exit 1)', defaultValue: DEFAULT_MAX_MEMORY, min: 64 * 1024 * 1024 }), '4GiB'),
+  'max-seconds': optional(intFlag({ help: '--check: stop a search after this many seconds (reported as incomplete: exit 1)', defaultValue: 3600, min: 1, max: 1_000_000 }), 'none'),
   shard: shardFlag('--check: explore only shard I of N (frontier split by hash at a BFS depth); combine the shards\' --json with --combine'),
   combine: filesFlag('combine the --json outputs of every --shard I/N run into one verdict (exit 1 if one is missing or failed)'),
   core: switchFlag("--check: the SPIN anchor's configuration (1 process, 1 interval, each worker 0..--parts one-part updates; see bench/spin/)"),
@@ -162,6 +163,7 @@ async function checkModel(io: Io, v: ModelValues): Promise<number> {
     ...(search === 'packed'
       ? { symmetry: v.symmetry !== 'off', por: v.por !== 'off', maxMemory: v['max-memory'] ?? DEFAULT_MAX_MEMORY }
       : {}),
+    ...(v['max-seconds'] === undefined ? {} : { maxSeconds: v['max-seconds'] }),
     ...(v.shard === undefined ? {} : { shard: v.shard }),
     ...(v.core ? { core: { parts: v.parts ?? 1 } } : {}),
   };

@@ -15,6 +15,7 @@ export interface PackedCheckOptions {
   readonly maxStates: number;
   readonly maxBytes?: number;
   readonly memory?: () => number;
+  readonly timeUp?: () => boolean;
   /** Symmetry reduction (default on). */
   readonly symmetry?: boolean;
   /** Partial-order reduction (default on). */
@@ -39,6 +40,7 @@ export function checkPacked(cfg: ModelConfig, opts: PackedCheckOptions): PackedC
     maxStates: opts.maxStates,
     ...(opts.maxBytes === undefined ? {} : { maxBytes: opts.maxBytes }),
     ...(opts.memory === undefined ? {} : { memory: opts.memory }),
+    ...(opts.timeUp === undefined ? {} : { timeUp: opts.timeUp }),
     ...(opts.onProgress === undefined ? {} : { onProgress: opts.onProgress }),
   };
   const r = searchPacked(

@@ -13,7 +13,7 @@
  */
 import type { TraceEvent } from '../../vocab/index.ts';
 import type { Property } from '../../spec/properties.ts';
-import type { ModelConfig } from '../config.ts';
+import { processOf, type ModelConfig } from '../config.ts';
 import { actorCandidates, actorsOf, initialState, predict, type Actor } from '../system.ts';
 import { viewOf } from '../view.ts';
 import { Codec, Interner, Layout, ReadSetError } from './layout.ts';
@@ -25,7 +25,7 @@ export interface EngineOptions {
   readonly actorRules?: ActorRules;
   readonly predict?: typeof predict;
 }
-import { PagedInts, TupleMap } from './tuple-set.ts';
+import { GrowInts, TupleMap } from './tuple-set.ts';
 
 export interface MissCounts {
   actors: number;
@@ -53,12 +53,17 @@ export class Engine {
   private readonly outcomeMemo = new TupleMap(14);
   /** Per candidate: whether its kind is declared confluent (read-sets.ts), for the partial-order reduction. */
   private readonly candConfluent: boolean[] = [];
+  /** Per candidate: the actor that proposes it. */
+  private readonly candActor: number[] = [];
+  /** Per actor: its group for the partial-order reduction (the workers and registry of one process form
+   * one; the mint and the append operator each their own). */
+  readonly actorGroup: readonly number[];
   /** Per outcome: the expected event's id (-1 when the candidate is not enabled), its candidate, and its
    * writes as a range of `writePool`. */
-  private readonly outcomeEvent = new PagedInts();
-  private readonly outcomeCand = new PagedInts();
-  private readonly writeStart = new PagedInts();
-  private readonly writePool = new PagedInts();
+  private readonly outcomeEvent = new GrowInts();
+  private readonly outcomeCand = new GrowInts();
+  private readonly writeStart = new GrowInts();
+  private readonly writePool = new GrowInts();
   private readonly viewMemo = new TupleMap(12);
   private readonly viewBits: number[] = [];
   private readonly scratch: Int32Array;
@@ -83,6 +88,13 @@ export class Engine {
     this.actors = actorsOf(cfg);
     this.actorSlots = this.actors.map((a) => Int32Array.from(actorReads(a, this.layout, opts.actorRules ?? ACTOR_READS)));
     this.viewSlots = Int32Array.from(viewReads(this.layout));
+    const groups = new Map<string, number>();
+    this.actorGroup = this.actors.map((a, i) => {
+      const name =
+        a.kind === 'worker' ? `r${a.replica}p${processOf(cfg, a.worker)}` : a.kind === 'registry' ? `r${a.replica}p${a.process}` : `actor${i}`;
+      if (!groups.has(name)) groups.set(name, groups.size);
+      return groups.get(name) as number;
+    });
     this.scratch = new Int32Array(this.layout.slots);
     this.key = new Int32Array(2 + this.layout.slots);
   }
@@ -117,6 +129,7 @@ export class Engine {
         this.candAdds.push(Int32Array.from(rule.adds));
         this.candTouch.push(Int32Array.from([...rule.reads, ...rule.adds]));
         this.candConfluent.push(rule.confluent);
+        this.candActor.push(a);
       }
       return id;
     });
@@ -188,7 +201,7 @@ export class Engine {
       const list = this.actorCandidates(a, cur);
       for (let k = 0; k < list.length; k++) {
         const o = this.outcome(list[k] as number, cur);
-        if (this.outcomeEvent.get(o) >= 0) out.push(o);
+        if ((this.outcomeEvent.data[o] as number) >= 0) out.push(o);
       }
     }
     return out.length;
@@ -196,28 +209,68 @@ export class Engine {
 
   /** The event id of an enabled outcome. */
   eventOf(o: number): number {
-    return this.outcomeEvent.get(o);
+    return (this.outcomeEvent.data[o] as number);
+  }
+
+  /** Whether group `g` is a process (its workers and registry), not a replica-level actor. */
+  isProcessGroup(g: number): boolean {
+    return this.actors.some((a, i) => this.actorGroup[i] === g && (a.kind === 'worker' || a.kind === 'registry'));
+  }
+
+  /** The partial-order group of outcome `o`'s actor. */
+  groupOf(o: number): number {
+    return this.actorGroup[this.candActor[(this.outcomeCand.data[o] as number)] as number] as number;
   }
 
   /** Whether outcome `o`'s event kind is declared confluent. */
   confluent(o: number): boolean {
-    return this.candConfluent[this.outcomeCand.get(o)] === true;
+    return this.candConfluent[(this.outcomeCand.data[o] as number)] === true;
   }
 
   /** The outcome of `o`'s candidate (the same actor's same event) at another state, or -1 if not enabled there. */
   again(o: number, vec: Int32Array): number {
-    const o2 = this.outcome(this.outcomeCand.get(o), vec);
-    return this.outcomeEvent.get(o2) >= 0 ? o2 : -1;
+    const o2 = this.outcome((this.outcomeCand.data[o] as number), vec);
+    return (this.outcomeEvent.data[o2] as number) >= 0 ? o2 : -1;
+  }
+
+  /**
+   * Outcome `o` writes nothing `u` reads or writes, and the other way round (counters both only add to
+   * count as untouched): then they commute from any state where both are enabled, with these outcomes.
+   */
+  disjoint(o: number, u: number): boolean {
+    return !this.writesInto(o, u) && !this.writesInto(u, o);
+  }
+
+  private writesInto(o: number, u: number): boolean {
+    const touch = this.candTouch[(this.outcomeCand.data[u] as number)] as Int32Array;
+    const adds = this.candAdds[(this.outcomeCand.data[u] as number)] as Int32Array;
+    const end = o + 1 < this.writeStart.length ? (this.writeStart.data[o + 1] as number) : this.writePool.length;
+    for (let i = (this.writeStart.data[o] as number); i < end; i += 2) {
+      const raw = (this.writePool.data[i] as number);
+      const slot = raw >= 0 ? raw : -raw - 1;
+      for (let k = 0; k < touch.length; k++) {
+        if (touch[k] === slot && !(raw < 0 && adds.includes(slot))) return true;
+      }
+      if (raw >= 0) {
+        // u may write this slot too (without reading it): compare with u's own writes
+        const uEnd = u + 1 < this.writeStart.length ? (this.writeStart.data[u + 1] as number) : this.writePool.length;
+        for (let j = (this.writeStart.data[u] as number); j < uEnd; j += 2) {
+          const other = (this.writePool.data[j] as number);
+          if ((other >= 0 ? other : -other - 1) === slot) return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** `next` := `cur` with outcome `o`'s writes. */
   apply(o: number, cur: Int32Array, next: Int32Array): void {
     next.set(cur);
-    const end = o + 1 < this.writeStart.length ? this.writeStart.get(o + 1) : this.writePool.length;
-    for (let i = this.writeStart.get(o); i < end; i += 2) {
-      const slot = this.writePool.get(i);
-      if (slot >= 0) next[slot] = this.writePool.get(i + 1);
-      else next[-slot - 1] = (next[-slot - 1] as number) + this.writePool.get(i + 1);
+    const end = o + 1 < this.writeStart.length ? (this.writeStart.data[o + 1] as number) : this.writePool.length;
+    for (let i = (this.writeStart.data[o] as number); i < end; i += 2) {
+      const slot = (this.writePool.data[i] as number);
+      if (slot >= 0) next[slot] = (this.writePool.data[i + 1] as number);
+      else next[-slot - 1] = (next[-slot - 1] as number) + (this.writePool.data[i + 1] as number);
     }
   }
 

@@ -44,8 +44,10 @@ export interface PackedSearchOptions {
   /** Stop when the process's memory (`memory()`, default RSS) reaches this many bytes. */
   readonly maxBytes?: number;
   readonly memory?: () => number;
-  /** Check the memory every this many expanded states (default 4096). */
+  /** Check the memory (and `timeUp`) every this many expanded states (default 4096). */
   readonly memoryEvery?: number;
+  /** Stop (stopped: 'max-time') when this returns true. */
+  readonly timeUp?: () => boolean;
   /** The properties to judge (ignored when an engine is passed: the engine's are judged). */
   readonly properties?: readonly Property[];
   readonly stopAtFirstViolation?: boolean;
@@ -75,7 +77,7 @@ export interface PackedViolation {
   readonly trace: readonly TraceEvent[];
 }
 
-export type StopReason = 'max-states' | 'max-memory' | 'violation' | 'settled';
+export type StopReason = 'max-states' | 'max-memory' | 'max-time' | 'violation' | 'settled';
 
 export interface PackedSearchResult {
   readonly states: number;
@@ -98,7 +100,10 @@ export interface PackedSearchResult {
   readonly memoBytes: number;
   readonly memo: { readonly candidates: number; readonly outcomes: number; readonly views: number; readonly components: number };
   readonly shard?: { readonly index: number; readonly count: number; readonly depth: number; readonly roots: number };
+  /** The reductions in words. */
   readonly reduction: string;
+  /** With the partial-order reduction: how many states expanded only a persistent subset. */
+  readonly porStates: number | null;
 }
 
 
@@ -117,6 +122,7 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
   const dba = new Int32Array(S);
   /** o then u and u then o both run from `cur` and meet in the same state. */
   const diamond = (o: number, u: number): boolean => {
+    if (engine.disjoint(o, u)) return true;
     engine.apply(o, cur, da);
     engine.apply(u, cur, db);
     const u2 = engine.again(u, da);
@@ -128,6 +134,32 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
     return true;
   };
   let reduced = 0;
+  /**
+   * A proper subset of `enabled` that is persistent, or null: one confluent event, else the enabled
+   * events of one process group (processes share only the read-only live description, hands that
+   * commute and counters that only add up), in both cases only if each commutes with every enabled
+   * event outside it.
+   */
+  const ampleSet = (): number[] | null => {
+    for (const o of enabled) {
+      if (engine.confluent(o) && enabled.every((u) => u === o || diamond(o, u))) return [o];
+    }
+    const groups = new Map<number, number[]>();
+    for (const o of enabled) {
+      const g = engine.groupOf(o);
+      const list = groups.get(g);
+      if (list === undefined) groups.set(g, [o]);
+      else list.push(o);
+    }
+    if (groups.size < 2) return null;
+    const bySize = [...groups.values()].sort((a, b) => a.length - b.length);
+    for (const set of bySize) {
+      if (!engine.isProcessGroup(engine.groupOf(set[0] as number))) continue;
+      const inside = new Set(set);
+      if (set.every((o) => enabled.every((u) => inside.has(u) || diamond(o, u)))) return set;
+    }
+    return null;
+  };
 
   /** With a reducer: per state, the symmetry applied to reach its representative. */
   const symOf = reducer === undefined ? null : new PagedInts();
@@ -196,10 +228,17 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
       }
     }
     if (opts.onProgress !== undefined && head > 0 && head % progressEvery === 0) opts.onProgress(head, store.size);
-    if (opts.maxBytes !== undefined && head % memoryEvery === 0 && memory() >= opts.maxBytes) {
-      complete = false;
-      stopped = 'max-memory';
-      break;
+    if (head % memoryEvery === 0) {
+      if (opts.maxBytes !== undefined && memory() >= opts.maxBytes) {
+        complete = false;
+        stopped = 'max-memory';
+        break;
+      }
+      if (opts.timeUp?.() === true) {
+        complete = false;
+        stopped = 'max-time';
+        break;
+      }
     }
     store.read(head, cur);
     if (!owned(head)) continue;
@@ -212,10 +251,10 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
       opts.onFinal?.(engine.codec.materialize(cur));
     }
     if (opts.por === true && successors > 1) {
-      const alone = enabled.find((o) => engine.confluent(o) && enabled.every((u) => u === o || diamond(o, u)));
-      if (alone !== undefined) {
+      const ample = ampleSet();
+      if (ample !== null) {
         enabled.length = 0;
-        enabled.push(alone);
+        enabled.push(...ample);
         reduced += 1;
       }
     }
@@ -291,7 +330,8 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
     memoBytes: engine.memoBytes(),
     memo: engine.memoSizes(),
     ...(shard === undefined ? {} : { shard: { index: shard.index, count: shard.count, depth: shardDepth, roots } }),
-    reduction: [reducer?.description, opts.por === true ? `partial order: ${reduced} states took one confluent event` : undefined].filter((x) => x !== undefined).join('; ') || 'none',
+    reduction: [reducer?.description, opts.por === true ? `partial order: ${reduced} states expanded only a persistent subset` : undefined].filter((x) => x !== undefined).join('; ') || 'none',
+    porStates: opts.por === true ? reduced : null,
   };
 }
 

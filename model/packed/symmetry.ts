@@ -345,16 +345,22 @@ export class SymmetryReducer implements Reducer {
   private readonly syms: Sym[] = [];
   private readonly symIds = new Map<string, number>();
   private readonly fixedMemo = new Map<number, number[]>();
-  private readonly partMemo = new TupleMap(12);
   private readonly parts = new Map<string, number>();
-  private readonly keyMemo = new TupleMap(12);
+  /** ownParts[0 worker | 1 handle][w][component id] = part id. */
+  private readonly ownParts: [number[][], number[][]];
+  /** Per shared slot: component id → what it says about each worker. */
+  private readonly roleBySlot: (Int32Array | undefined)[][];
+  private readonly movableMemo = new Map<number, readonly (readonly number[])[]>();
+  /** Per replica, per process: the shared slots whose roles enter a worker's key. */
+  private readonly sharedByReplica: readonly (readonly (readonly number[])[])[];
+  private readonly keyWidth: number;
+  private readonly keys: Int32Array;
+  private readonly flat: Int32Array;
+  private readonly flatIds = new TupleMap(10);
+  private readonly order: number[] = [];
   private readonly renameMemo = new TupleMap(14);
   private readonly keyBuf: Int32Array;
-  private readonly key: Int32Array;
   private readonly out: Int32Array;
-  /** Per replica and worker: its own slots (worker, handle) and the shared ones its key looks into. */
-  private readonly ownSlots: readonly (readonly Int32Array[])[];
-  private readonly sharedSlots: readonly (readonly Int32Array[])[];
   private readonly withWorkers: boolean;
   private readonly withReplicas: boolean;
 
@@ -369,15 +375,16 @@ export class SymmetryReducer implements Reducer {
     this.withWorkers = opts.workers !== false && this.classes.length > 0;
     this.withReplicas = opts.replicas !== false && this.cfg.replicas > 1;
     this.keyBuf = new Int32Array(8 + engine.layout.slots);
-    this.key = new Int32Array(8 + engine.layout.slots);
     const L = engine.layout;
-    this.ownSlots = Array.from({ length: this.cfg.replicas }, (_, r) =>
-      Array.from({ length: L.workers }, (_, w) => Int32Array.of(L.worker(r, w), L.handle(r, w))),
+    this.ownParts = [Array.from({ length: L.workers }, () => []), Array.from({ length: L.workers }, () => [])];
+    this.sharedByReplica = Array.from({ length: this.cfg.replicas }, (_, r) =>
+      Array.from({ length: this.cfg.processes }, (_, p) => [...L.buildersOf(r, p), L.append(r), L.appends]),
     );
-    this.sharedSlots = Array.from({ length: this.cfg.replicas }, (_, r) =>
-      Array.from({ length: L.workers }, (_, w) => Int32Array.from([...L.buildersOf(r, processOf(this.cfg, w)), L.append(r), L.appends])),
-    );
-    this.out = new Int32Array(engine.layout.slots);
+    this.keyWidth = 2 + L.ids + 2;
+    this.roleBySlot = Array.from({ length: L.slots }, () => []);
+    this.keys = new Int32Array(this.keyWidth * L.workers);
+    this.flat = new Int32Array(this.cfg.replicas * L.workers);
+    this.out = new Int32Array(L.slots);
     this.intern(identity(this.cfg));
     const what: string[] = [];
     if (this.withWorkers) what.push(`workers with identical loads (classes ${this.classes.map((c) => `{${c.join(',')}}`).join(' ')}, append workers fixed)`);
@@ -418,40 +425,74 @@ export class SymmetryReducer implements Reducer {
     return f;
   }
 
-  /** The id of what component (slot, id) says about worker `self` of replica `r`. */
-  private part(slot: number, id: number, self: number, r: number, full: boolean): number {
-    const kind = this.engine.layout.kinds[slot] as SlotKind;
-    const buf = this.keyBuf;
-    buf[0] = KIND_INDEX.get(kind) as number;
-    buf[1] = id;
-    buf[2] = self;
-    buf[3] = r;
-    buf[4] = full ? 1 : 0;
-    const hit = this.partMemo.get(buf, 5);
-    if (hit >= 0) return hit;
-    const text = JSON.stringify(describe(COMPONENT_SHAPES[kind], this.value(slot, id), self, r, this.loads, full)) ?? 'null';
+  /** The id of a described value (equal descriptions, equal ids: equivariant by construction). */
+  private describedId(kind: SlotKind, value: unknown, self: number, r: number, full: boolean): number {
+    const text = JSON.stringify(describe(COMPONENT_SHAPES[kind], value, self, r, this.loads, full)) ?? 'null';
     let p = this.parts.get(text);
     if (p === undefined) {
       p = this.parts.size;
       this.parts.set(text, p);
     }
-    this.partMemo.set(buf, 5, p);
     return p;
   }
 
-  /** The sorting key of worker w of replica r in `vec`. */
-  private workerKey(vec: Int32Array, r: number, w: number): number {
-    const own = this.ownSlots[r]?.[w] as Int32Array;
-    const shared = this.sharedSlots[r]?.[w] as Int32Array;
-    const key = this.key;
-    for (let i = 0; i < own.length; i++) key[i] = this.part(own[i] as number, vec[own[i] as number] as number, w, r, true);
-    for (let i = 0; i < shared.length; i++) key[own.length + i] = this.part(shared[i] as number, vec[shared[i] as number] as number, w, r, false);
-    const n = own.length + shared.length;
-    const hit = this.keyMemo.get(key, n);
-    if (hit >= 0) return hit;
-    const k = this.keyMemo.size;
-    this.keyMemo.set(key, n, k);
-    return k;
+  /** What worker `w`'s own component (worker or handle) `id` says, with its update ids by rank. */
+  private ownPart(kindIndex: 0 | 1, id: number, w: number, r: number): number {
+    const table = this.ownParts[kindIndex][w] as number[];
+    const hit = table[id];
+    if (hit !== undefined) return hit;
+    const kind = kindIndex === 0 ? 'worker' : 'handle';
+    const slot = kindIndex === 0 ? this.engine.layout.worker(r, w) : this.engine.layout.handle(r, w);
+    const p = this.describedId(kind, this.value(slot, id), w, r, true);
+    table[id] = p;
+    return p;
+  }
+
+  /** For a shared component (builder, append, history appends): what it says about each worker of replica r. */
+  private roles(slot: number, id: number, r: number): Int32Array {
+    const table = this.roleBySlot[slot] as (Int32Array | undefined)[];
+    const hit = table[id];
+    if (hit !== undefined) return hit;
+    const kind = this.engine.layout.kinds[slot] as SlotKind;
+    const value = this.value(slot, id);
+    const out = new Int32Array(this.engine.layout.workers);
+    for (let w = 0; w < out.length; w++) out[w] = this.describedId(kind, value, w, r, false);
+    table[id] = out;
+    return out;
+  }
+
+  /** Fills `keys` (row per worker of replica r, `width` ints) with each worker's sorting key in `vec`. */
+  private workerKeys(vec: Int32Array, r: number, keys: Int32Array, width: number): void {
+    const L = this.engine.layout;
+    const W = L.workers;
+    const shared = this.sharedByReplica[r] as readonly (readonly number[])[];
+    for (let w = 0; w < W; w++) {
+      keys[w * width] = this.ownPart(0, vec[L.worker(r, w)] as number, w, r);
+      keys[w * width + 1] = this.ownPart(1, vec[L.handle(r, w)] as number, w, r);
+    }
+    for (let p = 0; p < shared.length; p++) {
+      const slots = shared[p] as readonly number[];
+      const from = p * this.cfg.workersPerProcess;
+      const to = from + this.cfg.workersPerProcess;
+      for (let i = 0; i < slots.length; i++) {
+        const slot = slots[i] as number;
+        const roles = this.roles(slot, vec[slot] as number, r);
+        for (let w = from; w < to; w++) keys[w * width + 2 + i] = roles[w] as number;
+      }
+    }
+  }
+
+  /** Per class, its workers not in `fixed` (memoized by the fixed set). */
+  private movableOf(fixed: readonly number[]): readonly (readonly number[])[] {
+    let mask = 0;
+    for (const w of fixed) mask |= 1 << (w & 31);
+    const key = fixed.length === 0 ? 0 : mask;
+    let hit = this.movableMemo.get(key);
+    if (hit === undefined || fixed.some((w) => w >= 31)) {
+      hit = this.classes.map((cls) => cls.filter((w) => !fixed.includes(w)));
+      if (fixed.every((w) => w < 31)) this.movableMemo.set(key, hit);
+    }
+    return hit;
   }
 
   private renamed(slot: number, id: number, r: number, symId: number): number {
@@ -498,26 +539,42 @@ export class SymmetryReducer implements Reducer {
     const L = this.engine.layout;
     let symId = 0;
     if (this.withWorkers) {
-      const workers: number[][] = [];
       let moved = false;
+      const width = this.keyWidth;
+      const keys = this.keys;
+      const flat = this.flat;
       for (let r = 0; r < this.cfg.replicas; r++) {
-        const pi = Array.from({ length: L.workers }, (_, w) => w);
-        const fixed = this.fixed(vec[L.mint(r)] as number, r);
-        for (const cls of this.classes) {
-          const movable = cls.filter((w) => !fixed.includes(w));
+        for (let w = 0; w < L.workers; w++) flat[r * L.workers + w] = w;
+        const movables = this.movableOf(this.fixed(vec[L.mint(r)] as number, r));
+        let keysReady = false;
+        for (const movable of movables) {
           if (movable.length < 2) continue;
-          const keyed = movable.map((w) => [this.workerKey(vec, r, w), w] as const);
-          keyed.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-          keyed.forEach(([, w], i) => {
+          if (!keysReady) {
+            this.workerKeys(vec, r, keys, width);
+            keysReady = true;
+          }
+          // insertion sort of the class's workers by key (then index): classes are small
+          const order = this.order;
+          order.length = 0;
+          for (const w of movable) {
+            let i = order.length;
+            order.push(w);
+            while (i > 0 && this.before(keys, width, w, order[i - 1] as number)) {
+              order[i] = order[i - 1] as number;
+              i -= 1;
+            }
+            order[i] = w;
+          }
+          for (let i = 0; i < order.length; i++) {
+            const w = order[i] as number;
             const to = movable[i] as number;
-            pi[w] = to;
+            flat[r * L.workers + w] = to;
             if (to !== w) moved = true;
-          });
+          }
         }
-        workers.push(pi);
       }
       if (moved) {
-        symId = this.intern({ replicas: Array.from({ length: this.cfg.replicas }, (_, r) => r), workers });
+        symId = this.internFlat(flat);
         this.apply(vec, symId, this.out);
         vec.set(this.out);
       }
@@ -548,6 +605,29 @@ export class SymmetryReducer implements Reducer {
       }
     }
     return symId;
+  }
+
+  /** Worker a's key sorts before worker b's (ties: by index). */
+  private before(keys: Int32Array, width: number, a: number, b: number): boolean {
+    for (let i = 0; i < width; i++) {
+      const d = (keys[a * width + i] as number) - (keys[b * width + i] as number);
+      if (d !== 0) return d < 0;
+    }
+    return a < b;
+  }
+
+  /** The id of the worker-only symmetry whose `flat[r·W + w]` is where worker w of replica r goes. */
+  private internFlat(flat: Int32Array): number {
+    const hit = this.flatIds.get(flat, flat.length);
+    if (hit >= 0) return hit;
+    const W = this.engine.layout.workers;
+    const g: Sym = {
+      replicas: Array.from({ length: this.cfg.replicas }, (_, r) => r),
+      workers: Array.from({ length: this.cfg.replicas }, (_, r) => Array.from(flat.subarray(r * W, (r + 1) * W))),
+    };
+    const id = this.intern(g);
+    this.flatIds.set(flat, flat.length, id);
+    return id;
   }
 
   unpermute(events: readonly TraceEvent[], syms: readonly number[]): TraceEvent[] {

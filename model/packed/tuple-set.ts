@@ -48,6 +48,23 @@ export class PagedInts {
   }
 }
 
+/** A growable array of int32 in one buffer (doubling), for tables that grow with cache misses, not states. */
+export class GrowInts {
+  data = new Int32Array(1024);
+  length = 0;
+  push(x: number): void {
+    if (this.length === this.data.length) {
+      const d = new Int32Array(this.data.length * 2);
+      d.set(this.data);
+      this.data = d;
+    }
+    this.data[this.length++] = x;
+  }
+  bytes(): number {
+    return this.data.length * 4;
+  }
+}
+
 export class TupleSet {
   private readonly pages: Int32Array[] = [];
   private readonly perPage: number;
