@@ -121,7 +121,18 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
   const dab = new Int32Array(S);
   const dba = new Int32Array(S);
   /** o then u and u then o both run from `cur` and meet in the same state. */
+  // SUBTLE: whether two outcomes commute depends only on the pair: each outcome fixes its event's read
+  // values and its writes, so the state after both (in either order) is fixed too.
+  const diamonds = new Map<number, boolean>();
   const diamond = (o: number, u: number): boolean => {
+    const key = o * 0x4000000 + u;
+    const hit = diamonds.get(key);
+    if (hit !== undefined) return hit;
+    const r = commutes(o, u);
+    if (o < 0x4000000 && u < 0x4000000) diamonds.set(key, r);
+    return r;
+  };
+  const commutes = (o: number, u: number): boolean => {
     if (engine.disjoint(o, u)) return true;
     engine.apply(o, cur, da);
     engine.apply(u, cur, db);
