@@ -191,6 +191,28 @@ export function interners(): Interners {
   return out;
 }
 
+/** Deep equality of plain JSON data (no allocation): what `JSON.stringify` equality would say. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in x) {
+    if (x[k] === undefined) continue;
+    n += 1;
+    if (!sameValue(x[k], y[k])) return false;
+  }
+  for (const k in y) if (y[k] !== undefined) n -= 1;
+  return n === 0;
+}
+
 // ---------------------------------------------------------------------------------------------------
 // Guards
 
@@ -305,7 +327,10 @@ export class Codec {
     const L = this.layout;
     const writes: number[] = [];
     const put = (slot: number, v: unknown) => {
-      if (v === this.given[slot] && v !== undefined) return;
+      const before = this.given[slot];
+      if (v === before && v !== undefined) return;
+      // a rebuilt but equal component (a machine that changed nothing) is no write: skip serializing it
+      if (before !== undefined && !this.guardSlot.has(before as object) && sameValue(v, before)) return;
       if (typeof v === 'object' && v !== null) {
         const from = this.guardSlot.get(v);
         if (from !== undefined) {
