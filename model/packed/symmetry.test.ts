@@ -194,7 +194,7 @@ describe('the partial-order reduction keeps every final state and every verdict'
     ['barrier with the review bug', alternating('barrier', 3, { bugs: { sweepUpgradeRace: true } })],
     ['2 replicas', twoReplicas('barrier')],
     ['2 processes', config({ variant: 'best-effort', processes: 2, workersPerProcess: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 10), u(2, 0, 2, 10)], maxBytesChoices: [1000] })],
-    ['2 processes, review bug', config({ variant: 'best-effort', processes: 2, workersPerProcess: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 100), u(2, 0, 2, 10), u(3, 0, 3, 100)], maxBytesChoices: [50, 1000], bugs: { sweepUpgradeRace: true } })],
+    ['2 processes, review bug', config({ variant: 'best-effort', processes: 2, workersPerProcess: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 100), u(2, 0, 2, 10), u(3, 0, 3, 100)], maxBytesChoices: [50], bugs: { sweepUpgradeRace: true } })],
     ['2 processes, barrier, 2 replicas', config({ variant: 'barrier', replicas: 2, processes: 2, workersPerProcess: 1, updates: [u(0, 0, 0, 10), u(1, 0, 1, 10)], maxBytesChoices: [1000] })],
     ['2 processes, 2 intervals', config({ variant: 'best-effort', processes: 2, workersPerProcess: 1, intervals: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 10), u(2, 1, 0, 10), u(3, 1, 1, 10)], maxBytesChoices: [1000] })],
   ];
@@ -231,9 +231,9 @@ describe('the partial-order reduction keeps every final state and every verdict'
 
 describe('shards cover the state space between them', () => {
   it('the union of the shards\' verdicts is the whole search\'s, with its shortest lengths', () => {
-    const cfg = alternating('best-effort', 3, { bugs: { sweepUpgradeRace: true } });
-    const whole = checkPacked(cfg, { properties, maxStates: 1_000_000 });
-    const shards = [0, 1, 2].map((index) => checkPacked(cfg, { properties, maxStates: 1_000_000, shard: { index, count: 3 } }));
+    const cfg = alternating('best-effort', 2, { bugs: { sweepUpgradeRace: true } });
+    const whole = checkPacked(cfg, { properties, maxStates: 1_000_000, por: false });
+    const shards = [0, 1, 2].map((index) => checkPacked(cfg, { properties, maxStates: 1_000_000, por: false, shard: { index, count: 3 } }));
     for (const s of shards) {
       expect(s.complete).toBe(true);
       expect(s.shard?.count).toBe(3);
