@@ -274,6 +274,13 @@ export class Engine {
     }
   }
 
+  /** Whether the components the view reads differ between two vectors. */
+  viewDiffers(a: Int32Array, b: Int32Array): boolean {
+    const slots = this.viewSlots;
+    for (let i = 0; i < slots.length; i++) if (a[slots[i] as number] !== b[slots[i] as number]) return true;
+    return false;
+  }
+
   /** Bit k set ⇔ `properties[k].check(viewOf(state, final)).ok`. */
   verdicts(cur: Int32Array, final: boolean): number {
     const slots = this.viewSlots;

@@ -301,7 +301,7 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
     }
     for (const o of enabled) {
       engine.apply(o, cur, next);
-      if (opts.por === true) {
+      if (opts.por === true && engine.viewDiffers(cur, next)) {
         // the reduction keeps verdicts only for monotone properties: check every edge it takes
         const after = engine.verdicts(next, false);
         const lost = ((~bits & alwaysMask) & ~(~after & alwaysMask)) | (bits & sometimesMask & ~after);
