@@ -2,15 +2,15 @@
  * `sbkit check`: many random workloads × schedules per variant through the harness; on the first
  * failure fast-check shrinks workload and schedule together, and the report is the reproduction.
  */
-import fc from 'fast-check';
-import { VARIANTS, type BugName, type Variant } from '../vocab/index.ts';
+import { FAULT_BUGS, VARIANTS, type BugName, type Variant } from '../vocab/index.ts';
+import { DEFAULT_FAULT_RATE, parseFaultRate } from './faults.ts';
 import { properties } from '../spec/properties.ts';
-import { minimize } from './minimize.ts';
-import { ordersReached } from './reach.ts';
+import type { VariantOutcome, VariantTask } from './check-variant.ts';
 import { formatEvent, runOnce, type RunReport } from './harness.ts';
+import { CheckPool, checkJobs, seedFor, shares, WHOLE, type Shard } from './parallel.ts';
 import { decodeToken, encodeToken } from './token.ts';
-import { DEFAULT_BOUNDS, workloadArb, type Workload } from './workload.ts';
-import { describeSchedule, scheduleArb, type Schedule } from './schedule.ts';
+import type { Workload } from './workload.ts';
+import { describeSchedule, type Strategy } from './schedule.ts';
 
 /** Runs per variant when none are asked for: what `npm start` and `npm test` use. */
 export const DEFAULT_RUNS = 500;
@@ -24,6 +24,10 @@ export const BUG_VARIANTS: Readonly<Record<BugName, readonly Variant[]>> = {
   'barrier-skip-double-count': ['barrier'],
   'append-keeps-batches-on-mismatch': ['off', 'best-effort', 'barrier'],
   'threshold-inclusive': ['best-effort', 'barrier'],
+  'indeterminate-cas-deletes-batches': ['off', 'best-effort', 'barrier'],
+  'restart-rewrites-appended-interval': ['off', 'best-effort', 'barrier'],
+  'cleanup-deletes-in-flight-part': ['off', 'best-effort', 'barrier'],
+  'mismatch-delete-error-swallowed': ['off', 'best-effort', 'barrier'],
 };
 
 export interface CheckOptions {
@@ -32,23 +36,21 @@ export interface CheckOptions {
   readonly seed?: number;
   readonly bug?: BugName;
   readonly replay?: string;
+  /** How schedules are drawn (schedule.ts): uniform choices, PCT, or either (default). */
+  readonly strategy?: Strategy;
+  /** Worker threads to split each variant's runs over (default 1: this thread). parallel.ts. */
+  readonly jobs?: number;
+  /** The slice of a multi-machine budget to run (default the whole: 0 of 1). parallel.ts. */
+  readonly shard?: Shard;
+  /** Storage faults and aborts at this rate per fault site (faults.ts); default none, or the default
+   * rate for a gallery bug that only the fault world can show. */
+  readonly faults?: number;
   readonly onProgress?: (done: number, total: number) => void;
+  /** Sees every run of the budget (not the shrinking runs after a failure), e.g. for model coverage. */
+  readonly onRun?: (report: RunReport) => void;
 }
 
-export interface VariantOutcome {
-  readonly variant: Variant;
-  readonly runs: number;
-  readonly failed: boolean;
-  /** Runs executed until the first failure (1-based), when one failed. */
-  readonly runsToFailure?: number;
-  readonly msToFailure?: number;
-  readonly shrinks?: number;
-  readonly report?: RunReport;
-  /** How many runs witnessed each `sometimes` property. */
-  readonly witnessed: Readonly<Record<string, number>>;
-  /** How many runs reached each interesting order (conformance/reach.ts). */
-  readonly reached: Readonly<Record<string, number>>;
-}
+export type { VariantOutcome } from './check-variant.ts';
 
 export interface CheckResult {
   readonly exitCode: 0 | 1;
@@ -66,11 +68,23 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   const runs = opts.runs ?? DEFAULT_RUNS;
   const variants = opts.variant === 'all' ? (opts.bug === undefined ? VARIANTS : BUG_VARIANTS[opts.bug]) : [opts.variant];
   const outcomes: VariantOutcome[] = [];
+  const shard = opts.shard ?? WHOLE;
+  // A run callback sees reports in this thread: with one, the runs stay here.
+  const jobs = opts.onRun !== undefined ? 1 : Math.max(1, Math.min(opts.jobs ?? 1, runs));
+  const strategy = opts.strategy ?? 'mixed';
+  const faults = opts.faults ?? (opts.bug !== undefined && FAULT_BUGS.includes(opts.bug) ? DEFAULT_FAULT_RATE : undefined);
+  if (faults !== undefined) parseFaultRate(faults);
   let done = 0;
-  for (const variant of variants) {
-    const outcome = await checkVariant(variant, runs, seed, opts.bug, () => opts.onProgress?.(++done, runs * variants.length));
-    outcomes.push(outcome);
-    if (outcome.failed) break;
+  const pool = jobs > 1 ? new CheckPool(jobs) : undefined;
+  try {
+    for (const variant of variants) {
+      const tasks: VariantTask[] = shares(runs, jobs).map((n, job) => ({ variant, runs: n, seed: seedFor(seed, shard.index, job), bug: opts.bug, strategy, faults }));
+      const outcome = await checkJobs(tasks, { tick: () => opts.onProgress?.(++done, runs * variants.length), ...(opts.onRun === undefined ? {} : { onRun: opts.onRun }) }, pool);
+      outcomes.push(outcome);
+      if (outcome.failed) break;
+    }
+  } finally {
+    await pool?.close();
   }
   const failed = outcomes.find((o) => o.failed);
   // A bug switched on where it cannot show must not read as "the check missed it".
@@ -79,46 +93,10 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   const output = failed?.report === undefined ? passOutput(outcomes) + note : failureOutput(failed.report, { seed, variant: failed.variant, runsToFailure: failed.runsToFailure, shrinks: failed.shrinks });
   const totalRuns = outcomes.reduce((n, o) => n + o.runs, 0);
   const token = failed?.report === undefined ? undefined : tokenOf(failed.report);
-  const summary = `sbkit check: ${failed ? 'FAILED' : 'ok'} — ${totalRuns} runs, variants ${outcomes.map((o) => o.variant).join(', ')}, ${propertyCount()} properties + refinement + audit checked, seed ${seed}${opts.bug ? `, bug ${opts.bug}` : ''}`;
+  const spread = `${jobs > 1 ? `, ${jobs} jobs` : ''}${shard.count > 1 ? `, shard ${shard.index}/${shard.count}` : ''}`;
+  const faultLine = faults === undefined ? '' : `, faults at ${faults}: ${describeTally(outcomes, failed !== undefined)}`;
+  const summary = `sbkit check: ${failed ? 'FAILED' : 'ok'} — ${totalRuns} runs, variants ${outcomes.map((o) => o.variant).join(', ')}, ${propertyCount()} properties + refinement + audit checked, seed ${seed}${spread}, strategy ${strategy}${opts.bug ? `, bug ${opts.bug}` : ''}${faultLine}`;
   return { exitCode: failed ? 1 : 0, output, summary, variants: outcomes, ...(token === undefined ? {} : { token }) };
-}
-
-async function checkVariant(variant: Variant, runs: number, seed: number, bug: BugName | undefined, tick: () => void): Promise<VariantOutcome> {
-  const witnessed: Record<string, number> = {};
-  const reached: Record<string, number> = {};
-  let executed = 0;
-  let firstFailure: { run: number; ms: number } | undefined;
-  const started = performance.now();
-  const schedules = scheduleArb(DEFAULT_BOUNDS.maxReplicas, DEFAULT_BOUNDS.maxWorkersPerProcess * DEFAULT_BOUNDS.maxProcesses);
-  const property = fc.asyncProperty(workloadArb(variant, DEFAULT_BOUNDS), schedules, async (workload: Workload, schedule: Schedule) => {
-    const report = await runOnce(workload, schedule, bug);
-    if (firstFailure === undefined) {
-      executed += 1;
-      tick();
-      for (const name of report.witnessed) witnessed[name] = (witnessed[name] ?? 0) + 1;
-      for (const order of ordersReached(report.trace)) reached[order] = (reached[order] ?? 0) + 1;
-    }
-    if (report.failures.length > 0) {
-      firstFailure ??= { run: executed, ms: performance.now() - started };
-      throw new Error(report.failures.map((f) => `${f.check}: ${f.why}`).join('\n'));
-    }
-  });
-  const details = await fc.check(property, { seed, numRuns: runs });
-  if (!details.failed || details.counterexample === null) return { variant, runs: executed, failed: false, witnessed, reached };
-  const [workload, schedule] = details.counterexample;
-  const minimized = await minimize(await runOnce(workload, schedule, bug), bug);
-  const report = minimized.report;
-  return {
-    variant,
-    runs: executed,
-    failed: true,
-    runsToFailure: firstFailure?.run ?? executed,
-    msToFailure: firstFailure?.ms ?? 0,
-    shrinks: details.numShrinks + minimized.kept,
-    report,
-    witnessed,
-    reached,
-  };
 }
 
 async function replay(token: string): Promise<CheckResult> {
@@ -132,7 +110,7 @@ async function replay(token: string): Promise<CheckResult> {
     output,
     summary,
     ...(failed ? { token } : {}),
-    variants: [{ variant: c.workload.variant, runs: 1, failed, report, witnessed: {}, reached: {} }],
+    variants: [{ variant: c.workload.variant, runs: 1, failed, report, witnessed: {}, reached: {}, faults: report.faults }],
   };
 }
 
@@ -193,4 +171,25 @@ function failureOutput(
   lines.push(r.schedulerLog.replace(/^/gm, '  '));
   lines.push(`replay: sbkit check --replay ${token}`);
   return lines.join('\n');
+}
+
+/** Faults injected over the runs, by kind, and what the runs did about them; all survived unless a check failed. */
+function describeTally(outcomes: readonly VariantOutcome[], failed: boolean): string {
+  const injected: Record<string, number> = {};
+  let aborts = 0;
+  let restarts = 0;
+  let leaked = 0;
+  let collected = 0;
+  for (const o of outcomes) {
+    for (const [k, n] of Object.entries(o.faults.injected)) injected[k] = (injected[k] ?? 0) + n;
+    aborts += o.faults.aborts;
+    restarts += o.faults.restarts;
+    leaked += o.faults.leaked;
+    collected += o.faults.collected;
+  }
+  const kinds = Object.entries(injected)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
+  return `${kinds || 'no storage faults'} injected, ${aborts} aborts, ${restarts} restarts, ${leaked} blobs leaked by aborts, ${collected} collected${failed ? '' : ' — all survived'}`;
 }

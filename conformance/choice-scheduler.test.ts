@@ -76,3 +76,32 @@ describe('ChoiceScheduler', () => {
     expect(formatLog(s.log)).toContain('r1 p0');
   });
 });
+
+describe('ChoiceScheduler under PCT (priorities and change points)', () => {
+  it('runs the highest-priority actor while it can', async () => {
+    // actor a (w0) appears first: priority d + 0; b (w1): d + 5 → b runs to completion first.
+    const s = new ChoiceScheduler([], { pct: { priorities: [0, 5], changes: [] } });
+    const out = await s.drive(twoTasks(s, []));
+    expect(out.kind === 'settled' && out.value).toBe('b0 b1 b2 a0 a1 a2');
+  });
+
+  it('drops the running actor below every initial priority at a change point', async () => {
+    // b has the higher priority; it executes step 1 (its second point), reaches the change point and
+    // drops to priority 1, below a's: a runs to the end before b's last point.
+    const s = new ChoiceScheduler([], { pct: { priorities: [0, 5], changes: [1] } });
+    const out = await s.drive(twoTasks(s, []));
+    expect(out.kind === 'settled' && out.value).toBe('b0 b1 a0 a1 a2 b2');
+  });
+
+  it('breaks ties by age: all-zero priorities and no change points are FIFO', async () => {
+    const s = new ChoiceScheduler([9, 9, 9], { pct: { priorities: [], changes: [] } });
+    const out = await s.drive(twoTasks(s, []));
+    expect(out.kind === 'settled' && out.value).toBe('a0 b0 a1 b1 a2 b2');
+  });
+
+  it('still resumes a starved actor only when nothing else is pending', async () => {
+    const s = new ChoiceScheduler([], { pct: { priorities: [0, 5], changes: [] }, starved: (site) => site.worker === 1 });
+    const out = await s.drive(twoTasks(s, []));
+    expect(out.kind === 'settled' && out.value).toBe('a0 a1 a2 b0 b1 b2');
+  });
+});

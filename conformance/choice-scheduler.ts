@@ -17,7 +17,7 @@
  * points are resumed only when nothing else is pending. That reaches "one worker arrives after everyone
  * else finished" in one step, and an empty starve list shrinks away like the choices.
  */
-import type { PointSite, Scheduler } from '../impl/seams.ts';
+import type { PointSite, RunControl, Scheduler } from '../impl/seams.ts';
 
 interface Pending {
   readonly seq: number;
@@ -40,21 +40,102 @@ export type DriveOutcome<T> =
   | { readonly kind: 'deadlock'; readonly steps: number }
   | { readonly kind: 'step-limit'; readonly steps: number; readonly pending: readonly PointSite[] };
 
+/**
+ * Probabilistic concurrency testing (Burckhardt, Kothari, Musuvathi, Nagarakatte: "A Randomized
+ * Scheduler with Probabilistic Guarantees of Finding Bugs", ASPLOS 2010), as data: every actor gets an
+ * initial priority, d − 1 change points lower the priority of whoever runs at that step, and each step
+ * runs the highest-priority actor. Here an actor is `actorOf(site)` (a worker, a process's registry and
+ * builder tasks, a replica's input/mint), numbered in the order it first reaches a point.
+ * - actor i's initial priority is d + `priorities[i]` (0 past the list), d = `changes.length + 1`;
+ * - at step `changes[j]` the actor chosen to run then drops to priority j + 1 (below every initial one);
+ * - ties (equal priorities) go to the oldest pending point, so shrinking priorities and change points
+ *   towards 0 and [] moves the run towards FIFO, as shrinking `choices` does.
+ */
+export interface Pct {
+  readonly priorities: readonly number[];
+  readonly changes: readonly number[];
+}
+
+export interface ChoiceSchedulerOptions {
+  readonly starved?: (site: PointSite) => boolean;
+  readonly maxSteps?: number;
+  /** Pick by PCT priorities instead of by `choices`. */
+  readonly pct?: Pct;
+  /** Abort these replicas (through the run's control) when the run reaches these steps. */
+  readonly aborts?: readonly { readonly step: number; readonly replica: number }[];
+}
+
 export class ChoiceScheduler implements Scheduler {
   private readonly pending: Pending[] = [];
   private seq = 0;
   private step = 0;
   readonly log: ResumeRecord[] = [];
+  /** PCT: actor → its number (first-come) and its current priority. */
+  private readonly actors = new Map<string, { readonly index: number; priority: number }>();
+  private control: RunControl | undefined;
+  /** Aborts the scheduler performed (the run's control accepted them). */
+  readonly aborted: { readonly step: number; readonly replica: number }[] = [];
 
   constructor(
     private readonly choices: readonly number[],
-    private readonly options: { readonly starved?: (site: PointSite) => boolean; readonly maxSteps?: number } = {},
+    private readonly options: ChoiceSchedulerOptions = {},
   ) {}
+
+  #actor(site: PointSite): { readonly index: number; priority: number } {
+    const key = actorOf(site);
+    let a = this.actors.get(key);
+    if (a === undefined) {
+      const pct = this.options.pct as Pct;
+      const index = this.actors.size;
+      a = { index, priority: pct.changes.length + 1 + (pct.priorities[index] ?? 0) };
+      this.actors.set(key, a);
+    }
+    return a;
+  }
+
+  /** Index into `candidates` of the point to resume now. */
+  #pick(candidates: readonly Pending[]): number {
+    const pct = this.options.pct;
+    if (pct === undefined) return (this.choices[this.step] ?? 0) % candidates.length;
+    let best = 0;
+    let bestPriority = -Infinity;
+    candidates.forEach((c, i) => {
+      const p = this.#actor(c.site).priority;
+      if (p > bestPriority) {
+        best = i;
+        bestPriority = p;
+      }
+    });
+    const change = pct.changes.indexOf(this.step);
+    if (change >= 0) this.#actor((candidates[best] as Pending).site).priority = change + 1;
+    return best;
+  }
 
   point(site: PointSite): Promise<void> {
     return new Promise<void>((resume) => {
       this.pending.push({ seq: this.seq++, site, resume });
     });
+  }
+
+  attach(control: RunControl): void {
+    this.control = control;
+  }
+
+  /** The steps taken so far (a fault plan's clock). */
+  get steps(): number {
+    return this.step;
+  }
+
+  /**
+   * Aborts due at this step. SUBTLE: the replica's pending points stay: the aborted incarnation's tasks
+   * stop when theirs resume (impl's supervisor freezes them), while the supervisor's own tasks for that
+   * replica (a restart, a cleanup) pass points under the same replica and must go on.
+   */
+  #abortDue(): void {
+    for (const a of this.options.aborts ?? []) {
+      if (a.step !== this.step || this.control?.abort(a.replica, `teardown at step ${a.step} (schedule)`) !== true) continue;
+      this.aborted.push(a);
+    }
   }
 
   /** Runs `run` to completion under this scheduler's choices. Never hangs: a run with no pending point
@@ -65,13 +146,16 @@ export class ChoiceScheduler implements Scheduler {
       (value) => (result = { ok: true, value }),
       (error: unknown) => (result = { ok: false, error }),
     );
+    await settle();
     for (;;) {
       await drain();
+      if (result === undefined && this.pending.length === 0) await settle();
       if (result !== undefined) {
         return result.ok
           ? { kind: 'settled', value: result.value, steps: this.step }
           : { kind: 'threw', error: result.error, steps: this.step };
       }
+      if (this.options.aborts !== undefined) this.#abortDue();
       if (this.pending.length === 0) return { kind: 'deadlock', steps: this.step };
       if (this.step >= (this.options.maxSteps ?? 100_000)) {
         return { kind: 'step-limit', steps: this.step, pending: this.pending.map((p) => p.site) };
@@ -79,8 +163,7 @@ export class ChoiceScheduler implements Scheduler {
       const starved = this.options.starved;
       const eligible = starved === undefined ? this.pending : this.pending.filter((p) => !starved(p.site));
       const candidates = eligible.length > 0 ? eligible : this.pending;
-      const choice = this.choices[this.step] ?? 0;
-      const index = choice % candidates.length;
+      const index = this.#pick(candidates);
       const chosen = candidates[index];
       // `index` is always within bounds: candidates is non-empty here.
       if (chosen === undefined) throw new Error('unreachable: no pending point at a valid index');
@@ -92,8 +175,20 @@ export class ChoiceScheduler implements Scheduler {
   }
 }
 
-/** Lets every microtask chain started by the last resume run until it blocks or reaches a point. */
+/**
+ * Lets every microtask chain started by the last resume run until it blocks or reaches a point.
+ * SUBTLE: a `process.nextTick` queued while microtasks run fires only once the microtask queue is empty
+ * (Node drains it completely before it looks at the tick queue again), so this is quiescence without an
+ * event-loop turn — about a fifth of a run's time with `setImmediate`. It relies on the code under test
+ * waiting on nothing but promises (no timers, no I/O), which impl/ guarantees for in-memory runs;
+ * `settle` (a full turn) is still used for the first step and to confirm a deadlock.
+ */
 function drain(): Promise<void> {
+  return new Promise((resolve) => process.nextTick(resolve));
+}
+
+/** One event-loop turn: also lets work scheduled outside microtasks run (the first step, a deadlock check). */
+function settle(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { VARIANTS } from '../vocab/index.ts';
 import { DEFAULT_RUNS, runCheck } from './check.ts';
+import { DEFAULT_FAULT_RATE } from './faults.ts';
 import { ORDERS } from './reach.ts';
 
 const deep = process.env['SBKIT_BUDGET'] === 'deep';
@@ -19,6 +20,24 @@ describe(`conformance of the clean implementation (${runs} runs per variant, see
     expect(result.exitCode, result.output).toBe(0);
     expect(result.variants[0]?.runs).toBe(runs);
     expect(result.summary).toContain(`seed ${seed}`);
+  });
+
+  it.each(VARIANTS)('%s, in the fault world (storage faults, aborts, restarts, cleanup): every check holds and the faults were there', async (variant) => {
+    const result = await runCheck({ variant, runs, seed, faults: DEFAULT_FAULT_RATE });
+    if (result.exitCode !== 0) console.error(result.output);
+    expect(result.exitCode, result.output).toBe(0);
+    const tally = result.variants[0]?.faults;
+    // Not vacuous: every kind of fault was injected and survived, replicas were aborted and restarted,
+    // what they leaked was collected, and the protocol saw an indeterminate commit and a restart.
+    for (const kind of ['transient', 'indeterminate-applied', 'indeterminate-lost', 'permanent']) expect(tally?.injected[kind] ?? 0, kind).toBeGreaterThan(0);
+    expect(tally?.aborts ?? 0).toBeGreaterThan(0);
+    expect(tally?.restarts).toBe(tally?.aborts);
+    expect(tally?.leaked ?? 0).toBeGreaterThan(0);
+    expect(tally?.collected).toBeGreaterThanOrEqual(tally?.leaked ?? 0);
+    const seen = result.variants[0]?.witnessed ?? {};
+    expect(seen['sometimes-replica-restarted'] ?? 0).toBeGreaterThan(0);
+    expect(seen['sometimes-indeterminate-commit'] ?? 0).toBeGreaterThan(0);
+    expect(result.summary).toMatch(/faults at 0\.1: .* injected, \d+ aborts, \d+ restarts, .* — all survived/);
   });
 
   it('reaches the interesting orders, so passing is not vacuous', async () => {

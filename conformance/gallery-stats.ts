@@ -1,6 +1,5 @@
 /**
  * Benchmark of the conformance suite (part of `npm run bench`; figures, never assertions):
- * - runs per second on the clean implementation, per variant;
  * - for each gallery bug over 20 seeds: runs and milliseconds until the first failure (median, worst),
  *   and the length of the shrunk counterexample in protocol events (median, worst): the whole executed
  *   trace, and the prefix up to the first event where the model diverged (the whole trace when only a
@@ -8,9 +7,10 @@
  */
 import { BUG_NAMES, VARIANTS } from '../vocab/index.ts';
 import { runCheck } from './check.ts';
+import type { Strategy } from './schedule.ts';
 
 const SEEDS = Number(process.env['SBKIT_SEEDS'] ?? 20);
-const CLEAN_RUNS = 300;
+const STRATEGIES = (process.env['SBKIT_STRATEGIES'] ?? 'mixed').split(',') as Strategy[];
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -18,35 +18,31 @@ function median(xs: number[]): number {
   return s.length % 2 === 1 ? (s[m] ?? 0) : ((s[m - 1] ?? 0) + (s[m] ?? 0)) / 2;
 }
 
-console.log(`conformance throughput (${CLEAN_RUNS} runs per variant, clean implementation)`);
-for (const variant of VARIANTS) {
-  const t = performance.now();
-  const r = await runCheck({ variant, runs: CLEAN_RUNS, seed: 1 });
-  const s = (performance.now() - t) / 1000;
-  console.log(`  ${variant.padEnd(12)} ${(CLEAN_RUNS / s).toFixed(0).padStart(5)} runs/s  (exit ${r.exitCode})`);
+async function gallery(strategy: Strategy): Promise<void> {
+  console.log(`\ngallery, strategy ${strategy}: ${SEEDS} seeds per bug; runs and ms until the first failure, shrunk counterexample length`);
+  console.log('  bug                                  found  runs med/worst   ms med/worst   events med/worst   to divergence');
+  for (const bug of BUG_NAMES) {
+    const runs: number[] = [];
+    const ms: number[] = [];
+    const events: number[] = [];
+    const toDivergence: number[] = [];
+    let found = 0;
+    for (let seed = 1; seed <= SEEDS; seed++) {
+      const r = await runCheck({ variant: 'all', bug, seed, strategy });
+      const f = r.variants.find((v) => v.failed);
+      if (f?.report === undefined) continue;
+      found += 1;
+      runs.push(f.runsToFailure ?? 0);
+      ms.push(f.msToFailure ?? 0);
+      events.push(f.report.trace.length);
+      const at = f.report.failures.find((x) => x.at !== undefined)?.at;
+      toDivergence.push(at === undefined ? f.report.trace.length : Math.min(at + 1, f.report.trace.length));
+    }
+    const pair = (xs: number[], digits = 0) => `${median(xs).toFixed(digits)} / ${Math.max(...xs).toFixed(digits)}`;
+    console.log(
+      `  ${bug.padEnd(36)} ${`${found}/${SEEDS}`.padStart(5)}  ${pair(runs).padStart(14)}  ${pair(ms).padStart(13)}  ${pair(events).padStart(16)}  ${pair(toDivergence).padStart(14)}`,
+    );
+  }
 }
 
-console.log(`\ngallery: ${SEEDS} seeds per bug; runs and ms until the first failure, shrunk counterexample length`);
-console.log('  bug                                  found  runs med/worst   ms med/worst   events med/worst   to divergence');
-for (const bug of BUG_NAMES) {
-  const runs: number[] = [];
-  const ms: number[] = [];
-  const events: number[] = [];
-  const toDivergence: number[] = [];
-  let found = 0;
-  for (let seed = 1; seed <= SEEDS; seed++) {
-    const r = await runCheck({ variant: 'all', bug, seed });
-    const f = r.variants.find((v) => v.failed);
-    if (f?.report === undefined) continue;
-    found += 1;
-    runs.push(f.runsToFailure ?? 0);
-    ms.push(f.msToFailure ?? 0);
-    events.push(f.report.trace.length);
-    const at = f.report.failures.find((x) => x.at !== undefined)?.at;
-    toDivergence.push(at === undefined ? f.report.trace.length : Math.min(at + 1, f.report.trace.length));
-  }
-  const pair = (xs: number[], digits = 0) => `${median(xs).toFixed(digits)} / ${Math.max(...xs).toFixed(digits)}`;
-  console.log(
-    `  ${bug.padEnd(36)} ${`${found}/${SEEDS}`.padStart(5)}  ${pair(runs).padStart(14)}  ${pair(ms).padStart(13)}  ${pair(events).padStart(16)}  ${pair(toDivergence).padStart(14)}`,
-  );
-}
+for (const strategy of STRATEGIES) await gallery(strategy);

@@ -34,9 +34,14 @@ async function passing() {
   return report;
 }
 
-/** A settled outcome with a clean audit (the real run's was clean; judge reads only these numbers). */
+/** A settled outcome with this audit (the real run's was clean; judge reads only these numbers). */
+function settledWith(audit: { lost: number; duplicated: number; leakedBlobs: number }): DriveOutcome<RunResult> {
+  const value = { audit: { ...audit, danglingKeys: [] }, metrics: { cleanupRuns: 0 }, leaks: { fromAborted: 0, fromLive: audit.leakedBlobs, collected: 0, collectedFromLiveWriters: 0 } };
+  return { kind: 'settled', steps: 0, value: value as unknown as RunResult };
+}
+
 function settledClean(): DriveOutcome<RunResult> {
-  return { kind: 'settled', steps: 0, value: { audit: { lost: 0, duplicated: 0, leakedBlobs: 0 } } as unknown as RunResult };
+  return settledWith({ lost: 0, duplicated: 0, leakedBlobs: 0 });
 }
 
 function mutate(trace: readonly TraceEvent[], kind: TraceEvent['kind'], change: (e: never) => TraceEvent): TraceEvent[] {
@@ -75,8 +80,10 @@ describe('judge', () => {
 
   it('reports the audit, a deadlock, an error and a step limit each under its own name', async () => {
     const r = await passing();
-    const audit = judge(base, r.trace, { kind: 'settled', steps: 0, value: { audit: { lost: 1, duplicated: 2, leakedBlobs: 3 } } as unknown as RunResult });
-    expect(audit.failures.map((f) => f.check)).toEqual(['shard-has-every-update', 'shard-has-no-duplicate', 'no-leaked-blobs']);
+    const audit = judge(base, r.trace, settledWith({ lost: 1, duplicated: 2, leakedBlobs: 3 }));
+    expect(audit.failures.filter((f) => f.kind === 'audit').map((f) => f.check)).toEqual(['shard-has-every-update', 'shard-has-no-duplicate', 'no-leaked-blobs']);
+    // The same storage facts reach the blob-level properties.
+    expect(audit.failures.filter((f) => f.kind === 'property').map((f) => f.check)).toEqual(['nothing-duplicated', 'converges-after-faults', 'leaks-only-from-aborts']);
 
     const finishOnly = r.trace.slice(0, r.trace.findIndex((e) => e.kind === 'finish-begin') + 1);
     const dead = judge(base, finishOnly, { kind: 'deadlock', steps: 9 });
@@ -90,6 +97,8 @@ describe('judge', () => {
 
     const limit = judge(base, r.trace, { kind: 'step-limit', steps: 5, pending: [{ label: 'spin', replica: 0 }] });
     expect(limit.failures[0]).toMatchObject({ kind: 'liveness', check: 'terminates' });
+    expect(limit.failures[0]?.why).toMatch(/points still waiting: spin\); pending: /);
+    expect(dead.failures[0]?.why).toMatch(/pending: replica 0's append of \[0, 1\) waits for hands from workers/);
   });
 
   it('names refinement failures by what users ask about', () => {

@@ -10,15 +10,16 @@
  *    audit of the shard (lost, duplicated) and of blob storage (leaked blobs), which no trace can see.
  */
 import type { BugName, TraceEvent } from '../vocab/index.ts';
-import type { Scheduler } from '../impl/seams.ts';
+import type { FaultPlan, Scheduler } from '../impl/seams.ts';
 import { runSink, type RunResult } from '../impl/run.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { predictAppends } from '../model/predict.ts';
 import { properties } from '../spec/properties.ts';
-import { viewFromTrace } from '../spec/view.ts';
+import { viewFromTrace, type StorageFacts } from '../spec/view.ts';
 import { formatLog, type DriveOutcome } from './choice-scheduler.ts';
 import { schedulerFor, type Schedule } from './schedule.ts';
+import { SchedulePlan } from './faults.ts';
 import { knobAt, materialize, persistOf, type Workload } from './workload.ts';
 
 export type FailureKind = 'liveness' | 'impl-error' | 'property' | 'audit' | 'refinement';
@@ -42,11 +43,29 @@ export interface RunReport {
   readonly failures: readonly Failure[];
   /** Names of the `sometimes` properties this run witnessed. */
   readonly witnessed: readonly string[];
+  /** What the fault world did in this run (zeros without faults). */
+  readonly faults: FaultTally;
 }
 
-export function modelConfigOf(w: Workload, updates: readonly Update[] = materialize(w)): ModelConfig {
+/** Faults injected by kind, and what the run did about them. */
+export interface FaultTally {
+  readonly injected: Readonly<Record<string, number>>;
+  readonly aborts: number;
+  readonly restarts: number;
+  /** Blobs leaked by aborted incarnations, and blobs cleanup collected. */
+  readonly leaked: number;
+  readonly collected: number;
+}
+
+const NO_FAULTS: FaultTally = { injected: {}, aborts: 0, restarts: 0, leaked: 0, collected: 0 };
+
+/** The fault world's bounds for replaying a trace: as many of each as the trace has. */
+const REPLAY_FAULTS = { aborts: Number.POSITIVE_INFINITY, indeterminate: Number.POSITIVE_INFINITY, cleanup: true } as const;
+
+export function modelConfigOf(w: Workload, updates: readonly Update[] = materialize(w), faults = false): ModelConfig {
   const workers = w.processes * w.workersPerProcess;
   return {
+    ...(faults ? { faults: REPLAY_FAULTS } : {}),
     variant: w.variant,
     replicas: w.replicas,
     processes: w.processes,
@@ -60,9 +79,31 @@ export function modelConfigOf(w: Workload, updates: readonly Update[] = material
 
 export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugName): Promise<RunReport> {
   const scheduler = schedulerFor(schedule);
-  const { run, trace, updates } = startRun(workload, scheduler, bug);
+  const plan = schedule.faults === undefined ? undefined : new SchedulePlan(schedule.faults, () => scheduler.steps);
+  const { run, trace, updates } = startRun(workload, scheduler, bug, plan);
   const outcome = await scheduler.drive(run);
-  return { ...judge(workload, trace, outcome, modelConfigOf(workload, updates)), schedule, bug, schedulerLog: formatLog(scheduler.log) };
+  const log = scheduler.log;
+  const judged = judge(workload, trace, outcome, modelConfigOf(workload, updates, plan !== undefined));
+  const faults: FaultTally =
+    plan === undefined
+      ? NO_FAULTS
+      : {
+          injected: plan.injected,
+          aborts: scheduler.aborted.length + trace.filter((e) => e.kind === 'abort' && e.reason.startsWith('permanent')).length,
+          restarts: trace.filter((e) => e.kind === 'restart').length,
+          leaked: outcome.kind === 'settled' ? outcome.value.leaks.fromAborted : 0,
+          collected: outcome.kind === 'settled' ? outcome.value.leaks.collected : 0,
+        };
+  return {
+    ...judged,
+    schedule,
+    bug,
+    faults,
+    // Formatted only when a report prints it: most runs pass, and formatting every log cost ~1% of a run.
+    get schedulerLog() {
+      return formatLog(log);
+    },
+  };
 }
 
 /** Starts the implementation on `workload` under `scheduler`, recording its trace. */
@@ -70,6 +111,7 @@ export function startRun(
   workload: Workload,
   scheduler: Scheduler,
   bug?: BugName,
+  faults?: FaultPlan,
 ): { run: Promise<RunResult>; trace: TraceEvent[]; updates: readonly Update[] } {
   const updates = materialize(workload);
   const trace: TraceEvent[] = [];
@@ -87,6 +129,7 @@ export function startRun(
     bugs: bug === undefined ? [] : [bug],
     scheduler,
     observer: { event: (e) => trace.push(e) },
+    ...(faults === undefined ? {} : { faults, cleanup: true }),
   });
   return { run, trace, updates };
 }
@@ -102,16 +145,21 @@ export function judge(
 
   // Liveness and crashes.
   if (outcome.kind === 'deadlock') {
-    failures.push({ kind: 'liveness', check: 'no-deadlock', why: `deadlock after ${outcome.steps} steps: every task waits on a peer (${stuck(trace)})` });
+    failures.push({ kind: 'liveness', check: 'no-deadlock', why: `deadlock after ${outcome.steps} steps: every task waits on a peer (${stuck(trace)}); pending: ${pendingReasons(cfg, trace)}` });
   } else if (outcome.kind === 'step-limit') {
-    failures.push({ kind: 'liveness', check: 'terminates', why: `no end after ${outcome.steps} steps; still pending: ${outcome.pending.map((p) => p.label).join(', ')}` });
+    failures.push({
+      kind: 'liveness',
+      check: 'terminates',
+      why: `no end after ${outcome.steps} steps (points still waiting: ${[...new Set(outcome.pending.map((p) => p.label))].join(', ')}); pending: ${pendingReasons(cfg, trace)}`,
+    });
   } else if (outcome.kind === 'threw') {
     failures.push({ kind: 'impl-error', check: 'no-error', why: describeError(outcome.error) });
   }
   const settled = outcome.kind === 'settled';
 
-  // Properties on the run's view, and the implementation's audit.
-  const view = viewFromTrace(cfg, trace, { final: settled });
+  // Properties on the run's view (with what the implementation's storage says), and the audit.
+  const storage = settled ? storageFacts(outcome.value) : undefined;
+  const view = viewFromTrace(cfg, trace, { final: settled, ...(storage === undefined ? {} : { storage }) });
   const witnessed: string[] = [];
   for (const p of properties) {
     const verdict = p.check(view);
@@ -126,6 +174,9 @@ export function judge(
     if (audit.lost > 0) failures.push({ kind: 'audit', check: 'shard-has-every-update', why: `${audit.lost} update(s) of the desired collection are not in the shard` });
     if (audit.duplicated > 0) failures.push({ kind: 'audit', check: 'shard-has-no-duplicate', why: `${audit.duplicated} update(s) are in the shard more than once` });
     if (audit.leakedBlobs > 0) failures.push({ kind: 'audit', check: 'no-leaked-blobs', why: `${audit.leakedBlobs} blob(s) were written, never referenced by shard state and never deleted` });
+    if (audit.danglingKeys.length > 0) {
+      failures.push({ kind: 'audit', check: 'no-dangling-reference', why: `shard state references ${audit.danglingKeys.length} missing blob(s): ${audit.danglingKeys.slice(0, 3).join(', ')}` });
+    }
   }
 
   // Refinement: replay on the model (registry-internal events are stuttering steps: model/predict.ts).
@@ -153,6 +204,56 @@ export function refinementCheck(reason: string): string {
   }
   if (/\b(finish-begin\.last|finish-end\.received)\b/.test(reason)) return 'receiver-as-predicted';
   return 'trace-refines-model';
+}
+
+/** What the implementation's storage says, for the blob-level properties. */
+function storageFacts(r: RunResult): StorageFacts {
+  const cleaned = r.metrics.cleanupRuns > 0;
+  return {
+    leakedFromAborted: r.leaks.fromAborted,
+    leakedFromLive: r.leaks.fromLive,
+    leakedAfterCleanup: cleaned ? r.audit.leakedBlobs : null,
+    referencedDeleted: r.audit.danglingKeys.length,
+    lost: r.audit.lost,
+    duplicated: r.audit.duplicated,
+  };
+}
+
+/**
+ * Why a run that did not end is still pending, per replica, as the trace shows it (VOPR's "pending"
+ * reason): down and never restarted, a description whose append waits for hands, finishes waiting at a
+ * barrier, or nothing the trace can name.
+ */
+export function pendingReasons(cfg: ModelConfig, trace: readonly TraceEvent[]): string {
+  const workers = cfg.processes * cfg.workersPerProcess;
+  const reasons: string[] = [];
+  for (let r = 0; r < cfg.replicas; r++) {
+    const mine = trace.filter((e) => e.replica === r);
+    const lastAbort = mine.map((e) => e.kind).lastIndexOf('abort');
+    const lastRestart = mine.map((e) => e.kind).lastIndexOf('restart');
+    if (lastAbort > lastRestart) {
+      reasons.push(`replica ${r} is down (aborted, not restarted)`);
+      continue;
+    }
+    const since = mine.slice(Math.max(0, lastRestart));
+    const lastMint = since.map((e) => e.kind).lastIndexOf('mint');
+    const mint = since[lastMint];
+    if (mint === undefined || mint.kind !== 'mint') {
+      reasons.push(`replica ${r} minted nothing${lastRestart >= 0 ? ' since its restart' : ''}`);
+      continue;
+    }
+    const after = since.slice(lastMint);
+    if (after.some((e) => e.kind === 'append' && (e.result.ok || e.batches === 0)) || after.some((e) => e.kind === 'delete')) continue;
+    const handed = new Set(after.flatMap((e) => (e.kind === 'hand' ? [e.worker] : [])));
+    const missing = Array.from({ length: workers }, (_, w) => w).filter((w) => !handed.has(w));
+    reasons.push(
+      missing.length > 0
+        ? `replica ${r}'s append of [${mint.desc.lower}, ${mint.desc.upper}) waits for hands from workers ${missing.join(', ')}`
+        : `replica ${r}'s append of [${mint.desc.lower}, ${mint.desc.upper}) has every hand and has not committed`,
+    );
+  }
+  const waiting = stuck(trace);
+  return [...reasons, ...(waiting === 'no finish is waiting' ? [] : [waiting])].join('; ') || 'nothing the trace can name';
 }
 
 /** Which finishes began and never returned, for a deadlock message. */

@@ -10,7 +10,7 @@
  */
 import type { BugName } from '../vocab/index.ts';
 import { runOnce, type RunReport } from './harness.ts';
-import type { Schedule } from './schedule.ts';
+import { PCT_HORIZON, type Schedule } from './schedule.ts';
 import { THRESHOLD, type LoadClass, type Workload } from './workload.ts';
 
 interface Candidate {
@@ -41,7 +41,7 @@ export async function minimize(start: RunReport, bug: BugName | undefined, maxRu
   while (improved && tried < maxRuns) {
     improved = false;
     for (const c of candidates({ workload: best.workload, schedule: best.schedule })) {
-      const schedules = c.reshaped ? [c.schedule, ...reschedules(c.schedule, tried)] : [c.schedule];
+      const schedules = c.reshaped ? [c.schedule, ...shiftedFaults(c.schedule), ...reschedules(c.schedule, tried)] : [c.schedule];
       for (const schedule of schedules) {
         if (tried >= maxRuns) break;
         tried += 1;
@@ -89,9 +89,41 @@ function* candidates({ workload: w, schedule: s }: Candidate): Generator<Candida
   if (w.blobTargetSize !== 128 * 1024 * 1024) yield same({ ...w, blobTargetSize: 128 * 1024 * 1024 });
   if (w.inlineTotalMaxBytes !== 1024 * 1024) yield same({ ...w, inlineTotalMaxBytes: 1024 * 1024 });
   for (let i = 0; i < s.starve.length; i++) yield { workload: w, schedule: { ...s, starve: without(s.starve, i) } };
+  if (s.faults !== undefined) {
+    const f = s.faults;
+    const withFaults = (change: Partial<typeof f>): Candidate => ({ workload: w, schedule: { ...s, faults: { ...f, ...change } } });
+    const { faults: _dropped, ...plain } = s;
+    yield { workload: w, schedule: plain };
+    for (let i = 0; i < f.aborts.length; i++) yield withFaults({ aborts: without(f.aborts, i) });
+    const used = f.storage.findLastIndex((c) => c !== 0) + 1;
+    if (used < f.storage.length) yield withFaults({ storage: f.storage.slice(0, used) });
+    for (let i = 0; i < f.storage.length; i++) if (f.storage[i] !== 0) yield withFaults({ storage: f.storage.map((c, j) => (j === i ? 0 : c)) });
+  }
+  if (s.pct !== undefined) {
+    const pct = s.pct;
+    const withPct = (change: Partial<typeof pct>): Candidate => ({ workload: w, schedule: { ...s, pct: { ...pct, ...change } } });
+    yield { workload: w, schedule: { choices: [], starve: s.starve } };
+    for (let i = 0; i < pct.changes.length; i++) yield withPct({ changes: without(pct.changes, i) });
+    const used = pct.priorities.findLastIndex((p) => p !== 0) + 1;
+    if (used < pct.priorities.length) yield withPct({ priorities: pct.priorities.slice(0, used) });
+    for (let i = 0; i < pct.priorities.length; i++) if (pct.priorities[i] !== 0) yield withPct({ priorities: pct.priorities.map((p, j) => (j === i ? 0 : p)) });
+  }
   if (s.choices.length > 0) yield { workload: w, schedule: { ...s, choices: [] } };
   for (let i = s.choices.length - 1; i >= 0; i--) yield { workload: w, schedule: { ...s, choices: without(s.choices, i) } };
   for (let i = 0; i < s.choices.length; i++) if (s.choices[i] !== 0) yield { workload: w, schedule: { ...s, choices: s.choices.map((c, j) => (j === i ? 0 : c)) } };
+}
+
+/** The same faults moved a few storage calls earlier or later: a reshaped run makes its calls in
+ * another order, and the fault that mattered must land on the equivalent call again. */
+function shiftedFaults(s: Schedule): Schedule[] {
+  const f = s.faults;
+  if (f === undefined || f.storage.every((c) => c === 0)) return [];
+  const out: Schedule[] = [];
+  for (const shift of [-1, 1, -2, 2, -3, 3, -4, 4, -6, 6, -8, 8]) {
+    const storage = shift < 0 ? f.storage.slice(-shift) : [...Array<number>(shift).fill(0), ...f.storage];
+    out.push({ ...s, faults: { ...f, storage } });
+  }
+  return out;
 }
 
 /** Deterministic fresh schedules (xorshift from `salt`), keeping the starved actors. */
@@ -105,10 +137,16 @@ function reschedules(s: Schedule, salt: number): Schedule[] {
     x >>>= 0;
     return x;
   };
-  return Array.from({ length: RESCHEDULES }, () => ({
-    choices: Array.from({ length: 60 }, () => next() % 64),
-    starve: s.starve,
-  }));
+  return Array.from({ length: RESCHEDULES }, () =>
+    s.pct === undefined
+      ? { choices: Array.from({ length: 60 }, () => next() % 64), starve: s.starve, ...(s.faults === undefined ? {} : { faults: s.faults }) }
+      : {
+          choices: [],
+          starve: s.starve,
+          ...(s.faults === undefined ? {} : { faults: s.faults }),
+          pct: { priorities: Array.from({ length: 40 }, () => next() % 1000), changes: s.pct.changes.map(() => next() % PCT_HORIZON) },
+        },
+  );
 }
 
 function without<T>(xs: readonly T[], i: number): T[] {

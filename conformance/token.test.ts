@@ -8,7 +8,7 @@ import { scheduleArb } from './schedule.ts';
 describe('replay tokens', () => {
   it('round-trip every generated counterexample exactly', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...VARIANTS).chain((v) => workloadArb(v)), scheduleArb(2, 8), fc.option(fc.constant('threshold-inclusive' as const), { nil: undefined }), (workload, schedule, bug) => {
+      fc.property(fc.constantFrom(...VARIANTS).chain((v) => workloadArb(v)), fc.option(fc.constant(0.1), { nil: undefined }).chain((rate) => scheduleArb(2, 8, 'mixed', rate)), fc.option(fc.constant('threshold-inclusive' as const), { nil: undefined }), (workload, schedule, bug) => {
         const c = { workload, schedule, ...(bug === undefined ? {} : { bug }) };
         expect(decodeToken(encodeToken(c))).toEqual(c);
       }),
@@ -29,6 +29,11 @@ describe('replay tokens', () => {
     ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[[1]],"c":[]}').toString('base64url'), /invalid starved actor/],
     ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":3,"c":[]}').toString('base64url'), /invalid starve list/],
     ['sb1.' + Buffer.from('{"v":"off","s":[0,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[]}').toString('base64url'), /invalid shape/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"q":[1]}').toString('base64url'), /invalid PCT schedule/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"q":[1],"x":[-2]}').toString('base64url'), /invalid PCT change points/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"f":{"s":"019","a":[],"h":3}}').toString('base64url'), /invalid fault schedule \(storage codes\)/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"f":{"s":"01","a":[[1]],"h":3}}').toString('base64url'), /invalid fault schedule \(aborts\)/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"f":{"s":"01","a":[],"h":-1}}').toString('base64url'), /invalid fault schedule \(heal step\)/],
   ])('rejects %s with a typed error naming the problem', (token, message) => {
     expect(() => decodeToken(token)).toThrow(ReplayTokenError);
     expect(() => decodeToken(token)).toThrow(message);

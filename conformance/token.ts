@@ -5,6 +5,7 @@
  */
 import { BUG_NAMES, VARIANTS, type BugName } from '../vocab/index.ts';
 import type { Schedule } from './schedule.ts';
+import { FAULT_CODES, type FaultSchedule } from './faults.ts';
 import { LOAD_CLASSES, type LoadClass, type Workload } from './workload.ts';
 
 export interface Counterexample {
@@ -29,6 +30,10 @@ export function encodeToken(c: Counterexample): string {
     p: w.pacing,
     c: c.schedule.choices,
     z: c.schedule.starve.map((a) => [a.replica, a.worker]),
+    ...(c.schedule.pct === undefined ? {} : { q: c.schedule.pct.priorities, x: c.schedule.pct.changes }),
+    ...(c.schedule.faults === undefined
+      ? {}
+      : { f: { s: c.schedule.faults.storage.join(''), a: c.schedule.faults.aborts.map((a) => [a.step, a.replica]), h: c.schedule.faults.heal } }),
     ...(c.bug === undefined ? {} : { b: c.bug }),
   };
   return PREFIX + Buffer.from(JSON.stringify(packed)).toString('base64url');
@@ -70,6 +75,28 @@ export function decodeToken(token: string): Counterexample {
     if (!Array.isArray(a) || a.length !== 2 || !a.every(isNat)) return bad('starved actor');
     return { replica: a[0] as number, worker: a[1] as number };
   });
+  const priorities = o['q'];
+  const changes = o['x'];
+  if ((priorities === undefined) !== (changes === undefined)) return bad('PCT schedule (priorities and change points go together)');
+  if (priorities !== undefined && (!Array.isArray(priorities) || !priorities.every(isNat))) return bad('PCT priorities');
+  if (changes !== undefined && (!Array.isArray(changes) || !changes.every(isNat))) return bad('PCT change points');
+  const pct = priorities === undefined ? undefined : { priorities: priorities as number[], changes: changes as number[] };
+  const faultsRaw = o['f'];
+  let faults: FaultSchedule | undefined;
+  if (faultsRaw !== undefined) {
+    if (typeof faultsRaw !== 'object' || faultsRaw === null) return bad('fault schedule');
+    const f = faultsRaw as Record<string, unknown>;
+    const storage = f['s'];
+    if (typeof storage !== 'string' || ![...storage].every((ch) => FAULT_CODES[Number(ch)] !== undefined)) return bad('fault schedule (storage codes)');
+    const aborts = f['a'];
+    if (!Array.isArray(aborts) || !aborts.every((a: unknown) => Array.isArray(a) && a.length === 2 && a.every(isNat))) return bad('fault schedule (aborts)');
+    if (!isNat(f['h'])) return bad('fault schedule (heal step)');
+    faults = {
+      storage: [...storage].map(Number),
+      aborts: (aborts as number[][]).map((a) => ({ step: a[0] as number, replica: a[1] as number })),
+      heal: f['h'] as number,
+    };
+  }
   const bugRaw = o['b'];
   const bug = bugRaw === undefined ? undefined : (BUG_NAMES.find((b) => b === bugRaw) ?? bad('bug name'));
   if (replicas < 1 || processes < 1 || workersPerProcess < 1 || intervals < 1 || pushChunkUpdates < 1) return bad('shape');
@@ -87,7 +114,8 @@ export function decodeToken(token: string): Counterexample {
     pushChunkUpdates,
     pacing,
   };
-  return { workload, schedule: { choices: choices as number[], starve }, ...(bug === undefined ? {} : { bug }) };
+  const schedule = { choices: choices as number[], starve, ...(pct === undefined ? {} : { pct }), ...(faults === undefined ? {} : { faults }) };
+  return { workload, schedule, ...(bug === undefined ? {} : { bug }) };
 }
 
 function isNat(x: unknown): x is number {

@@ -129,14 +129,35 @@ export function materialize(w: Workload): Update[] {
   let nextId = 0;
   w.loads.forEach((row, time) => {
     row.forEach((load, worker) => {
-      const key = (n: number) => keyFor(time, worker, n, workers);
-      valueLengths(load, w.threshold, key).forEach((valueLen, n) => {
-        updates.push({ id: nextId, key: key(n), value: valueBytes(nextId, valueLen), time, diff: 1 });
+      for (const { key, valueLen } of loadShape(load, time, worker, workers, w.threshold)) {
+        updates.push({ id: nextId, key, value: valueBytes(nextId, valueLen), time, diff: 1 });
         nextId += 1;
-      });
+      }
     });
   });
   return updates;
+}
+
+interface UpdateShape {
+  readonly key: string;
+  readonly valueLen: number;
+}
+
+/**
+ * The keys and value lengths of one load, in staged order. A pure function of its arguments, memoized:
+ * finding keys that hash to a worker and value lengths that land exactly on the threshold were most of
+ * materialize's cost, and workloads repeat the same few (load, time, worker, shape) combinations.
+ */
+const shapes = new Map<string, readonly UpdateShape[]>();
+function loadShape(load: LoadClass, time: number, worker: number, workers: number, threshold: number): readonly UpdateShape[] {
+  const memo = `${load}/${time}/${worker}/${workers}/${threshold}`;
+  let shape = shapes.get(memo);
+  if (shape === undefined) {
+    const key = (n: number) => keyFor(time, worker, n, workers);
+    shape = valueLengths(load, threshold, key).map((valueLen, n) => ({ key: key(n), valueLen }));
+    shapes.set(memo, shape);
+  }
+  return shape;
 }
 
 /** The n-th key (for `time`, `worker`) that hashes to `worker`. Deterministic. */
@@ -148,10 +169,15 @@ function keyFor(time: number, worker: number, n: number, workers: number): strin
   }
 }
 
+/** Byte i of update `seed`'s value is (seed·31 + i) mod 256: a window of one repeating 0…255 ramp. */
+let ramp = new Uint8Array(0);
 function valueBytes(seed: number, len: number): Uint8Array {
-  const v = new Uint8Array(len);
-  for (let i = 0; i < len; i++) v[i] = (seed * 31 + i) & 0xff;
-  return v;
+  const start = (seed * 31) & 0xff;
+  if (ramp.length < start + len) {
+    ramp = new Uint8Array(2 * (256 + len));
+    for (let i = 0; i < ramp.length; i++) ramp[i] = i & 0xff;
+  }
+  return ramp.slice(start, start + len);
 }
 
 /** Value lengths of the updates of one load, in staged order. */
@@ -178,9 +204,10 @@ function sizeOf(key: string, valueLen: number): number {
   return encodedUpdateSize({ id: 0, key, value: new Uint8Array(valueLen), time: 0, diff: 1 });
 }
 
-/** The value length whose encoded update has exactly `target` bytes (sizes grow by one per byte of value,
- * with at most small jumps where a length prefix grows). */
+/** The value length whose encoded update has exactly `target` bytes. size(len) = c + len + varint(len),
+ * so len is within a few bytes (the length prefix's size) below target − c, where c = size(0) − 1. */
 function lengthForSize(target: number, size: (len: number) => number): number {
-  for (let len = Math.max(0, target - 64); len <= target; len++) if (size(len) === target) return len;
+  const base = target - (size(0) - 1);
+  for (let len = Math.max(0, base - 10); len <= base; len++) if (size(len) === target) return len;
   throw new Error(`no value length gives an encoded update of exactly ${target} bytes`);
 }

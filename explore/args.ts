@@ -18,6 +18,8 @@ export interface Flag<T> {
   /** Shown in help after the flag name, e.g. `N` (empty for switches). */
   readonly placeholder: string;
   readonly takesValue: boolean;
+  /** A value-taking flag that may also stand alone (`--faults` or `--faults 0.2`): `parse` gets ''. */
+  readonly valueOptional?: boolean;
   readonly repeatable: boolean;
   readonly defaultValue: T;
   /** How the default reads in help (omitted: no default shown). */
@@ -58,9 +60,12 @@ export function parseArgs<S extends FlagSpec>(spec: S, argv: readonly string[]):
       raw = word.slice(eq + 1);
     } else {
       const next = argv[i + 1];
-      if (next === undefined || next.startsWith('--')) return { kind: 'error', message: `--${name} needs a value (${flag.placeholder})` };
-      raw = next;
-      i++;
+      if (next === undefined || next.startsWith('--')) {
+        if (flag.valueOptional !== true) return { kind: 'error', message: `--${name} needs a value (${flag.placeholder})` };
+      } else {
+        raw = next;
+        i++;
+      }
     }
     const prev = values.has(name) ? values.get(name) : flag.defaultValue;
     const parsed = flag.parse(raw, prev);
@@ -197,6 +202,47 @@ export function choiceListFlag<C extends string>(opts: { help: string; choices: 
         out.push(p.value);
       }
       return good(out);
+    },
+  };
+}
+
+/** A probability in [0, 1]; alone (`--faults`), `whenAlone`. NaN, negatives and values above 1 name the flag. */
+export function rateFlag(opts: { help: string; whenAlone: number }): Flag<number | undefined> {
+  return {
+    help: opts.help,
+    placeholder: '[RATE]',
+    takesValue: true,
+    valueOptional: true,
+    repeatable: false,
+    defaultValue: undefined,
+    defaultText: `off; alone: ${opts.whenAlone}`,
+    parse: (raw) => {
+      if (raw.trim() === '') return good(opts.whenAlone);
+      const n = Number(raw.trim());
+      if (!/^[0-9.eE+-]+$/.test(raw.trim()) || Number.isNaN(n) || n < 0 || n > 1) return bad(`expected a rate in [0, 1], got ${quote(raw)}`);
+      return good(n);
+    },
+  };
+}
+
+/** `i/n`: slice i (0-based) of n, e.g. `--shard 2/4`. */
+export function shardFlag(help: string): Flag<{ readonly index: number; readonly count: number } | undefined> {
+  return {
+    help,
+    placeholder: 'I/N',
+    takesValue: true,
+    repeatable: false,
+    defaultValue: undefined,
+    defaultText: '0/1 (the whole budget)',
+    parse: (raw) => {
+      const m = /^(\d+)\/(\d+)$/.exec(raw.trim());
+      if (m === null) return bad(`expected I/N with 0 ≤ I < N (e.g. 0/4), got ${quote(raw)}`);
+      const index = Number(m[1]);
+      const count = Number(m[2]);
+      if (!Number.isSafeInteger(count) || count < 1 || count > 10_000 || index >= count) {
+        return bad(`expected I/N with 0 ≤ I < N ≤ 10000 (e.g. 0/4), got ${quote(raw)}`);
+      }
+      return good({ index, count });
     },
   };
 }

@@ -8,6 +8,7 @@ export function casesFor(scenario: Scenario, variants: readonly Variant[], thres
   const base = variants.map((variant) => ({ variant, threshold }));
   switch (scenario) {
     case 'steady':
+    case 'small-writes':
       return base;
     case 'hydration':
       return [...base, ...variants.filter((v) => v !== 'off' && threshold !== UNLIMITED).map((variant) => ({ variant, threshold: UNLIMITED }))];

@@ -54,9 +54,24 @@ describe('sbkit: dispatch and help', () => {
     [['compare', '--rows', '5000000', '--intervals', '2'], 'sbkit compare: --intervals × --rows: at most 5,000,000 updates'],
     [['check', '--variant', 'both'], 'sbkit check: --variant: expected one of off, best-effort, barrier, all'],
     [['check', '--runs', '0'], 'sbkit check: --runs: expected an integer from 1'],
+    [['check', '--strategy', 'chaos'], 'sbkit check: --strategy: expected one of random, pct, mixed'],
+    [['check', '--jobs', '0'], 'sbkit check: --jobs: expected an integer from 1 to 256'],
+    [['check', '--shard', '3/2'], 'sbkit check: --shard: expected I/N with 0 ≤ I < N'],
+    [['check', '--shard', 'half'], 'sbkit check: --shard: expected I/N'],
+    [['check', '--faults', '1.5'], 'sbkit check: --faults: expected a rate in [0, 1], got "1.5"'],
+    [['check', '--faults', 'NaN'], 'sbkit check: --faults: expected a rate in [0, 1], got "NaN"'],
+    [['check', '--faults', '-0.1'], 'sbkit check: --faults: expected a rate in [0, 1], got "-0.1"'],
     [['bugs', '--check=yes'], 'sbkit bugs: --check takes no value'],
     [['report', '--scenario', 'steady'], 'sbkit report: unknown flag --scenario'],
     [['model', 'extra'], 'sbkit model: unexpected argument "extra"'],
+    [['compare', '--stragglers', '1.5'], 'sbkit compare: --stragglers: expected a probability from 0 to 1'],
+    [['compare', '--stragglers', '0.1,0'], 'sbkit compare: --stragglers: SLOWDOWN: expected a factor from 1 to 100,000'],
+    [['compare', '--sweep', 'stragglers=0,2'], 'sbkit compare: --sweep: stragglers=2: expected a probability'],
+    [['model', '--coverage', '--check'], 'sbkit model: --coverage: cannot be combined with --check'],
+    [['model', '--coverage', '--workers', '3'], 'sbkit model: --workers: only with --check'],
+    [['model', '--runs', '3'], 'sbkit model: --runs: only with --coverage'],
+    [['model', '--check', '--seed', '3'], 'sbkit model: --seed: only with --coverage'],
+    [['model', '--emit-diagram', 'x.md'], 'sbkit model: --emit-diagram: only with --check'],
     [['model', '--check', '--processes', 'two'], 'sbkit model: --processes: expected an integer from 1 to 8, got "two"'],
   ])('%j exits 2 naming the problem', async (argv, message) => {
     const r = await run(argv);
@@ -170,20 +185,69 @@ describe('sbkit report', () => {
 
 describe('sbkit check', () => {
   it('runs the conformance check and exits by its verdict', async () => {
-    const r = await run(['check', '--variant', 'barrier', '--runs', '5', '--seed', '3']);
+    const r = await run(['check', '--variant', 'barrier', '--runs', '5', '--seed', '3', '--jobs', '1']);
     expect(r.code).toBe(0);
     expect(r.out).toContain('sbkit check: ok');
   });
 
+  it('splits runs over worker threads and slices them over machines; a failure found there replays here', async () => {
+    const sliced = await run(['check', '--variant', 'off', '--runs', '12', '--seed', '3', '--jobs', '2', '--shard', '1/2']);
+    expect(sliced.code).toBe(0);
+    expect(sliced.out).toContain('sbkit check: ok — 12 runs, variants off');
+    expect(sliced.out).toContain('seed 3, 2 jobs, shard 1/2, strategy mixed');
+    const found = await run(['check', '--bug', 'threshold-inclusive', '--seed', '4', '--jobs', '2', '--strategy', 'pct']);
+    expect(found.code).toBe(1);
+    const token = /replay: sbkit check --replay (\S+)/.exec(found.out)?.[1];
+    expect(token).toBeDefined();
+    const replayed = await run(['check', '--replay', token as string]);
+    expect(replayed.code).toBe(1);
+    expect(replayed.out).toContain('FAILED');
+  });
+
+  it('lists the same strategies as conformance/ (it keeps its own copy so --help loads nothing)', async () => {
+    const { STRATEGIES } = await import('../conformance/schedule.ts');
+    const r = await run(['check', '--help']);
+    expect(r.out).toContain(`--strategy ${STRATEGIES.join('|')}`);
+  });
+
   it('writes the counterexample as a vitest file with --emit-test, only when a check failed', async () => {
     const path = join(dir, 'counterexample.test.ts');
-    const r = await run(['check', '--bug', 'threshold-inclusive', '--seed', '4', '--emit-test', path]);
+    const r = await run(['check', '--bug', 'threshold-inclusive', '--seed', '4', '--jobs', '1', '--emit-test', path]);
     expect(r.code).toBe(1);
     expect(r.out).toContain(`counterexample written as a vitest file: ${path}`);
     expect(readFileSync(path, 'utf8')).toContain('await runOnce(c.workload, c.schedule, c.bug)');
     const clean = join(dir, 'none.test.ts');
-    expect((await run(['check', '--variant', 'off', '--runs', '3', '--seed', '4', '--emit-test', clean])).code).toBe(0);
+    expect((await run(['check', '--variant', 'off', '--runs', '3', '--seed', '4', '--jobs', '1', '--emit-test', clean])).code).toBe(0);
     expect(existsSync(clean)).toBe(false);
+  });
+
+  it('writes the counterexample as a Mermaid sequence diagram with --emit-diagram, only when a check failed', async () => {
+    const path = join(dir, 'drop.md');
+    const r = await run(['check', '--bug', 'drop-without-finish', '--seed', '1', '--emit-diagram', path]);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(`counterexample written as a sequence diagram: ${path}`);
+    const md = readFileSync(path, 'utf8');
+    expect(md).toMatch(/^# \S+ with bug drop-without-finish: shrunk counterexample/);
+    expect(md).toContain('```mermaid\nsequenceDiagram\n');
+    expect(md).toMatch(/ {4}W0_\d->>B0_0_0_1: \d+: drop without finish/);
+    expect(md).toContain('Note over M0,S: ✘ model diverged: [refinement]');
+    const clean = join(dir, 'none.mmd');
+    expect((await run(['check', '--variant', 'off', '--runs', '3', '--seed', '4', '--emit-diagram', clean])).code).toBe(0);
+    expect(existsSync(clean)).toBe(false);
+  });
+
+  it('writes the model check\'s shortest counterexample as a diagram', async () => {
+    const path = join(dir, 'race.mmd');
+    const r = await run(['model', '--check', '--variant', 'best-effort', '--model-bug', 'sweep-upgrade-race', '--emit-diagram', path]);
+    expect(r.code).toBe(1);
+    expect(r.out).toContain(`shortest counterexample written as a sequence diagram: ${path}`);
+    const m = readFileSync(path, 'utf8');
+    expect(m.startsWith('sequenceDiagram\n  title model best-effort with model bug sweep-upgrade-race: shortest counterexample to ')).toBe(true);
+    expect(m).toContain('R0_0->>B0_0_0_1: 9: sweep holds a reference');
+    expect(m).toMatch(/Note over M0,S: ✘ always \S+ VIOLATED/);
+    const none = await run(['model', '--check', '--variant', 'off', '--emit-diagram', join(dir, 'none2.mmd')]);
+    expect(none.code).toBe(0);
+    expect(none.out).toContain('no counterexample: no diagram written');
   });
 
   it('rejects a bad replay token with exit 2', async () => {
@@ -209,6 +273,10 @@ describe('the main job', () => {
       runs: 3,
       sweepIntervals: 3,
       hydrationRows: 300,
+      stragglers: { rows: 80, rowBytes: 100, intervals: 4, probabilities: [0, 0.5] },
+      smallWritesRows: [30],
+      smallWritesIntervals: 2,
+      galleryBugs: ['drop-without-finish'],
       out: 'main/index.html',
     });
     const out = io.stdout();
@@ -217,12 +285,20 @@ describe('the main job', () => {
     // the exhaustive model check runs after compare and before the conformance check, as a short table.
     expect(out.indexOf('== model check (npx sbkit model --check) ==')).toBeGreaterThan(out.indexOf('done criteria:'));
     expect(out.indexOf('== model check')).toBeLessThan(out.indexOf('== check (npx sbkit check'));
-    expect(out).toMatch(/^best-effort +161 +\d+ +yes +8\/8 hold /m);
-    expect(out).toContain("sbkit model --check: ok (3 variants, 334 states; every always/eventually property holds)");
+    expect(out).toMatch(/^best-effort +161 +\d+ +yes +13\/13 hold /m);
+    expect(out).toContain('sbkit model --check: ok (3 variants, 334 states; every always/eventually property holds)');
     expect(out).toContain('sbkit check: ok');
     expect(out).toContain('report: main/index.html');
     expect(existsSync(join(dir, 'main', 'index.html'))).toBe(true);
-    expect(readFileSync(join(dir, 'main', 'index.html'), 'utf8')).toContain('<h2 id="model-check">Model check (exhaustive)</h2>');
+    const html = readFileSync(join(dir, 'main', 'index.html'), 'utf8');
+    expect(html).toContain('<h2 id="model-check">Model check (exhaustive)</h2>');
+    for (const h of ['<h2 id="latency">Latency and stragglers</h2>', '<h2 id="small-writes">Small writes and compaction</h2>', '<h2 id="gallery">Counterexample gallery</h2>', '<h2 id="coverage">Model coverage</h2>']) {
+      expect(html).toContain(h);
+    }
+    expect(html).toContain('<details class="gallery" id="bug-drop-without-finish" open>');
+    expect(html).toContain('<details class="gallery" id="bug-model" open>');
+    // three runs per variant cannot take every reachable transition: the coverage says so
+    expect(out).toMatch(/^sbkit model --coverage: GAPS — 9 conformance runs \(seed 2\)/m);
     // both checks pass, but at 4 workers one part per append is 1/4 of off's PUTs, above the 20% bound:
     // the one missed criterion makes the job exit 1.
     expect(out.match(/^ {2}MISS .*$/gm)).toEqual([expect.stringMatching(/^ {2}MISS barrier blob PUTs at most 20% of off \(\d+ of \d+ = 2\d%\)$/)]);

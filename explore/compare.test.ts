@@ -28,3 +28,18 @@ describe('runSweeps', () => {
     expect(memo.workloads.size).toBe(2);
   });
 });
+
+describe('the small-writes scenario', () => {
+  const small: Setup = { replicas: 1, processes: 1, workers: 8, intervals: 6, rows: 1000, rowBytes: 20, threshold: 1 << 20, seed: 1 };
+
+  it('off writes inline parts and no PUT; the barrier one hollow part, one PUT per append, and pays its latency', async () => {
+    const c = await runComparison('small-writes', small, ['off', 'barrier']);
+    const [off, barrier] = c.rows;
+    expect(off).toMatchObject({ blobPuts: 0, inlineParts: 48, hollowParts: 0, shardParts: 48, partsPerAppend: 8, modelAgrees: true });
+    expect(barrier).toMatchObject({ blobPuts: 6, inlineParts: 0, hollowParts: 6, shardParts: 6, partsPerAppend: 1, modelAgrees: true });
+    // one blob PUT (8 ms + bytes) more per interval
+    const extra = (barrier?.latencyP50Ms ?? 0) - (off?.latencyP50Ms ?? 0);
+    expect(extra).toBeGreaterThan(7);
+    expect(extra).toBeLessThan(12);
+  });
+});

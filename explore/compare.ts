@@ -3,6 +3,7 @@ import type { Variant } from '../vocab/index.ts';
 import { casesFor } from './cases.ts';
 import { type PreparedWorkload, prepareWorkload, runCase } from './experiment.ts';
 import { caseLabels, formatParam } from './render.ts';
+import { DEFAULT_STRAGGLER_SLOWDOWN } from './timing.ts';
 import type { Comparison, Figures, Scenario, Setup, SweepParam, SweepResult, SweepSpec } from './types.ts';
 
 /** Reports progress as a fraction in [0, 1] of all the work a command will do. */
@@ -50,7 +51,7 @@ export function runComparison(
   });
 }
 
-/** The field of `Setup` each sweep parameter sets. */
+/** The field of `Setup` each numeric sweep parameter sets. */
 const SWEPT_FIELD = {
   threshold: 'threshold',
   workers: 'workers',
@@ -59,14 +60,21 @@ const SWEPT_FIELD = {
   intervals: 'intervals',
   rows: 'rows',
   'row-bytes': 'rowBytes',
-} as const satisfies Record<SweepParam, keyof Setup>;
+} as const satisfies Record<Exclude<SweepParam, 'stragglers'>, keyof Setup>;
+
+/** `setup` with the swept parameter at `value`. `stragglers` sweeps the probability; the slowdown stays (default 100). */
+export function atSweepPoint(setup: Setup, param: SweepParam, value: number): Setup {
+  if (param !== 'stragglers') return { ...setup, [SWEPT_FIELD[param]]: value };
+  const { stragglers: _drop, ...rest } = setup;
+  return value === 0 ? rest : { ...rest, stragglers: { probability: value, slowdown: setup.stragglers?.slowdown ?? DEFAULT_STRAGGLER_SLOWDOWN } };
+}
 
 async function runSweep(scenario: Scenario, setup: Setup, variants: readonly Variant[], sweep: SweepSpec, progress: ProgressFn, memo: RunMemo): Promise<SweepResult> {
   const points: { value: number; comparison: Comparison }[] = [];
   const n = sweep.values.length;
   for (const [i, value] of sweep.values.entries()) {
     const label = `${sweep.param}=${formatParam(sweep.param, value)}`;
-    const point: Setup = { ...setup, [SWEPT_FIELD[sweep.param]]: value };
+    const point = atSweepPoint(setup, sweep.param, value);
     const comparison = await runComparison(scenario, point, variants, (f, l) => progress((i + f) / n, `${label} ${l}`), memo);
     points.push({ value, comparison });
   }

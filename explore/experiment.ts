@@ -8,7 +8,8 @@ import { runSink } from '../impl/run.ts';
 import { encodedUpdateSize, type Update } from '../impl/update.ts';
 import type { Update as ModelUpdate } from '../model/config.ts';
 import { modelAgreement } from './model-agreement.ts';
-import { DEFAULT_TIMING, VirtualTimeScheduler, seededTiming } from './timing.ts';
+import { LatencyRecorder } from './latency.ts';
+import { VirtualTimeScheduler, seededTiming, timingOf } from './timing.ts';
 import type { Case, Figures, Setup } from './types.ts';
 import { generateUpdates } from './workload.ts';
 
@@ -42,8 +43,9 @@ const RUN_SHARE = 0.75;
  * `onProgress(fraction)` follows the shard's upper. Deterministic: the same setup and case give the same figures.
  */
 export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload, onProgress?: (fraction: number) => void): Promise<Figures> {
-  const scheduler = new VirtualTimeScheduler(seededTiming(setup.seed, setup.timing ?? DEFAULT_TIMING));
+  const scheduler = new VirtualTimeScheduler(seededTiming(setup.seed, timingOf(setup)));
   const spread = new BuilderSpread(workload.sizes);
+  const latency = new LatencyRecorder(() => scheduler.now);
   let lastAppendAt = 0;
   const mintedAt = new Map<number, number>();
   let latencySum = 0;
@@ -53,6 +55,7 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
     event(e: TraceEvent): void {
       trace.push(e);
       spread.event(e);
+      latency.event(e);
       if (e.kind === 'mint') mintedAt.set(e.replica, scheduler.now);
       if (e.kind === 'append' && e.result.ok) {
         lastAppendAt = scheduler.now;
@@ -77,6 +80,8 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
   const { metrics: m, audit } = await scheduler.drive(run);
   const model = await modelAgreement(setup, c, workload, trace);
   onProgress?.(1);
+  const total = latency.total;
+  const write = latency.afterLastReady;
   return {
     variant: c.variant,
     threshold: c.threshold,
@@ -96,6 +101,13 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
     leakedBlobs: audit.leakedBlobs,
     simulatedMs: lastAppendAt,
     meanAppendLatencyMs: latencyCount === 0 ? 0 : latencySum / latencyCount,
+    latencyP50Ms: total.p50,
+    latencyP99Ms: total.p99,
+    latencyMaxMs: total.max,
+    writeP50Ms: write.p50,
+    writeP99Ms: write.p99,
+    writeMaxMs: write.max,
+    shardParts: m.partsHollow + m.partsInline,
     maxBuilderShare: spread.maxShare,
     modelAgrees: model.agrees,
     modelDetail: model.detail,

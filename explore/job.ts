@@ -5,7 +5,8 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
-import type { Variant } from '../vocab/index.ts';
+import { BUG_NAMES, type BugName, type Variant } from '../vocab/index.ts';
+import { BUG_DESCRIPTIONS } from '../impl/bugs.ts';
 import { EXIT } from './command.ts';
 import { runConformance } from './commands/check.ts';
 import { runComparison, runSweeps } from './compare.ts';
@@ -17,6 +18,10 @@ import type { Io } from './io.ts';
 import { createProgress, withProgress } from './progress.ts';
 import { type CheckSection, type ReportData, renderReport } from './report.ts';
 import { SCENARIO_DEFAULTS } from './setup-flags.ts';
+import { type CoverageCollector, coverageCollector, coverageResult } from './coverage.ts';
+import { modelCounterexampleSequence } from './model-diagram.ts';
+import type { CoverageSection, GalleryEntry, GallerySection, LatencySection, SmallWritesSection } from './report-sections.ts';
+import { failureSequence } from './sequence.ts';
 
 export const DEFAULT_REPORT_PATH = 'report/index.html';
 
@@ -28,6 +33,70 @@ export const DEFAULT_SWEEPS: readonly SweepSpec[] = [
 
 /** Sweeps run on fewer intervals than the headline comparison: ratios settle long before 100. */
 export const DEFAULT_SWEEP_INTERVALS = 20;
+
+/**
+ * The report's straggler sweep: larger intervals than the headline (500 updates of ~1 KB: ~500 KB per
+ * interval, ~62 KB per worker at 8), so the size of one upload shows; 100 intervals so p99 is not the max.
+ */
+export const DEFAULT_STRAGGLER_SWEEP = { rows: 500, rowBytes: 1000, intervals: 100, probabilities: [0, 0.05, 0.2] } as const;
+
+export interface StragglerSweepOptions {
+  readonly rows: number;
+  readonly rowBytes: number;
+  readonly intervals: number;
+  readonly probabilities: readonly number[];
+}
+
+/** Latency: the headline's percentiles, and a sweep over the straggler probability. */
+export async function runLatency(io: Io, headline: Comparison, variants: readonly Variant[], opts: StragglerSweepOptions = DEFAULT_STRAGGLER_SWEEP): Promise<LatencySection> {
+  const base: Setup = { ...headline.setup, rows: opts.rows, rowBytes: opts.rowBytes, intervals: opts.intervals };
+  const [stragglers] = await withProgress(io, { title: 'stragglers' }, (update) => runSweeps('steady', base, variants, [{ param: 'stragglers', values: opts.probabilities }], update));
+  if (stragglers === undefined) throw new Error('the straggler sweep ran no point');
+  return { headline, stragglers };
+}
+
+/** Rows per interval of the report's small-writes table (1000: the PR's "1000-row writes"). */
+export const DEFAULT_SMALL_WRITES_ROWS: readonly number[] = [30, 100, 1000];
+
+/** The small-writes scenario on the headline's system, and a sweep over rows per interval. */
+export async function runSmallWrites(io: Io, setup: Setup, variants: readonly Variant[], rows: readonly number[] = DEFAULT_SMALL_WRITES_ROWS, intervals?: number): Promise<SmallWritesSection> {
+  const d = SCENARIO_DEFAULTS['small-writes'];
+  const base: Setup = { ...setup, intervals: intervals ?? d.intervals, rows: d.rows, rowBytes: d.rowBytes };
+  return withProgress(io, { title: 'small writes' }, async (update) => {
+    const comparison = await runComparison('small-writes', base, variants, (f, l) => update(f / 2, l));
+    const [sweep] = await runSweeps('small-writes', base, variants, [{ param: 'rows', values: rows }], (f, l) => update(0.5 + f / 2, l));
+    if (sweep === undefined) throw new Error('the small-writes sweep ran no point');
+    return { comparison, rows: sweep };
+  });
+}
+
+/** Every gallery bug found and shrunk by the check (seeded), as a sequence diagram; and the model's review-bug counterexample. */
+export async function runGallery(io: Io, seed: number, bugs: readonly BugName[] = BUG_NAMES): Promise<GallerySection> {
+  const entries: GalleryEntry[] = [];
+  const progress = createProgress(io, { json: false, title: 'gallery' });
+  for (const [i, bug] of bugs.entries()) {
+    progress.update(i / (bugs.length + 1), bug);
+    const r = await runConformance({ variant: 'all', seed, bug });
+    const command = `npx sbkit check --bug ${bug} --seed ${seed} --emit-diagram ${bug}.md`;
+    const ce = r.counterexample;
+    entries.push({
+      bug,
+      description: BUG_DESCRIPTIONS[bug],
+      summary: r.summary.replace(/^sbkit check: /, ''),
+      command,
+      ...(ce === undefined ? { missing: `the check did not fail (${r.summary}): the bug went unnoticed` } : { sequence: failureSequence(ce.run, ce.token) }),
+    });
+  }
+  progress.update(bugs.length / (bugs.length + 1), 'model');
+  const model = await runModelCheck({ ...DEFAULT_MODEL_CHECK, variants: ['best-effort'], modelBug: 'sweep-upgrade-race' }, { now: () => io.now() });
+  progress.done();
+  const sequence = modelCounterexampleSequence(model);
+  return {
+    kind: 'ran',
+    entries,
+    ...(sequence === undefined ? {} : { model: { sequence, command: 'npx sbkit model --check --variant best-effort --model-bug sweep-upgrade-race --emit-diagram race.md' } }),
+  };
+}
 
 /** The headline: the steady scenario on `setup`, and the done-criteria evaluated on it. */
 export async function runHeadline(io: Io, setup: Setup, variants: readonly Variant[]): Promise<{ comparison: Comparison; criteria: Criterion[] }> {
@@ -52,15 +121,28 @@ export function runDefaultModelCheck(io: Io): Promise<ModelCheckResult> {
   return withProgress(io, { title: 'model check' }, (update) => runModelCheck(DEFAULT_MODEL_CHECK, { now: () => io.now(), onProgress: update }));
 }
 
-/** The conformance check on every variant (`sbkit check --variant all`), as the report shows it. */
-export async function runReportCheck(io: Io, runs: number | undefined, seed: number): Promise<Extract<CheckSection, { kind: 'ran' }>> {
-  const r = await runConformance({ variant: 'all', runs, seed }, createProgress(io, { json: false, title: 'check' }));
+/** The conformance check on every variant (`sbkit check --variant all`), as the report shows it; `coverage` sees its runs. */
+export async function runReportCheck(io: Io, runs: number | undefined, seed: number, coverage?: CoverageCollector): Promise<Extract<CheckSection, { kind: 'ran' }>> {
+  const r = await runConformance({ variant: 'all', runs, seed, onRun: coverage?.onRun }, createProgress(io, { json: false, title: 'check' }));
   return { kind: 'ran', exitCode: r.exitCode, summary: r.summary, output: r.output };
 }
 
-/** The job's exit code: ok only if every done-criterion holds and every check that ran passed. */
-export function jobExitCode(criteria: readonly Criterion[], modelCheck: ModelCheckResult, check: CheckSection): number {
-  const passed = criteria.every((c) => c.ok) && modelCheck.exitCode === 0 && (check.kind === 'skipped' || check.exitCode === 0);
+/** The conformance check with model coverage counted from its runs (`sbkit model --coverage` on the same runs). */
+export async function runReportCheckWithCoverage(io: Io, runs: number | undefined, seed: number): Promise<{ check: Extract<CheckSection, { kind: 'ran' }>; coverage: CoverageSection }> {
+  const collector = await coverageCollector();
+  const check = await runReportCheck(io, runs, seed, collector);
+  const result = await withProgress(io, { title: 'coverage' }, (update) => coverageResult(collector, seed, update));
+  return { check, coverage: { kind: 'ran', result } };
+}
+
+/**
+ * The job's exit code: ok only if every done-criterion holds, every check that ran passed, every gallery
+ * bug was caught and the coverage has no gap (a transition the model reaches that no run took).
+ */
+export function jobExitCode(criteria: readonly Criterion[], modelCheck: ModelCheckResult, check: CheckSection, extra: { gallery?: GallerySection; coverage?: CoverageSection } = {}): number {
+  const galleryOk = extra.gallery === undefined || extra.gallery.kind === 'skipped' || extra.gallery.entries.every((e) => e.sequence !== undefined);
+  const coverageOk = extra.coverage === undefined || extra.coverage.kind === 'skipped' || extra.coverage.result.exitCode === 0;
+  const passed = criteria.every((c) => c.ok) && modelCheck.exitCode === 0 && (check.kind === 'skipped' || check.exitCode === 0) && galleryOk && coverageOk;
   return passed ? EXIT.ok : EXIT.failed;
 }
 

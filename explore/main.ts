@@ -10,7 +10,24 @@ import { renderComparison } from './render.ts';
 import { renderCriteria } from './criteria.ts';
 import type { Setup } from './types.ts';
 import { type Io, processIo } from './io.ts';
-import { DEFAULT_REPORT_PATH, DEFAULT_SWEEPS, DEFAULT_SWEEP_INTERVALS, jobExitCode, runDefaultModelCheck, runHeadline, runHydration, runReportCheck, runReportSweeps, writeReport } from './job.ts';
+import type { BugName } from '../vocab/index.ts';
+import {
+  DEFAULT_REPORT_PATH,
+  DEFAULT_SWEEPS,
+  DEFAULT_SWEEP_INTERVALS,
+  type StragglerSweepOptions,
+  jobExitCode,
+  runDefaultModelCheck,
+  runGallery,
+  runHeadline,
+  runHydration,
+  runLatency,
+  runReportCheckWithCoverage,
+  runReportSweeps,
+  runSmallWrites,
+  writeReport,
+} from './job.ts';
+import type { renderCoverage } from './coverage.ts';
 import { renderModelCheckTable } from './model-check.ts';
 import { DEFAULT_SEED, DEFAULT_THRESHOLD, SCENARIO_DEFAULTS } from './setup-flags.ts';
 
@@ -31,6 +48,13 @@ export interface MainOptions {
   readonly sweepIntervals?: number;
   /** Updates per hydration interval (default: the hydration scenario's). */
   readonly hydrationRows?: number;
+  /** The straggler sweep (default: job.ts DEFAULT_STRAGGLER_SWEEP). */
+  readonly stragglers?: StragglerSweepOptions;
+  /** Rows per interval of the small-writes table, and its intervals (defaults: job.ts, the scenario's). */
+  readonly smallWritesRows?: readonly number[];
+  readonly smallWritesIntervals?: number;
+  /** The gallery's bugs (default: all). */
+  readonly galleryBugs?: readonly BugName[];
 }
 
 export async function runMain(io: Io, opts: MainOptions = {}): Promise<number> {
@@ -46,18 +70,38 @@ export async function runMain(io: Io, opts: MainOptions = {}): Promise<number> {
     io.out(renderModelCheckTable(modelCheck));
 
     io.out('\n== check (npx sbkit check --variant all) ==\n\n');
-    const check = await runReportCheck(io, opts.runs, setup.seed);
+    const { check, coverage } = await runReportCheckWithCoverage(io, opts.runs, setup.seed);
     io.out(`${check.output}\n${check.summary}\n`);
+
+    io.out(`\n== model coverage of those runs (npx sbkit model --coverage --seed ${setup.seed}) ==\n\n`);
+    if (coverage.kind === 'ran') io.out(coverageBrief(coverage.result));
 
     io.out('\n== report (npx sbkit report) ==\n\n');
     const sweeps = await runReportSweeps(io, setup, VARIANTS, DEFAULT_SWEEPS, opts.sweepIntervals ?? DEFAULT_SWEEP_INTERVALS);
+    const latency = await runLatency(io, comparison, VARIANTS, opts.stragglers);
+    const smallWrites = await runSmallWrites(io, setup, VARIANTS, opts.smallWritesRows, opts.smallWritesIntervals);
     const hydration = await runHydration(io, setup, VARIANTS, opts.hydrationRows);
-    const path = await writeReport(io, { command: 'npm start', comparison, criteria, sweeps, hydration, check, modelCheck: { kind: 'ran', result: modelCheck } }, opts.out ?? DEFAULT_REPORT_PATH);
+    const gallery = await runGallery(io, setup.seed, opts.galleryBugs);
+    const path = await writeReport(
+      io,
+      { command: 'npm start', comparison, criteria, sweeps, hydration, check, modelCheck: { kind: 'ran', result: modelCheck }, latency, smallWrites, gallery, coverage },
+      opts.out ?? DEFAULT_REPORT_PATH,
+    );
     io.out(`report: ${path}\n`);
-    return jobExitCode(criteria, modelCheck, check);
+    return jobExitCode(criteria, modelCheck, check, { gallery, coverage });
   } catch (e) {
     return reportRunError(io, 'npm start', e);
   }
+}
+
+/** The coverage's summary line, after whatever was never taken without an explanation by variant or model bug (once per transition). */
+function coverageBrief(r: Parameters<typeof renderCoverage>[0]): string {
+  const lines = r.rows.flatMap((row) => {
+    const vs = r.variants.filter((v) => row.cells[v]?.verdict === 'gap' || row.cells[v]?.verdict === 'unreached');
+    const first = vs[0];
+    return first === undefined ? [] : [`  never taken (${vs.join(', ')}): ${row.machine}: ${row.transition} — ${row.cells[first]?.why ?? ''}`];
+  });
+  return `${[...lines, r.summary].join('\n')}\n`;
 }
 
 // Run only as a script (tsx explore/main.ts), not when imported by tests.

@@ -140,6 +140,8 @@ describe('JSON', () => {
       'variant', 'appends', 'partsPerAppend', 'batchesPerAppend', 'blobPuts', 'stateDiffBytes', 'consensusCommands', 'updatesWritten',
       'updatesAppended', 'lost', 'duplicated', 'leakedBlobs', 'threshold', 'blobBytes', 'inlineParts', 'hollowParts', 'maxBuilderShare',
       'simulatedMs', 'meanAppendLatencyMs', 'modelAgrees',
+      // issue 11: commit latency, the write path after the last worker, the compaction proxy
+      'latencyP50Ms', 'latencyP99Ms', 'latencyMaxMs', 'writeP50Ms', 'writeP99Ms', 'writeMaxMs', 'shardParts',
     ]);
     expect(v?.['modelAgrees']).toBe(true);
   });

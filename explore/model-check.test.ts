@@ -224,6 +224,7 @@ describe('the model check in the report', () => {
     variant, threshold: 1 << 20, appends: 1, partsPerAppend: ppa, batchesPerAppend: ppa, blobPuts: ppa, blobBytes: 1, consensusCommands: 1,
     stateDiffBytes: 1, inlineParts: 0, hollowParts: ppa, updatesWritten: 2, updatesAppended: 2, lost: 0, duplicated: 0, leakedBlobs: 0,
     simulatedMs: 1, meanAppendLatencyMs: 1, maxBuilderShare: 1, modelAgrees: true, modelDetail: '1/1 appends predicted exactly',
+    latencyP50Ms: 1, latencyP99Ms: 1, latencyMaxMs: 1, writeP50Ms: 1, writeP99Ms: 1, writeMaxMs: 1, shardParts: ppa,
   });
   const comparison: Comparison = {
     scenario: 'steady',

@@ -471,6 +471,14 @@ export function formatTraceEvent(e: TraceEvent): string {
       return `${r} p${e.process} sweep-release id=${e.sharedId} → closed=${e.closed}`;
     case 'drop':
       return `${r} w${e.worker} drop id=${e.sharedId} → closed=${e.closed}`;
+    case 'fault':
+      return `${r} fault ${e.op} → ${e.fault}`;
+    case 'abort':
+      return `${r} abort (${e.reason})`;
+    case 'restart':
+      return `${r} restart → lower ${e.lower}`;
+    case 'cleanup':
+      return `${r} cleanup → deleted ${e.deleted}`;
   }
 }
 

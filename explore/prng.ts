@@ -69,4 +69,5 @@ export const STREAM = {
   workload: 1,
   jitter: 2,
   readiness: 3,
+  straggler: 4,
 } as const;

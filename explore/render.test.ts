@@ -10,6 +10,8 @@ import { SHOW_AFTER_MS, createProgress, renderBar } from './progress.ts';
 import { compareCommand, htmlTable, leadWith, reflow, renderReport, sweepPivot } from './report.ts';
 import { barChart, byteUnit, lineChart, niceTicks, shortNumber, spreadLabels } from './svg.ts';
 import { renderTable } from './table.ts';
+import { sequenceOf } from './sequence.ts';
+import type { CoverageResult } from './coverage.ts';
 
 const setup: Setup = { replicas: 1, processes: 1, workers: 8, intervals: 100, rows: 1000, rowBytes: 100, threshold: 1 << 20, seed: 1 };
 
@@ -32,6 +34,13 @@ const fig = (variant: Figures['variant'], ppa: number, puts: number, over: Parti
   leakedBlobs: 0,
   simulatedMs: 100_000,
   meanAppendLatencyMs: 20,
+  latencyP50Ms: 20,
+  latencyP99Ms: 25,
+  latencyMaxMs: 30,
+  writeP50Ms: 12,
+  writeP99Ms: 14,
+  writeMaxMs: 15,
+  shardParts: ppa * 100,
   maxBuilderShare: 1 / ppa,
   modelAgrees: true,
   modelDetail: '100/100 appends predicted exactly',
@@ -270,7 +279,7 @@ describe('report', () => {
 
   it('groups table columns, explains each header, and marks the audit', () => {
     const table = htmlTable(comparisonGrid(comparison));
-    expect(table).toMatch(/<tr class="groups"><th colspan="1"><\/th><th colspan="3">appends<\/th><th colspan="3">blob storage<\/th><th colspan="4">consensus<\/th><th colspan="2">updates<\/th><th colspan="3"[^>]*>audit<\/th><th colspan="1">model<\/th><\/tr>/);
+    expect(table).toMatch(/<tr class="groups"><th colspan="1"><\/th><th colspan="3">appends<\/th><th colspan="3">blob storage<\/th><th colspan="4">consensus<\/th><th colspan="2">updates<\/th><th colspan="3">commit latency<\/th><th colspan="3"[^>]*>audit<\/th><th colspan="1">model<\/th><\/tr>/);
     expect(table).toContain('<th class="r" title="parts (hollow + inline) per successful append: ~workers for off, 1.0 ideal">parts/<wbr>append</th>');
     expect(table.match(/<td class="r zero">0<\/td>/g)).toHaveLength(9);
     expect(table.match(/<td class="l zero">agrees<\/td>/g)).toHaveLength(3);
@@ -376,5 +385,99 @@ describe('progress', () => {
   it('clamps and fits the bar', () => {
     expect(renderBar(2, 'x', 40)).toHaveLength(39);
     expect(renderBar(Number.NaN, 'x', 80)).toContain('  0%');
+  });
+});
+
+describe('report: latency, small writes, gallery, coverage (issue 11)', () => {
+  const straggled = (p: number, extra: number): Comparison => ({
+    ...comparison,
+    setup: { ...setup, rows: 500, rowBytes: 1000, ...(p === 0 ? {} : { stragglers: { probability: p, slowdown: 100 } }) },
+    rows: [
+      fig('off', 8, 800, { latencyP50Ms: 15, latencyP99Ms: 16 + extra, latencyMaxMs: 17 + extra }),
+      fig('best-effort', 1.4, 140, { latencyP50Ms: 24, latencyP99Ms: 25 + (p === 0 ? 0 : extra - 9), latencyMaxMs: 26 + extra }),
+      fig('barrier', 1, 100, { latencyP50Ms: 24, latencyP99Ms: 25 + extra, latencyMaxMs: 27 + extra }),
+    ],
+  });
+  const stragglers: SweepResult = { param: 'stragglers', base: { ...setup, rows: 500, rowBytes: 1000 }, scenario: 'steady', points: [0, 0.2].map((v) => ({ value: v, comparison: straggled(v, v === 0 ? 0 : 100) })) };
+  const small = (rows: number): Comparison => ({
+    scenario: 'small-writes',
+    setup: { ...setup, intervals: 40, rows, rowBytes: 20 },
+    variants: ['off', 'best-effort', 'barrier'],
+    rows: [
+      fig('off', 8, 0, { appends: 40, inlineParts: 320, hollowParts: 0, shardParts: 320, latencyP50Ms: 4.7 }),
+      fig('best-effort', 2.85, 65, { appends: 40, inlineParts: 49, hollowParts: 65, shardParts: 114, latencyP50Ms: 13 }),
+      fig('barrier', 1, 40, { appends: 40, hollowParts: 40, shardParts: 40, latencyP50Ms: 13.3 }),
+    ],
+  });
+  const seq = sequenceOf([{ kind: 'frontier', replica: 0, upper: 1 }], { title: 'a counterexample', mark: { index: 1, text: 'deadlock' }, notes: ['replay: x'] });
+  const coverage: CoverageResult = {
+    variants: ['off'],
+    runs: { off: 3 },
+    seed: 1,
+    shapes: ['1 replica × 1 process × 2 workers, 1 interval'],
+    rows: [
+      { machine: 'worker', transition: 'handing --> done : HAND', cells: { off: { verdict: 'taken', taken: 9 } } },
+      { machine: 'builder', transition: 'live --> live : PUSH', cells: { off: { verdict: 'unreached', taken: 0, why: 'off never shares' } } },
+    ],
+    gaps: [],
+    exitCode: 0,
+    summary: 'sbkit model --coverage: ok — 3 conformance runs (seed 1) took off 1 of 2 transitions',
+  };
+  const html = renderReport({
+    command: 'test',
+    comparison,
+    criteria: evaluateCriteria(comparison),
+    sweeps: [],
+    check: { kind: 'skipped', reason: 'test' },
+    diagrams: { kind: 'unavailable', reason: 'test' },
+    latency: { headline: comparison, stragglers },
+    smallWrites: { comparison: small(1000), rows: { param: 'rows', base: small(1000).setup, scenario: 'small-writes', points: [30, 1000].map((v) => ({ value: v, comparison: small(v) })) } },
+    gallery: { kind: 'ran', entries: [{ bug: 'barrier-lost-wakeup', description: 'd', summary: 'FAILED', command: 'npx sbkit check --bug barrier-lost-wakeup --seed 1 --emit-diagram barrier-lost-wakeup.md', sequence: seq }] },
+    coverage: { kind: 'ran', result: coverage },
+  });
+
+  it('adds the four sections to the page and its table of contents, each with a line that reproduces it', () => {
+    for (const [id, h] of [['latency', 'Latency and stragglers'], ['small-writes', 'Small writes and compaction'], ['gallery', 'Counterexample gallery'], ['coverage', 'Model coverage']]) {
+      expect(html).toContain(`<h2 id="${id}">${h}</h2>`);
+      expect(html).toContain(`<a href="#${id}">`);
+    }
+    expect(html).toContain('npx sbkit compare --replicas 1 --processes 1 --workers 8 --intervals 100 --rows 500 --row-bytes 1000 --threshold 1MiB --seed 1 --sweep stragglers=0%,20%');
+    expect(html).toContain('npx sbkit compare --scenario small-writes --replicas 1 --processes 1 --workers 8 --intervals 40 --rows 1000 --row-bytes 20');
+    expect(html).toContain('--sweep rows=30,1000');
+    expect(html).toContain('npx sbkit check --bug barrier-lost-wakeup --seed 1 --emit-diagram barrier-lost-wakeup.md');
+    expect(html).toContain('npx sbkit model --coverage --seed 1');
+    expect(html).not.toMatch(/<script|<link|src=|@import|url\(/i);
+  });
+
+  it('gives every new chart a title, a subtitle ending in the seed, and both axis titles with units', () => {
+    const charts = svgsOf(html).filter((s) => !s.includes('class="sequence"')).slice(3); // after the comparison's three
+    const titles = charts.map((s) => textOf(s, 'chart-title'));
+    expect(titles).toEqual([
+      'Commit latency per interval',
+      'p99 commit latency vs stragglers',
+      'p50 commit latency vs stragglers',
+      'What sharing adds to the p99, over off',
+      'Blob PUTs per append',
+      'p50 commit latency',
+      'Parts the shard holds after the run (compaction proxy)',
+      'Machine transitions taken by the conformance runs',
+    ]);
+    for (const svg of charts) {
+      expect(textOf(svg, 'chart-subtitle')).toMatch(/seed 1$/);
+      expect(textOf(svg, 'axis-title y')).toMatch(/\((virtual ms|count)\)$/);
+      expect(textOf(svg, 'axis-title x').length).toBeGreaterThan(0);
+    }
+  });
+
+  it('computes the straggler findings, shows the PR figures next to ours, and draws the counterexample', () => {
+    expect(html).toContain('p99 commit latency from stragglers 0% to 20%: off 16 ms → 116 ms, best-effort 25 ms → 116 ms, barrier 25 ms → 125 ms.');
+    expect(html).toContain("The barrier's p99 over best-effort's: 0.0 ms without stragglers, 9.0 ms with them.");
+    expect(html).toMatch(/<td class="l"[^>]*>1,000-row<\/td>(<td class="r">[^<]*<\/td>){3}<td class="r">7.8<\/td><td class="r">1.05<\/td><td class="r">1.05<\/td>/);
+    expect(html).toContain('<td class="r">about +10 ms</td><td class="r">+8.3 ms</td><td class="r">+8.6 ms</td>');
+    expect(html).toContain('<td class="r">2.5×</td><td class="r">2.8×</td><td class="r">8.0×</td>');
+    expect(svgsOf(html).filter((s) => s.includes('class="sequence"'))).toHaveLength(1);
+    expect(html).toContain('✘ deadlock');
+    expect(html).toContain('<td class="r never" title="off never shares">never</td>');
+    expect(html).toContain('Model coverage: ok — 3 conformance runs');
   });
 });

@@ -3,7 +3,7 @@ import type { Variant } from '../vocab/index.ts';
 import { formatBytesShort } from './args.ts';
 import { bytes, fixed, millis, percent, plural, thousands } from './format.ts';
 import { type Column, col, renderTable } from './table.ts';
-import type { Case, Comparison, Figures, Scenario, Setup, SweepParam, SweepResult } from './types.ts';
+import type { Case, Comparison, Figures, Scenario, Setup, Stragglers, SweepParam, SweepResult } from './types.ts';
 
 /** Each case's name in tables and charts: the variant, plus the threshold when the cases mix thresholds. */
 export function caseLabels(cases: readonly Case[]): string[] {
@@ -12,18 +12,24 @@ export function caseLabels(cases: readonly Case[]): string[] {
 }
 
 export function formatParam(param: SweepParam, value: number): string {
+  if (param === 'stragglers') return trimPercent(value);
   return param === 'threshold' || param === 'row-bytes' ? formatBytesShort(value) : String(value);
 }
 
 /** One line saying what ran: the system, the workload, the knob and the seed. */
 export function describeSetup(scenario: Scenario, s: Setup): string {
   const bug = s.bug === undefined ? '' : `, BUG ${s.bug} switched on`;
+  const stragglers = s.stragglers === undefined ? '' : `, stragglers ${describeStragglers(s.stragglers)}`;
   return (
     `scenario ${scenario}: ${plural(s.replicas, 'replica')} × ${plural(s.processes, 'process', 'processes')} × ${s.workers} workers, ` +
     `${thousands(s.intervals)} intervals × ${thousands(s.rows)} updates of ~${s.rowBytes} B, ` +
-    `threshold ${formatBytesShort(s.threshold)}, seed ${s.seed}${bug}`
+    `threshold ${formatBytesShort(s.threshold)}, seed ${s.seed}${stragglers}${bug}`
   );
 }
+
+/** `p = 5%, 100× slower`. */
+export const describeStragglers = (s: Stragglers): string => `p = ${trimPercent(s.probability)}, ${s.slowdown}× slower`;
+const trimPercent = (p: number): string => `${Number((p * 100).toPrecision(6))}%`;
 
 /** The `model` column's cell: whether the model predicted every append of this run. */
 export const modelCell = (r: Figures): string => (r.modelAgrees ? 'agrees' : 'DIVERGES');
@@ -52,6 +58,7 @@ export function comparisonGrid(c: Comparison): Grid {
   const off = c.rows.find((r) => r.variant === 'off');
   const labels = caseLabels(c.rows);
   const hydration = c.scenario === 'hydration';
+  const small = c.scenario === 'small-writes';
   const columns: Column[] = [
     col('variant', 'left'),
     col('appends'),
@@ -66,6 +73,10 @@ export function comparisonGrid(c: Comparison): Grid {
     col('inline parts'),
     col('written'),
     col('appended'),
+    ...(small ? [col('shard parts'), ...(off ? [col('% off')] : [])] : []),
+    col('latency p50'),
+    col('p99'),
+    col('max'),
     col('lost'),
     col('dup'),
     col('leaked'),
@@ -86,6 +97,10 @@ export function comparisonGrid(c: Comparison): Grid {
     thousands(r.inlineParts),
     thousands(r.updatesWritten),
     thousands(r.updatesAppended),
+    ...(small ? [thousands(r.shardParts), ...(off ? [percent(r.shardParts, off.shardParts)] : [])] : []),
+    millis(r.latencyP50Ms),
+    millis(r.latencyP99Ms),
+    millis(r.latencyMaxMs),
     thousands(r.lost),
     thousands(r.duplicated),
     thousands(r.leakedBlobs),
@@ -157,6 +172,7 @@ type ConfigJson = Pick<Setup, 'replicas' | 'processes' | 'workers' | 'intervals'
   readonly scenario: Scenario;
   readonly variants: readonly Variant[];
   readonly bug: string | null;
+  readonly stragglers: Stragglers | null;
 };
 
 function configJson(scenario: Scenario, s: Setup, variants: readonly Variant[]): ConfigJson {
@@ -172,6 +188,7 @@ function configJson(scenario: Scenario, s: Setup, variants: readonly Variant[]):
     seed: s.seed,
     variants,
     bug: s.bug ?? null,
+    stragglers: s.stragglers ?? null,
   };
 }
 
@@ -201,6 +218,13 @@ function figuresJson(r: Figures): Omit<Figures, 'modelDetail'> {
     simulatedMs: r.simulatedMs,
     meanAppendLatencyMs: r.meanAppendLatencyMs,
     modelAgrees: r.modelAgrees,
+    latencyP50Ms: r.latencyP50Ms,
+    latencyP99Ms: r.latencyP99Ms,
+    latencyMaxMs: r.latencyMaxMs,
+    writeP50Ms: r.writeP50Ms,
+    writeP99Ms: r.writeP99Ms,
+    writeMaxMs: r.writeMaxMs,
+    shardParts: r.shardParts,
   };
 }
 

@@ -11,8 +11,18 @@ import { COLUMN_DOCS } from './columns.ts';
 import type { Criterion } from './criteria.ts';
 import { bytes, fixed, millis, percent, plural, thousands } from './format.ts';
 import { type Bar, barChart, byteUnit, escapeXml, lineChart } from './svg.ts';
-import { DEFAULT_TIMING, type TimingParams } from './timing.ts';
+import { type TimingParams, timingOf } from './timing.ts';
 import { type ModelCheckResult, type PropertyOutcome, WORKLOAD_LINES, describeSearch, describeShape, formatTrace } from './model-check.ts';
+import {
+  type CoverageSection,
+  type GallerySection,
+  type LatencySection,
+  type SmallWritesSection,
+  coverageSection,
+  gallerySection,
+  latencySection,
+  smallWritesSection,
+} from './report-sections.ts';
 
 export type CheckSection =
   | { readonly kind: 'ran'; readonly exitCode: number; readonly summary: string; readonly output: string }
@@ -36,6 +46,11 @@ export interface ReportData {
   /** Omitted: no model-check section. */
   readonly modelCheck?: ModelCheckSection | undefined;
   readonly diagrams: DiagramSection;
+  /** Issue 11's sections; each omitted: not in the report. */
+  readonly latency?: LatencySection | undefined;
+  readonly smallWrites?: SmallWritesSection | undefined;
+  readonly gallery?: GallerySection | undefined;
+  readonly coverage?: CoverageSection | undefined;
 }
 
 const esc = escapeXml;
@@ -72,6 +87,9 @@ dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1.2rem;margi
 details{border:1px solid #e5e5e5;border-radius:4px;margin:.5rem 0;padding:.3rem .7rem}
 details>summary{cursor:pointer;font-weight:600}details>summary .note{font-weight:400}
 details[open]>summary{margin-bottom:.4rem}
+td.muted{color:#888}td.never{color:#8a5a00;background:#fff4dc!important}td.code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.78rem}
+.seq{overflow-x:auto;max-width:100%;margin:.4rem 0}.seq svg{max-width:none;background:#fff}
+details.gallery>summary{font-size:1.02rem}details.gallery li{overflow-wrap:anywhere}
 @media print{details{break-inside:avoid}.charts svg{max-width:100%}}
 `;
 
@@ -93,6 +111,10 @@ const COLUMN_GROUP: Readonly<Record<string, string>> = {
   lost: 'audit',
   dup: 'audit',
   leaked: 'audit',
+  'shard parts': 'compaction',
+  'latency p50': 'commit latency',
+  p99: 'commit latency',
+  max: 'commit latency',
   'max builder share': 'hydration',
   'mint→append': 'hydration',
   model: 'model',
@@ -192,6 +214,7 @@ export function compareCommand(scenario: string, s: Setup, extra: readonly strin
     `--replicas ${s.replicas} --processes ${s.processes} --workers ${s.workers}`,
     `--intervals ${s.intervals} --rows ${s.rows} --row-bytes ${s.rowBytes}`,
     `--threshold ${formatBytesShort(s.threshold)} --seed ${s.seed}`,
+    ...(s.stragglers === undefined ? [] : [`--stragglers ${s.stragglers.probability},${s.stragglers.slowdown}`]),
     ...(s.bug === undefined ? [] : [`--bug ${s.bug}`]),
     ...extra,
   ].join(' ');
@@ -207,13 +230,14 @@ function timingText(t: TimingParams): string {
   return (
     `frontier advances every ${thousands(t.intervalMs)} ms (one batch interval); a worker becomes ready min(Exp(mean ${t.readinessMeanMs} ms), ${t.readinessCapMs} ms) after its description; ` +
     `blob PUT ${t.blobBaseMs} ms + bytes ÷ ${thousands(t.blobBytesPerMs / 1000)} kB/ms; consensus command ${t.consensusBaseMs} ms; ` +
-    `encoding bytes ÷ ${thousands(t.encodeBytesPerMs / 1000)} kB/ms; up to ${t.jitterMs} ms jitter per step`
+    `encoding bytes ÷ ${thousands(t.encodeBytesPerMs / 1000)} kB/ms on whoever builds the part (a shared batch's pushing workers, an own batch's worker); up to ${t.jitterMs} ms jitter per step; ` +
+    (t.stragglerProbability === 0 ? 'no stragglers' : `stragglers: each worker per description with p = ${t.stragglerProbability}, ready ${t.stragglerSlowdown}× later`)
   );
 }
 
 function setupSection(c: Comparison): string {
   const s = c.setup;
-  const timing = s.timing ?? DEFAULT_TIMING;
+  const timing = timingOf(s);
   const variants = VARIANT_DOCS.filter(([v]) => c.variants.includes(v));
   return `<dl class="kv">
 <dt>system</dt><dd>${esc(`${plural(s.replicas, 'replica')} × ${plural(s.processes, 'process', 'processes')} × ${plural(s.workers, 'worker')} per process, all writing one persist shard (in-memory blob + consensus)`)}</dd>
@@ -227,7 +251,7 @@ ${variants.map(([v, d]) => `<dt>${esc(v)}</dt><dd>${esc(d)}</dd>`).join('\n')}
 }
 
 /** Every run in the report once, named by where it appears: the comparison, each sweep point, hydration. */
-export function reportRuns(d: Pick<ReportData, 'comparison' | 'sweeps' | 'hydration'>): { where: string; row: Figures; label: string }[] {
+export function reportRuns(d: Pick<ReportData, 'comparison' | 'sweeps' | 'hydration' | 'latency' | 'smallWrites'>): { where: string; row: Figures; label: string }[] {
   const seen = new Set<Comparison>();
   const out: { where: string; row: Figures; label: string }[] = [];
   const add = (where: string, c: Comparison): void => {
@@ -239,6 +263,11 @@ export function reportRuns(d: Pick<ReportData, 'comparison' | 'sweeps' | 'hydrat
   add('comparison', d.comparison);
   for (const s of d.sweeps) for (const p of s.points) add(`${s.param}=${formatParam(s.param, p.value)}`, p.comparison);
   if (d.hydration !== undefined) add('hydration', d.hydration);
+  for (const p of d.latency?.stragglers.points ?? []) add(`stragglers=${formatParam('stragglers', p.value)}`, p.comparison);
+  if (d.smallWrites !== undefined) {
+    add('small writes', d.smallWrites.comparison);
+    for (const p of d.smallWrites.rows.points) add(`small writes rows=${p.value}`, p.comparison);
+  }
   return out;
 }
 
@@ -260,6 +289,7 @@ function findings(
   check: CheckSection,
   model: ModelCheckSection | undefined,
   runs: readonly { where: string; row: Figures; label: string }[],
+  more: Pick<ReportData, 'latency' | 'smallWrites' | 'gallery' | 'coverage'> = {},
 ): string {
   const off = headlineRow(c, 'off');
   const items: string[] = [];
@@ -276,13 +306,41 @@ function findings(
   items.push(cmds.size === 1 ? `Consensus commands: ${thousands([...cmds][0] ?? 0)} for every variant (sharing does not change them).` : `Consensus commands: ${c.rows.map((r) => `${r.variant} ${thousands(r.consensusCommands)}`).join(', ')}.`);
   const dirty = c.rows.filter((r) => r.lost + r.duplicated + r.leakedBlobs > 0);
   items.push(dirty.length === 0 ? 'Storage audit: no update lost or duplicated and no blob leaked, in any variant.' : `Storage audit FAILED for ${dirty.map((r) => r.variant).join(', ')}.`);
+  items.push(`Commit latency p50 / p99 / max: ${c.rows.map((r) => `${r.variant} ${millis(r.latencyP50Ms)} / ${millis(r.latencyP99Ms)} / ${millis(r.latencyMaxMs)}`).join(', ')}.`);
+  const st = more.latency?.stragglers;
+  const lastPoint = st?.points[st.points.length - 1];
+  const firstPoint = st?.points[0];
+  if (lastPoint !== undefined && firstPoint !== undefined && lastPoint !== firstPoint) {
+    const p99 = (x: Comparison, v: Variant) => headlineRow(x, v)?.latencyP99Ms ?? 0;
+    items.push(
+      `Stragglers (p = ${formatParam('stragglers', lastPoint.value)}, larger intervals): p99 ${(['off', 'best-effort', 'barrier'] as const).filter((v) => headlineRow(lastPoint.comparison, v) !== undefined).map((v) => `${v} ${millis(p99(firstPoint.comparison, v))} → ${millis(p99(lastPoint.comparison, v))}`).join(', ')}: every variant waits for the straggler's hand; the barrier also uploads its whole batch after it.`,
+    );
+  }
+  const sw = more.smallWrites?.comparison;
+  if (sw !== undefined) {
+    const o = headlineRow(sw, 'off');
+    const others = sw.rows.filter((r) => r.variant !== 'off');
+    if (o !== undefined && others.length > 0) {
+      items.push(
+        `Small writes: off ${fixed(o.blobPuts / Math.max(1, o.appends), 2)} PUTs per append (inline parts), ${others.map((r) => `${r.variant} ${fixed(r.blobPuts / Math.max(1, r.appends), 2)} PUTs per append, p50 +${millis(r.latencyP50Ms - o.latencyP50Ms)}, ${fixed(o.shardParts / Math.max(1, r.shardParts), 1)}× fewer parts in the shard`).join('; ')} (the PRs: one PUT per append, about +10 ms p50, 2.5× fewer compaction parts).`,
+      );
+    }
+  }
+  if (more.gallery?.kind === 'ran') {
+    const caught = more.gallery.entries.filter((e) => e.sequence !== undefined).length;
+    items.push(`Counterexample gallery: ${caught} of ${more.gallery.entries.length} bugs caught and drawn as sequence diagrams.`);
+  }
+  if (more.coverage?.kind === 'ran') items.push(`Model coverage: ${more.coverage.result.summary.replace(/^sbkit model --coverage: /, '')}.`);
   const agreement = modelAgreementFinding(runs);
   items.push(agreement.text);
   if (model?.kind === 'ran') items.push(`Model check (exhaustive): ${model.result.summary.replace(/^sbkit model --check: /, '')}.`);
   if (check.kind === 'ran') items.push(`Conformance check: ${check.summary.replace(/^sbkit check: /, '')}.`);
   const missed = criteria.filter((x) => !x.ok).length;
   const verdict = missed === 0 ? `All ${criteria.length} done-criteria hold.` : `${missed} of ${criteria.length} done-criteria missed.`;
-  const bad = missed > 0 || dirty.length > 0 || agreement.bad || (check.kind === 'ran' && check.exitCode !== 0) || (model?.kind === 'ran' && model.result.exitCode !== 0);
+  const galleryMissed = more.gallery?.kind === 'ran' && more.gallery.entries.some((e) => e.sequence === undefined);
+  const coverageGaps = more.coverage?.kind === 'ran' && more.coverage.result.exitCode !== 0;
+  const bad =
+    missed > 0 || dirty.length > 0 || agreement.bad || (check.kind === 'ran' && check.exitCode !== 0) || (model?.kind === 'ran' && model.result.exitCode !== 0) || galleryMissed || coverageGaps;
   return `<div class="findings${bad ? ' missed' : ''}"><strong class="${bad ? 'miss' : 'ok'}">${esc(verdict)}</strong><ul>${items.map((i) => `<li>${esc(i)}</li>`).join('')}</ul></div>`;
 }
 
@@ -341,6 +399,7 @@ const PARAM_AXIS: Readonly<Record<SweepParam, string>> = {
   intervals: 'batch intervals',
   rows: 'updates per interval',
   'row-bytes': 'bytes per update',
+  stragglers: 'straggler probability per worker and description',
 };
 
 function sweepVariants(s: SweepResult): Variant[] {
@@ -591,9 +650,13 @@ ${htmlTable(leadWith(comparisonGrid(d.hydration), ['max builder share', 'mint→
     ['comparison', 'Comparison'],
     ['criteria', 'Done criteria'],
     ...(d.sweeps.length > 0 ? [['sweeps', 'Sweeps']] : []),
+    ...(d.latency === undefined ? [] : [['latency', 'Latency & stragglers']]),
+    ...(d.smallWrites === undefined ? [] : [['small-writes', 'Small writes']]),
     ...(d.hydration === undefined ? [] : [['hydration', 'Hydration']]),
     ...(d.modelCheck === undefined ? [] : [['model-check', 'Model check']]),
     ['check', 'Conformance check'],
+    ...(d.gallery === undefined ? [] : [['gallery', 'Counterexamples']]),
+    ...(d.coverage === undefined ? [] : [['coverage', 'Model coverage']]),
     ['diagrams', 'Model diagrams'],
     ['columns', 'Columns'],
   ] as const;
@@ -608,8 +671,8 @@ ${htmlTable(leadWith(comparisonGrid(d.hydration), ['max builder share', 'mint→
 <body>
 <h1>shared-batch-kit: shared batches in the materialized-view sink</h1>
 <p class="sub">Produced by <code>${esc(d.command)}</code>: the implementation (impl/) ran on the embedded in-memory backend under a seeded virtual-time schedule; the same seed reproduces every number.</p>
-<nav class="toc">${toc.map(([id, label]) => `<a href="#${id}">${esc(label)}</a>`).join('')}</nav>
-${findings(c, d.criteria, d.check, d.modelCheck, reportRuns(d))}
+<nav class="toc">${toc.map(([id, label]) => `<a href="#${id}">${esc(label)}</a>`).join(' ')}</nav>
+${findings(c, d.criteria, d.check, d.modelCheck, reportRuns(d), d)}
 <h2 id="setup">What ran</h2>
 ${setupSection(c)}
 <h2 id="comparison">Comparison</h2>
@@ -619,10 +682,14 @@ ${htmlTable(comparisonGrid(c))}
 <h3 id="criteria">Done criteria</h3>
 ${criteriaList(d.criteria)}
 ${d.sweeps.length > 0 ? `<h2 id="sweeps">Sweeps</h2>\n${sweeps}` : ''}
+${d.latency === undefined ? '' : `<h2 id="latency">Latency and stragglers</h2>\n${latencySection(d.latency, compareCommand)}`}
+${d.smallWrites === undefined ? '' : `<h2 id="small-writes">Small writes and compaction</h2>\n${smallWritesSection(d.smallWrites, compareCommand)}`}
 ${hydration}
 ${d.modelCheck === undefined ? '' : `<h2 id="model-check">Model check (exhaustive)</h2>\n${modelCheckSection(d.modelCheck)}`}
 <h2 id="check">Conformance check</h2>
 ${checkSection(d.check)}
+${d.gallery === undefined ? '' : `<h2 id="gallery">Counterexample gallery</h2>\n${gallerySection(d.gallery)}`}
+${d.coverage === undefined ? '' : `<h2 id="coverage">Model coverage</h2>\n${coverageSection(d.coverage)}`}
 <h2 id="diagrams">Model diagrams</h2>
 ${diagramSection(d.diagrams)}
 <h2 id="columns">Columns</h2>

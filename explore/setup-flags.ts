@@ -15,19 +15,65 @@ import {
   intFlag,
   optional,
 } from './args.ts';
-import { SCENARIOS, SWEEP_PARAMS, type Scenario, type Setup, type SweepParam, type SweepSpec } from './types.ts';
+import { SCENARIOS, SWEEP_PARAMS, type Scenario, type Setup, type Stragglers, type SweepParam, type SweepSpec } from './types.ts';
 import { thousands } from './format.ts';
+import { DEFAULT_STRAGGLER_SLOWDOWN } from './timing.ts';
 
 /** Defaults per scenario for the workload flags a scenario changes. */
 export const SCENARIO_DEFAULTS: Readonly<Record<Scenario, { readonly intervals: number; readonly rows: number; readonly rowBytes: number }>> = {
   steady: { intervals: 100, rows: 1000, rowBytes: 100 },
   hydration: { intervals: 3, rows: 12_000, rowBytes: 1000 },
+  // ~2.5 KB per worker at 8 workers: below persist's 4 KiB inline limit for every worker, while the
+  // process's shared batch (~20 KB) is not. 40 intervals keep off's inline bytes in state (~800 KB; nothing
+  // compacts here) below the 1 MiB inline backpressure limit, which would flush them to blob.
+  'small-writes': { intervals: 40, rows: 1000, rowBytes: 20 },
 };
 
 export const DEFAULT_SEED = 1;
 export const DEFAULT_THRESHOLD = 1024 * 1024;
 /** Updates per run at most (all intervals): keeps a mistyped flag from exhausting memory. */
 export const MAX_UPDATES = 5_000_000;
+
+/** A probability: a decimal number from 0 to 1, or a percentage (`0.05`, `5%`). */
+function parseProbability(raw: string): Parsed<number> {
+  const t = raw.trim();
+  const pct = t.endsWith('%');
+  const digits = pct ? t.slice(0, -1).trim() : t;
+  const n = Number(digits) / (pct ? 100 : 1);
+  if (!/^\d*\.?\d+$/.test(digits) || !(n >= 0 && n <= 1)) return bad(`expected a probability from 0 to 1 (or 0% to 100%), got ${JSON.stringify(raw)}`);
+  return good(n);
+}
+
+/** The most a straggler may be slowed down (keeps virtual time finite and readable). */
+export const MAX_STRAGGLER_SLOWDOWN = 100_000;
+
+/** `P` or `P,SLOWDOWN`: the straggler probability per worker and description, and how much slower a straggler is. */
+export function parseStragglers(raw: string): Parsed<Stragglers> {
+  const [p = '', slowdown, ...rest] = raw.split(',');
+  if (rest.length > 0) return bad(`expected P or P,SLOWDOWN (e.g. 0.05,100), got ${JSON.stringify(raw)}`);
+  const probability = parseProbability(p);
+  if (!probability.ok) return probability;
+  if (slowdown === undefined) return good({ probability: probability.value, slowdown: DEFAULT_STRAGGLER_SLOWDOWN });
+  const s = Number(slowdown.trim());
+  if (!/^\d*\.?\d+$/.test(slowdown.trim()) || !(s >= 1 && s <= MAX_STRAGGLER_SLOWDOWN)) {
+    return bad(`SLOWDOWN: expected a factor from 1 to ${thousands(MAX_STRAGGLER_SLOWDOWN)}, got ${JSON.stringify(slowdown)}`);
+  }
+  return good({ probability: probability.value, slowdown: s });
+}
+
+const STRAGGLERS_HELP =
+  `stragglers: each worker is, per description, a straggler with probability P (0.05 or 5%); a straggler becomes ready ` +
+  `SLOWDOWN times later (default ${DEFAULT_STRAGGLER_SLOWDOWN}: its readiness draw, mean 0.25 ms, then has mean 25 ms)`;
+
+/** The flag behind `--sweep stragglers=P1,P2,…`: the probability (the slowdown comes from --stragglers). */
+const STRAGGLER_PROBABILITY: Flag<number> = {
+  help: 'straggler probability',
+  placeholder: 'P',
+  takesValue: true,
+  repeatable: false,
+  defaultValue: 0,
+  parse: (raw) => parseProbability(raw),
+};
 
 const BASE = {
   workers: intFlag({ help: 'workers per process (timely -w)', defaultValue: 8, min: 1, max: 128 }),
@@ -38,6 +84,7 @@ const BASE = {
   'row-bytes': bytesFlag({ help: 'encoded bytes per update, about', defaultValue: SCENARIO_DEFAULTS.steady.rowBytes, min: 1 }),
   threshold: bytesFlag({ help: 'shared_batch_max_bytes: 0 disables sharing, "unlimited" never falls back', defaultValue: DEFAULT_THRESHOLD, min: 0 }),
   seed: intFlag({ help: 'seed of the workload and the timing model', defaultValue: DEFAULT_SEED, min: 0, max: 0xffff_ffff }),
+  stragglers: STRAGGLER_PROBABILITY,
 } as const;
 
 function parseSweep(raw: string): Parsed<SweepSpec> {
@@ -71,17 +118,30 @@ export const SWEEP_FLAG: Flag<readonly SweepSpec[]> = {
   },
 };
 
+/** How a scenario-dependent default reads in help: `100; hydration: 3; small-writes: 100`. */
+function scenarioDefaults(field: 'intervals' | 'rows' | 'rowBytes'): string {
+  return SCENARIOS.map((sc) => (sc === 'steady' ? `${SCENARIO_DEFAULTS[sc][field]}` : `${sc}: ${SCENARIO_DEFAULTS[sc][field]}`)).join('; ');
+}
+
 export const SETUP_FLAGS = {
   workers: BASE.workers,
   processes: BASE.processes,
   replicas: BASE.replicas,
-  intervals: optional(BASE.intervals, `${SCENARIO_DEFAULTS.steady.intervals}; hydration: ${SCENARIO_DEFAULTS.hydration.intervals}`),
-  rows: optional(BASE.rows, `${SCENARIO_DEFAULTS.steady.rows}; hydration: ${SCENARIO_DEFAULTS.hydration.rows}`),
-  'row-bytes': optional(BASE['row-bytes'], `${SCENARIO_DEFAULTS.steady.rowBytes}; hydration: ${SCENARIO_DEFAULTS.hydration.rowBytes}`),
+  intervals: optional(BASE.intervals, scenarioDefaults('intervals')),
+  rows: optional(BASE.rows, scenarioDefaults('rows')),
+  'row-bytes': optional(BASE['row-bytes'], scenarioDefaults('rowBytes')),
   threshold: BASE.threshold,
   seed: BASE.seed,
+  stragglers: optional<Stragglers>({
+    help: STRAGGLERS_HELP,
+    placeholder: 'P[,SLOWDOWN]',
+    takesValue: true,
+    repeatable: false,
+    defaultValue: { probability: 0, slowdown: DEFAULT_STRAGGLER_SLOWDOWN },
+    parse: (raw) => parseStragglers(raw),
+  }, 'none'),
   variants: choiceListFlag<Variant>({ help: 'variants to run, comma-separated', choices: VARIANTS, defaultValue: VARIANTS }),
-  scenario: choiceFlag({ help: 'steady: the PR workload; hydration: a few huge intervals, threshold vs unlimited', choices: SCENARIOS, defaultValue: 'steady' }),
+  scenario: choiceFlag({ help: 'steady: the PR workload; hydration: a few huge intervals, threshold vs unlimited; small-writes: per-worker data below the inline limit', choices: SCENARIOS, defaultValue: 'steady' }),
   bug: optional(choiceFlag<BugName>({ help: 'switch on a bug of the gallery (see sbkit bugs)', choices: BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' })),
 } as const;
 
@@ -104,6 +164,7 @@ export function resolveSetup(v: FlagValues<typeof SETUP_FLAGS>, sweeps: readonly
     threshold: v.threshold,
     seed: v.seed,
     bug: v.bug,
+    ...(v.stragglers === undefined || v.stragglers.probability === 0 ? {} : { stragglers: v.stragglers }),
   };
   const maxOf = (param: SweepParam, base: number) => Math.max(base, ...sweeps.filter((s) => s.param === param).flatMap((s) => s.values));
   const updates = maxOf('intervals', setup.intervals) * maxOf('rows', setup.rows);

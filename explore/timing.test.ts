@@ -101,6 +101,15 @@ describe('seededTiming', () => {
     expect(m.delay(site('input.advance'))).toBe(DEFAULT_TIMING.intervalMs);
   });
 
+  it('charges an own batch\'s encoding on its worker, not a shared builder\'s (encoded when pushed)', () => {
+    const m = seededTiming(1);
+    const own = m.delay(site('blob.set', 3, 50_000));
+    const shared = m.delay({ label: 'blob.set', replica: 0, process: 0, bytes: 50_000 });
+    const encode = 50_000 / DEFAULT_TIMING.encodeBytesPerMs;
+    expect(Math.abs(own - shared - encode)).toBeLessThanOrEqual(DEFAULT_TIMING.jitterMs);
+    expect(m.delay(site('shared.push', 3, 50_000))).toBeGreaterThanOrEqual(encode);
+  });
+
   it('classifies labels', () => {
     expect(['write.stage', 'blob.set', 'consensus.cas', 'shared.push', 'input.advance', 'other.thing'].map(stepKind)).toEqual([
       'readiness',

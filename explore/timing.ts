@@ -167,7 +167,17 @@ const drainMicrotasks = (): Promise<void> => new Promise<void>((resolve) => setI
 // ---------------------------------------------------------------------------------------------------
 // The seeded timing model
 
-/** Parameters of the default timing model, in virtual milliseconds and bytes per millisecond. */
+/**
+ * Parameters of the default timing model, in virtual milliseconds and bytes per millisecond.
+ *
+ * What each cost stands for (the figures are round numbers of the right order, not measurements):
+ * - a blob PUT is one S3-like request: a fixed latency plus its bytes over one connection's bandwidth;
+ * - a consensus command is one compare-and-set round trip to Postgres/CockroachDB;
+ * - encoding turns updates into part bytes on the CPU of whoever builds the part: a shared batch's
+ *   bytes are encoded as they are pushed (on the pushing worker), an own batch's when it is flushed;
+ * - a *straggler* is a worker that, for one description, is much slower: busy with other operators,
+ *   descheduled, on a loaded core: it becomes ready late. See `stragglerProbability`.
+ */
 export interface TimingParams {
   /** Length of one batch interval: the delay before the desired frontier advances. */
   readonly intervalMs: number;
@@ -179,12 +189,25 @@ export interface TimingParams {
   readonly blobBaseMs: number;
   /** Blob upload bandwidth of one connection. */
   readonly blobBytesPerMs: number;
-  /** Fixed latency of one consensus command. */
+  /** Fixed latency of one consensus command (a round trip). */
   readonly consensusBaseMs: number;
-  /** Encoding throughput of a builder (applies to steps that move bytes other than blob PUTs). */
+  /** Encoding throughput: shared pushes (on the pushing worker) and own batches' blob parts (on their worker). */
   readonly encodeBytesPerMs: number;
   /** Every step costs up to this much extra, uniformly. */
   readonly jitterMs: number;
+  /**
+   * Each worker is, independently for each description (per replica, worker and n-th description, drawn
+   * from the seed alone, so every variant meets the same stragglers), a straggler with this probability.
+   * 0 = none (the default).
+   */
+  readonly stragglerProbability: number;
+  /**
+   * A straggler gets to that description this many times later: its readiness delay is
+   * `slowdown · min(Exp(mean readinessMeanMs), readinessCapMs)` instead of the same draw unscaled (its
+   * thread was busy elsewhere; the draw itself is the one it would have had). What it does once ready
+   * costs what it costs every worker. 1 = no effect.
+   */
+  readonly stragglerSlowdown: number;
 }
 
 export const DEFAULT_TIMING: TimingParams = {
@@ -196,7 +219,18 @@ export const DEFAULT_TIMING: TimingParams = {
   consensusBaseMs: 4,
   encodeBytesPerMs: 50_000,
   jitterMs: 0.05,
+  stragglerProbability: 0,
+  stragglerSlowdown: 1,
 };
+
+/** The straggler setting `--stragglers P,SLOWDOWN` gives when only P is swept. */
+export const DEFAULT_STRAGGLER_SLOWDOWN = 100;
+
+/** The timing a setup runs under: its own (or the default), with its stragglers (if any) applied. */
+export function timingOf(s: { readonly timing?: TimingParams | undefined; readonly stragglers?: { readonly probability: number; readonly slowdown: number } | undefined }): TimingParams {
+  const t = s.timing ?? DEFAULT_TIMING;
+  return s.stragglers === undefined ? t : { ...t, stragglerProbability: s.stragglers.probability, stragglerSlowdown: s.stragglers.slowdown };
+}
 
 /** What kind of step a point label is, for the timing model. Unknown labels cost only jitter. */
 export type StepKind = 'frontier' | 'readiness' | 'blob' | 'consensus' | 'encode' | 'other';
@@ -210,10 +244,19 @@ export function stepKind(label: string): StepKind {
   return 'other';
 }
 
+/** Whether worker `worker` of `replica` straggles on its n-th description (a pure function of the seed). */
+export function isStraggler(seed: number, params: TimingParams, replica: number, worker: number, n: number): boolean {
+  return params.stragglerProbability > 0 && unitAt(seed, STREAM.straggler, replica, worker, n) < params.stragglerProbability;
+}
+
 /**
- * The default timing model. Readiness is drawn per (replica, worker, n-th description of that worker)
- * from the seed alone, so every variant sees the same readiness pattern; jitter comes from one seeded
- * stream in the order points occur.
+ * The default timing model. Readiness and stragglers are drawn per (replica, worker, n-th description of
+ * that worker) from the seed alone, so every variant sees the same readiness pattern; jitter comes from
+ * one seeded stream in the order points occur.
+ *
+ * A blob PUT on behalf of a worker
+ * (`site.worker` set) is that worker's own batch (impl/: a shared builder writes on behalf of its
+ * process), so its bytes are encoded there too; a shared batch's bytes were encoded when pushed.
  */
 export function seededTiming(seed: number, params: TimingParams = DEFAULT_TIMING): TimingModel {
   const jitter: Rng = streamFor(seed, STREAM.jitter);
@@ -222,20 +265,23 @@ export function seededTiming(seed: number, params: TimingParams = DEFAULT_TIMING
     delay(site: PointSite): number {
       const j = jitter.next() * params.jitterMs;
       const bytes = site.bytes ?? 0;
-      const kind = stepKind(site.label);
-      switch (kind) {
+      const key = `${site.replica}/${site.worker ?? -1}`;
+      switch (stepKind(site.label)) {
         case 'frontier':
           return params.intervalMs;
         case 'readiness': {
-          const key = `${site.replica}/${site.worker ?? -1}`;
           const n = stageCount.get(key) ?? 0;
           stageCount.set(key, n + 1);
+          const straggles = site.worker !== undefined && isStraggler(seed, params, site.replica, site.worker, n);
+          const s = straggles ? params.stragglerSlowdown : 1;
           const u = unitAt(seed, STREAM.readiness, site.replica, site.worker ?? -1, n);
           const d = -Math.log(1 - u) * params.readinessMeanMs;
-          return Math.min(d, params.readinessCapMs) + j;
+          return s * Math.min(d, params.readinessCapMs) + j;
         }
-        case 'blob':
-          return params.blobBaseMs + bytes / params.blobBytesPerMs + j;
+        case 'blob': {
+          const ownEncode = site.label === 'blob.set' && site.worker !== undefined ? bytes / params.encodeBytesPerMs : 0;
+          return ownEncode + params.blobBaseMs + bytes / params.blobBytesPerMs + j;
+        }
         case 'consensus':
           return params.consensusBaseMs + j;
         case 'encode':

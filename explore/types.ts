@@ -21,6 +21,14 @@ export interface Setup {
   readonly seed: number;
   readonly bug?: BugName | undefined;
   readonly timing?: TimingParams | undefined;
+  /** Stragglers (`--stragglers P,SLOWDOWN`): they override the timing's straggler fields. Omitted: none. */
+  readonly stragglers?: Stragglers | undefined;
+}
+
+/** Each worker straggles on a description with `probability`; a straggler's own work is `slowdown` × slower (timing.ts). */
+export interface Stragglers {
+  readonly probability: number;
+  readonly slowdown: number;
 }
 
 /** One row of a comparison: a variant at a threshold. */
@@ -51,6 +59,16 @@ export interface Figures {
   readonly simulatedMs: number;
   /** Mean virtual time from a description's mint to its successful append: the write path's latency. */
   readonly meanAppendLatencyMs: number;
+  /** Commit latency per interval (frontier past it → successful append), virtual ms: latency.ts. */
+  readonly latencyP50Ms: number;
+  readonly latencyP99Ms: number;
+  readonly latencyMaxMs: number;
+  /** The part of it after the last worker became ready: what the write path itself takes. */
+  readonly writeP50Ms: number;
+  readonly writeP99Ms: number;
+  readonly writeMaxMs: number;
+  /** Parts the shard holds after the run (every appended part; nothing compacts here): the compaction proxy. */
+  readonly shardParts: number;
   /** Over all appends: the largest share of an append's bytes that went through one batch builder. */
   readonly maxBuilderShare: number;
   /** The model replayed this run's trace and predicted every append's batches and parts exactly (model-agreement.ts). */
@@ -59,8 +77,11 @@ export interface Figures {
   readonly modelDetail: string;
 }
 
-/** `steady`: the seed PR's workload. `hydration`: a few huge intervals, each variant at the threshold and unlimited. */
-export const SCENARIOS = ['steady', 'hydration'] as const;
+/**
+ * `steady`: the seed PR's workload. `hydration`: a few huge intervals, each variant at the threshold and
+ * unlimited. `small-writes`: intervals whose per-worker data is below persist's inline limit.
+ */
+export const SCENARIOS = ['steady', 'hydration', 'small-writes'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface Comparison {
@@ -70,7 +91,7 @@ export interface Comparison {
   readonly rows: readonly Figures[];
 }
 
-export const SWEEP_PARAMS = ['threshold', 'workers', 'processes', 'replicas', 'intervals', 'rows', 'row-bytes'] as const;
+export const SWEEP_PARAMS = ['threshold', 'workers', 'processes', 'replicas', 'intervals', 'rows', 'row-bytes', 'stragglers'] as const;
 export type SweepParam = (typeof SWEEP_PARAMS)[number];
 
 export interface SweepSpec {

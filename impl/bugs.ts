@@ -23,6 +23,14 @@ export const BUG_DESCRIPTIONS: Record<BugName, string> = {
     'On an upper mismatch the append worker drops its batches instead of deleting them: their blobs stay in storage, referenced by nothing (leaked blobs).',
   'threshold-inclusive':
     'The sharing threshold compares bytes <= maxBytes instead of <: a worker whose staged bytes equal the threshold shares instead of writing its own batch (wrong route, different part counts).',
+  'indeterminate-cas-deletes-batches':
+    "compare-and-append takes an indeterminate compare-and-set (a timeout after the write applied) for an upper mismatch: the append worker deletes the batches the shard now references, and that data is lost for good (state points at deleted blobs).",
+  'restart-rewrites-appended-interval':
+    'A restarted incarnation ignores what the shard already holds: its first description rewrites every desired update below its upper (advanced to its lower), so updates another incarnation already appended are in the shard twice.',
+  'cleanup-deletes-in-flight-part':
+    "Leaked-blob cleanup deletes every blob no state references, without asking whether its writer can still append: a live writer's part that is written but not yet appended is deleted, and the append then references a missing blob (data lost).",
+  'mismatch-delete-error-swallowed':
+    'After an upper mismatch the append worker deletes its batches best-effort: a transient blob error is logged and swallowed instead of retried, so blobs leak from a live writer (not from a teardown) until some cleanup finds them.',
 };
 
 /** The switched-on bugs of one run. */

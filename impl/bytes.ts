@@ -159,6 +159,11 @@ export class ByteReader {
     return this.#prefixed().slice();
   }
 
+  /** Like bytes(), but a view into the buffer: no copy (the caller must not write to it). */
+  view(): Uint8Array {
+    return this.#prefixed();
+  }
+
   string(): string {
     const raw = this.#prefixed();
     let ascii = true;

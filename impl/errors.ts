@@ -41,6 +41,13 @@ export type SbkitErrorCode =
   | 'corrupt-data'
   /** A consensus implementation broke its contract (e.g. a sequence number that does not advance). */
   | 'consensus-invariant'
+  /** A replica crashed (permanent storage failures) more often than the run's `maxRestarts` allows. */
+  | 'replica-gave-up'
+  /** A storage backend spec that does not parse: `--consensus` not `mem` or a postgres:// URL, a
+   * malformed URL, an unknown URL option, `--blob` not `mem` or `file:DIR`, a bad table name. */
+  | 'invalid-backend'
+  /** A blob key no store can hold: empty, not well-formed UTF-16, or too long for a file name. */
+  | 'invalid-blob-key'
   /** A blob or consensus call failed and did NOT take effect (a refused connection, a throttled
    * request, an error returned before anything was written): safe to retry as it is. */
   | 'storage-transient'
@@ -99,4 +106,9 @@ export function requireInteger(
 /** True iff `e` is a storage failure (transient, indeterminate or permanent). */
 export function isStorageFailure(e: unknown): e is SbkitError & { readonly code: StorageFailureCode } {
   return e instanceof SbkitError && (STORAGE_FAILURE_CODES as readonly string[]).includes(e.code);
+}
+
+/** The default branch of an exhaustive switch: the type checker proves it unreachable. */
+export function unreachable(x: never): never {
+  throw new Error(`unreachable: ${JSON.stringify(x)}`);
 }

@@ -10,7 +10,7 @@
  *   retries that reach a CaS). Committed commands = consensusCommands − consensusCasFailed.
  * - `consensusCasFailed`: those of consensusCommands that lost a race (the head moved between the
  *   writer's read and its CaS); the step is then re-evaluated on the fresh state.
- * - `writerRegistrations`: compare-and-sets on the shard's writer registry (writer-id.ts): one per run
+ * - `writerRegistrations`: compare-and-sets on the shard's writer registry (writer-registry.ts): one per run
  *   that claimed an incarnation, more only after a lost race. Not in consensusCommands.
  * - `stateDiffBytes`: encoded bytes of every state diff committed to consensus.
  * - parts and batches: of appended batches, after inline backpressure flushed parts to blob.
@@ -20,6 +20,11 @@
  * - `updatesWritten`: updates in every batch a builder finished (shared, own, orphaned alike).
  * - `batchesOrphaned`: shared batches built that no handle received (their parts leak).
  * - `blobsLeaked`: blob keys neither referenced by shard state nor deleted (from the audit).
+ * - `faultsTransient` / `faultsIndeterminate` / `faultsPermanent`: storage failures the implementation
+ *   saw (from a fault plan or a real backend), by kind; `retries`: retries they caused (retry.ts).
+ * - `aborts` / `restarts`: replica incarnations torn down (a crash, a teardown, a permanent storage
+ *   failure) and started again (supervisor.ts).
+ * - `cleanupRuns` / `blobsCollected`: leaked-blob cleanups run and the blobs they deleted (gc.ts).
  */
 export interface Metrics {
   readonly blobPuts: number;
@@ -46,6 +51,14 @@ export interface Metrics {
   readonly batchesPerAppend: number;
   readonly updatesWritten: number;
   readonly updatesAppended: number;
+  readonly faultsTransient: number;
+  readonly faultsIndeterminate: number;
+  readonly faultsPermanent: number;
+  readonly retries: number;
+  readonly aborts: number;
+  readonly restarts: number;
+  readonly cleanupRuns: number;
+  readonly blobsCollected: number;
 }
 
 type Counters = { -readonly [K in Exclude<keyof Metrics, 'partsPerAppend' | 'batchesPerAppend' | 'blobsLeaked'>]: number };
@@ -74,6 +87,14 @@ export class MetricsRecorder {
     batchesOrphaned: 0,
     updatesWritten: 0,
     updatesAppended: 0,
+    faultsTransient: 0,
+    faultsIndeterminate: 0,
+    faultsPermanent: 0,
+    retries: 0,
+    aborts: 0,
+    restarts: 0,
+    cleanupRuns: 0,
+    blobsCollected: 0,
   };
 
   snapshot(blobsLeaked: number): Metrics {

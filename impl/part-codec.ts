@@ -20,6 +20,7 @@ const VERSION = 1;
 /** An update as it comes back from storage: ids are not persisted. */
 export interface DecodedUpdate {
   readonly key: string;
+  /** A view into the part's bytes (not a copy): treat it as read-only. */
   readonly value: Uint8Array;
   readonly time: number;
   readonly diff: number;
@@ -48,7 +49,7 @@ export function decodePart(bytes: Uint8Array): DecodedUpdate[] {
   const out: DecodedUpdate[] = [];
   for (let i = 0; i < count; i++) {
     const key = r.string();
-    const value = r.bytes();
+    const value = r.view();
     const time = r.varint();
     const diff = unzigzag(r.varint());
     out.push({ key, value, time, diff });

@@ -9,7 +9,7 @@ import { SbkitError, requireInteger, show } from './errors.ts';
 import { MemBlob, type Blob } from './persist/blob.ts';
 import { resolvePersistConfig } from './persist/config.ts';
 import { MemConsensus, type Consensus } from './persist/consensus.ts';
-import { passThroughScheduler, type Scheduler } from './seams.ts';
+import { passThroughScheduler, type FaultPlan, type Scheduler } from './seams.ts';
 import type { Pacing } from './sink/replica-state.ts';
 import { readMaxBytes, type MaxBytesKnob } from './sink/route.ts';
 import { MAX_ABS_DIFF, loneSurrogateAt, type Update } from './update.ts';
@@ -40,6 +40,14 @@ export interface RunConfig {
   /** How the input advances (default 'lockstep': one description per frontier step while the sink
    * keeps up; 'free' lets the input run ahead so descriptions may span several steps). */
   pacing?: Pacing;
+  /** Storage faults: every blob and consensus call of the replicas asks this plan how it ends
+   * (persist/faulty.ts). Default none. */
+  faults?: FaultPlan;
+  /** Leaked-blob cleanup (persist/gc.ts) after every restart and once at the end of the run. Default:
+   * on when `faults` is given (aborts and failures are what leaks), off otherwise. */
+  cleanup?: boolean;
+  /** Restarts allowed per replica before the run gives up with `replica-gave-up` (default 100). */
+  maxRestarts?: number;
 }
 
 export interface ResolvedRun {
@@ -58,6 +66,9 @@ export interface ResolvedRun {
   readonly blob: Blob;
   readonly consensus: Consensus;
   readonly pacing: Pacing;
+  readonly faults: FaultPlan | undefined;
+  readonly cleanup: boolean;
+  readonly maxRestarts: number;
 }
 
 export const DEFAULT_PUSH_CHUNK_UPDATES = 256;
@@ -96,6 +107,9 @@ export function resolveRunConfig(config: RunConfig): ResolvedRun {
     blob: config.blob ?? new MemBlob(),
     consensus: config.consensus ?? new MemConsensus(),
     pacing,
+    faults: config.faults,
+    cleanup: config.cleanup ?? config.faults !== undefined,
+    maxRestarts: requireInteger(config.maxRestarts ?? 100, 0, 'maxRestarts'),
   };
 }
 

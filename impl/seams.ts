@@ -10,6 +10,7 @@
  * SUBTLE: code between two points must not wait on timers or on long chains of plain awaits; a
  * scheduler decides "every task is blocked or at a point" by letting the microtask queue drain.
  */
+import type { StorageFault, StorageOp } from '../vocab/index.ts';
 
 /** Where a scheduling point is, and what is about to happen there (for timing models and logs). */
 export interface PointSite {
@@ -26,6 +27,30 @@ export interface PointSite {
 export interface Scheduler {
   /** Resolves when the scheduler lets the calling task continue past this point. */
   point(site: PointSite): Promise<void>;
+  /**
+   * Optional: runSink hands the scheduler its run's control before any task starts, so that a
+   * scheduler that decides faults can abort a replica at one of its steps (conformance, compare).
+   */
+  attach?(control: RunControl): void;
+}
+
+/** What a scheduler (or a supervisor of real processes) may do to a running sink. */
+export interface RunControl {
+  /**
+   * Tears down (or crashes) the replica's current incarnation now: none of its tasks runs again, its
+   * handles are dropped without finish, and a new incarnation starts after a `replica.restart` point.
+   * A no-op (returns false) when the replica already finished or is already down.
+   */
+  abort(replica: number, reason: string): boolean;
+}
+
+/**
+ * Decides how each storage call ends (persist/faulty.ts wraps blob and consensus with it). Production
+ * passes none. `decide` is called once per call, in the order calls are made; a scheduler-driven run
+ * makes calls in a deterministic order, so one plan (a list of outcomes) reproduces a run exactly.
+ */
+export interface FaultPlan {
+  decide(op: StorageOp, key: string): StorageFault | 'ok';
 }
 
 /** Production: every point resumes at once. */

@@ -10,7 +10,9 @@
  *
  * Abstracted away: consensus (one compare-and-set on the shard's upper, see system.ts), blob I/O, the
  * since, the bump for `current < lower` (unreachable here: lowers come from the shard's upper), stale
- * batches (a description stays live until appended, so none arrive late), retries.
+ * batches (a description stays live until appended, so none arrive late), retries (a retried call that
+ * changes nothing is a stuttering step). A compare-and-set that applied but answered with an error
+ * commits at that step (`committed`); the append learns it later (`APPEND`), or never (an abort).
  *
  * Invariants:
  * - append is enabled only once every worker of the replica handed (0 or 1 batch each);
@@ -41,6 +43,8 @@ export interface AppendContext {
   readonly result: AppendResult | null;
   readonly parts: PartsSummary | null;
   readonly inlineBytesAdded: number;
+  /** The shard took this append through a compare-and-set that answered with an error. */
+  readonly committed: boolean;
 }
 
 export type AppendEvent =
@@ -51,7 +55,16 @@ export type AppendEvent =
       readonly shardInlineBytes: number;
       readonly persist: PersistConfig;
     }
-  | { readonly type: 'DELETE' };
+  | { readonly type: 'DELETE' }
+  /** The compare-and-set applied but answered with an error (the shard took the append). */
+  | {
+      readonly type: 'INDETERMINATE_APPLIED';
+      readonly shardUpper: Time;
+      readonly shardInlineBytes: number;
+      readonly persist: PersistConfig;
+    }
+  /** Model bug `indeterminateAsMismatch`: the append reads its own committed write as a mismatch. */
+  | { readonly type: 'MISREAD'; readonly shardUpper: Time };
 
 const handedBatches = (ctx: AppendContext): readonly Batch[] => ctx.handed.flatMap((h) => h?.batches ?? []);
 
@@ -71,6 +84,10 @@ export const appendMachine = setup({
       return event.shardUpper === context.lower;
     },
     hasBatches: ({ context }) => handedBatches(context).length > 0,
+    appliesAtShardUpper: ({ context, event }) => {
+      assertEvent(event, 'INDETERMINATE_APPLIED');
+      return event.shardUpper === context.lower;
+    },
   },
   actions: {
     recordHand: assign({
@@ -91,6 +108,15 @@ export const appendMachine = setup({
         parts: sumParts(handedBatches(context), event.persist),
       };
     }),
+    commitUnanswered: assign(({ context, event }) => {
+      assertEvent(event, 'INDETERMINATE_APPLIED');
+      const commit = commitParts(handedBatches(context), event.shardInlineBytes, event.persist);
+      return { result: { ok: true } as const, parts: commit.parts, inlineBytesAdded: commit.inlineBytesAdded, committed: true };
+    }),
+    misread: assign(({ event }) => {
+      assertEvent(event, 'MISREAD');
+      return { result: { ok: false, current: event.shardUpper } as const };
+    }),
   },
 }).createMachine({
   id: 'append',
@@ -101,6 +127,7 @@ export const appendMachine = setup({
     result: null,
     parts: null,
     inlineBytesAdded: 0,
+    committed: false,
   }),
   initial: 'collecting',
   states: {
@@ -118,6 +145,18 @@ export const appendMachine = setup({
           { guard: 'matchesShardUpper', target: 'appended', actions: 'commit' },
           { guard: 'hasBatches', target: 'mismatched', actions: 'refuse' },
           { target: 'abandoned', actions: 'refuse' },
+        ],
+        INDETERMINATE_APPLIED: { guard: 'appliesAtShardUpper', target: 'committed', actions: 'commitUnanswered' },
+      },
+    },
+    // The shard took the append; the append worker has not learned it yet (it reads state back: its
+    // idempotency token is there, so the answer is ok).
+    committed: {
+      on: {
+        APPEND: 'appended',
+        MISREAD: [
+          { guard: 'hasBatches', target: 'mismatched', actions: 'misread' },
+          { target: 'abandoned', actions: 'misread' },
         ],
       },
     },

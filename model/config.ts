@@ -22,6 +22,24 @@ export interface Update {
 export interface ModelBugs {
   /** The review bug of #37591: the sweep's temporary strong reference (weak.upgrade()). */
   readonly sweepUpgradeRace?: boolean;
+  /** The append takes its own indeterminate compare-and-set for an upper mismatch and deletes the
+   * batches the shard now references (gallery: indeterminate-cas-deletes-batches). */
+  readonly indeterminateAsMismatch?: boolean;
+}
+
+/**
+ * The fault world (vocab/PROTOCOL.md "Faults"): replicas aborted and restarted, compare-and-sets of the
+ * append that apply but answer with an error, leaked-blob cleanup. Absent: none of these events is
+ * enabled. The bounds limit what exploration generates per run; replay accepts as many as a trace has
+ * when they are large enough (conformance passes `Infinity`-like bounds).
+ */
+export interface ModelFaults {
+  /** Aborts (teardown or crash) of replica incarnations, over the whole run. */
+  readonly aborts: number;
+  /** Appends whose compare-and-set applies but answers with an error. */
+  readonly indeterminate: number;
+  /** Leaked-blob cleanup after every restart and once at the end (impl RunConfig.cleanup). */
+  readonly cleanup: boolean;
 }
 
 export interface ModelConfig {
@@ -42,6 +60,7 @@ export interface ModelConfig {
    */
   readonly pushChunk?: number;
   readonly bugs?: ModelBugs;
+  readonly faults?: ModelFaults;
 }
 
 /** A configuration field that is missing or out of range; `field` names it (e.g. `updates[2].time`). */
@@ -90,6 +109,12 @@ export function validateConfig(cfg: ModelConfig): ModelConfig {
     if (!isNat(m)) throw new ConfigError(`maxBytesChoices[${i}]`, 'must be a non-negative integer');
   });
   if (cfg.pushChunk !== undefined && !isPos(cfg.pushChunk)) throw new ConfigError('pushChunk', 'must be a positive integer');
+  if (cfg.faults !== undefined) {
+    for (const field of ['aborts', 'indeterminate'] as const) {
+      const n = cfg.faults[field];
+      if (!(isNat(n) || n === Number.POSITIVE_INFINITY)) throw new ConfigError(`faults.${field}`, 'must be a non-negative integer (or Infinity)');
+    }
+  }
   return cfg;
 }
 

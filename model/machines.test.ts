@@ -33,6 +33,7 @@ const mintEvents: MintEvent[] = [
   { type: 'MINT', maxBytes: 7 },
   { type: 'END', lower: 1 },
   { type: 'END', lower: 2 },
+  { type: 'RESUME' },
 ];
 
 const stage = (updates: number[], bytes: number, reportsSkips: boolean): WorkerEvent => ({
@@ -105,13 +106,18 @@ const appendEvents: AppendEvent[] = [
   { type: 'APPEND', shardUpper: 0, shardInlineBytes: 0, persist },
   { type: 'APPEND', shardUpper: 1, shardInlineBytes: 0, persist },
   { type: 'DELETE' },
+  { type: 'INDETERMINATE_APPLIED', shardUpper: 0, shardInlineBytes: 0, persist },
+  { type: 'MISREAD', shardUpper: 1 },
 ];
 
 const explorations: Exploration[] = [
   {
     name: 'mint',
     machine: mintMachine,
-    inputs: [{ intervals: 2, workers: 2 }],
+    inputs: [
+      { intervals: 2, workers: 2, start: 0 },
+      { intervals: 2, workers: 2, start: 2 },
+    ],
     events: mintEvents,
     bound: ((c: MintContext) => c.seq < 3) as never,
   },

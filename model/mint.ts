@@ -10,7 +10,8 @@
  * sink's correction buffer (what a mismatch leaves unwritten is simply desired again from the new lower).
  *
  * Invariants (on the context):
- * - `lower ≤ desired ≤ intervals`; lowers only grow, so descriptions' lowers strictly increase.
+ * - `desired ≤ intervals`; lowers only grow, so descriptions' lowers strictly increase; a restarted
+ *   incarnation starts with `lower` = the shard's upper and `desired` = 0 (its input catches up).
  * - at most one description is `live`; `sharedId = seq` and `appendWorker = seq mod workers` (round robin).
  */
 import { assertEvent, assign, setup } from 'xstate';
@@ -21,9 +22,13 @@ export interface MintInput {
   readonly intervals: number;
   /** P·W, the replica's workers: the append worker rotates over them. */
   readonly workers: number;
+  /** The sink's first lower: 0, or the shard's upper when a restarted incarnation starts. */
+  readonly start: Time;
 }
 
-export interface MintContext extends MintInput {
+export interface MintContext {
+  readonly intervals: number;
+  readonly workers: number;
   readonly desired: Time;
   readonly lower: Time;
   readonly seq: number;
@@ -34,7 +39,9 @@ export type MintEvent =
   | { readonly type: 'FRONTIER' }
   | { readonly type: 'MINT'; readonly maxBytes: number }
   /** The live description ended (appended, or abandoned after a mismatch) with this new lower. */
-  | { readonly type: 'END'; readonly lower: Time };
+  | { readonly type: 'END'; readonly lower: Time }
+  /** A restarted incarnation begins: sealed at once if its first lower is already K. */
+  | { readonly type: 'RESUME' };
 
 export const mintMachine = setup({
   types: { context: {} as MintContext, events: {} as MintEvent, input: {} as MintInput },
@@ -45,6 +52,7 @@ export const mintMachine = setup({
       assertEvent(event, 'END');
       return event.lower >= context.intervals;
     },
+    startsSealed: ({ context }) => context.lower >= context.intervals,
   },
   actions: {
     advanceDesired: assign({ desired: ({ context }) => context.desired + 1 }),
@@ -66,13 +74,14 @@ export const mintMachine = setup({
   },
 }).createMachine({
   id: 'mint',
-  context: ({ input }) => ({ ...input, desired: 0, lower: 0, seq: 0, live: null }),
+  context: ({ input }) => ({ intervals: input.intervals, workers: input.workers, desired: 0, lower: input.start, seq: 0, live: null }),
   initial: 'waiting',
   states: {
     waiting: {
       on: {
         FRONTIER: { guard: 'desiredBelowIntervals', actions: 'advanceDesired' },
         MINT: { guard: 'lagsDesired', target: 'live', actions: 'mintDescription' },
+        RESUME: { guard: 'startsSealed', target: 'sealed' },
       },
     },
     live: {

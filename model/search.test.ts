@@ -123,3 +123,46 @@ describe('the review bug: the sweep\'s weak.upgrade() race (#37591)', () => {
     expect(r.violations).toEqual([]);
   });
 });
+
+describe('the fault world (aborts, restarts, indeterminate compare-and-set, cleanup)', () => {
+  const faults = { aborts: 1, indeterminate: 1, cleanup: true } as const;
+  /** Pinned (tiny config with faults): a change to the fault world's model changes these. */
+  const PINNED_FAULTS = { off: 596, 'best-effort': 48608, barrier: 19986 } as const;
+
+  for (const variant of ['off', 'best-effort', 'barrier'] as const) {
+    it(`${variant}: ${PINNED_FAULTS[variant]} states, every property holds, no deadlock, the fault world is reached`, () => {
+      const cfg = { ...tiny(variant), faults };
+      const r = search(cfg, { maxStates: 200_000, properties });
+      expect(r.complete).toBe(true);
+      expect(r.states).toBe(PINNED_FAULTS[variant]);
+      expect(r.violations).toEqual([]);
+      expect(r.witnesses.map((w) => w.property)).toEqual(expect.arrayContaining(['sometimes-replica-restarted', 'sometimes-indeterminate-commit']));
+      expect(shortestTrace(cfg, (s) => isFinal(cfg, s) && !isSealed(s), 200_000)).toBeNull();
+    });
+  }
+
+  it('finds the indeterminate-as-mismatch bug with a shortest counterexample that deletes what the shard took', () => {
+    const cfg = { ...tiny('best-effort'), faults: { aborts: 0, indeterminate: 1, cleanup: false }, bugs: { indeterminateAsMismatch: true } };
+    const r = search(cfg, { maxStates: 100_000, properties });
+    const v = r.violations.find((x) => x.property === 'no-referenced-blob-deleted');
+    expect(v?.why).toMatch(/which the shard took/);
+    expect(v?.trace.map((e) => e.kind)).toEqual(expect.arrayContaining(['fault', 'append', 'delete']));
+    expect(v?.trace.length).toBe(14);
+    expect(() => replay(cfg, v?.trace ?? [])).not.toThrow();
+  });
+
+  it('without the fault world none of its events is enabled', () => {
+    const cfg = tiny('off');
+    const s = initialState(cfg);
+    for (const e of [
+      { kind: 'abort', replica: 0, reason: 'x' },
+      { kind: 'restart', replica: 0, lower: 0 },
+      { kind: 'cleanup', replica: 0, deleted: 0 },
+      { kind: 'fault', replica: 0, op: 'blob.set', fault: 'transient' },
+    ] as const) {
+      const r = step(cfg, s, e);
+      expect(r.ok).toBe(false);
+      expect(!r.ok && r.reason).toMatch(/only in the fault world/);
+    }
+  });
+});

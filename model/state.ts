@@ -9,7 +9,7 @@
  * - `history` only grows: it is what distinguishes two runs that reach the same present.
  */
 import type { Time } from '../vocab/index.ts';
-import type { AppendView } from '../spec/view.ts';
+import type { AppendView, BuilderView } from '../spec/view.ts';
 import type { AppendContext } from './append.ts';
 import type { BuilderContext } from './builder.ts';
 import type { HandleContext } from './handle.ts';
@@ -24,6 +24,10 @@ export interface Registry {
 }
 
 export interface ReplicaState {
+  /** false between an abort and the restart: nothing of the replica runs. */
+  readonly up: boolean;
+  /** Which start of the replica this is (0, then one more per restart). */
+  readonly incarnation: number;
   readonly mint: Local<MintContext>;
   /** The live description's append operator; null between descriptions. */
   readonly append: Local<AppendContext> | null;
@@ -39,6 +43,31 @@ export interface History {
   readonly finishesEnded: number;
   readonly ownBatches: number;
   readonly deleted: number;
+  /** The fault world (cfg.faults); all 0 / empty without it. */
+  readonly faults: FaultHistory;
+}
+
+export interface FaultHistory {
+  readonly aborts: number;
+  /** Appends that committed through an indeterminate compare-and-set. */
+  readonly indeterminate: number;
+  /** Builder instances of aborted incarnations, as the view shows them. */
+  readonly retiredBuilders: readonly BuilderView[];
+  /** Cleanups owed: one per restart (and the final one once every replica sealed). */
+  readonly pendingCleanups: number;
+  readonly finalCleanup: boolean;
+  /** Leak units (batches and builder instances with data) that aborted incarnations left behind:
+   * per replica, not yet expired (the replica has not restarted); expired and not yet collected;
+   * collected by a cleanup. */
+  readonly leakingByReplica: readonly number[];
+  readonly leaksExpired: number;
+  readonly leaksCollected: number;
+  /** Batches deleted although the shard references them (committed appends). */
+  readonly referencedDeleted: number;
+  /** What aborts abandoned: finishes begun and never returned, batches written and never appended
+   * or deleted (spec/view.ts `finishes.abandoned`, `batches.abandoned`). */
+  readonly finishesAbandoned: number;
+  readonly batchesAbandoned: number;
 }
 
 export interface SystemState {

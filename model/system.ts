@@ -14,15 +14,16 @@
  *   those `predict` accepts, so every event it lists is accepted by `step`.
  */
 import { match } from 'ts-pattern';
-import type { Description, Route, SharedId, TraceEvent, WorkerRef } from '../vocab/index.ts';
+import type { AppendResult, Description, PartsSummary, Route, SharedId, TraceEvent, WorkerRef } from '../vocab/index.ts';
+import type { AppendView, BuilderView } from '../spec/view.ts';
 import { ascending } from '../spec/view.ts';
-import { append } from './append.ts';
+import { append, type AppendContext } from './append.ts';
 import { builder, isEntry, isLive, type BuilderContext } from './builder.ts';
 import { processOf, sizeIndex, validateConfig, workersPerReplica, type ModelConfig } from './config.ts';
 import { handle, type HandleContext } from './handle.ts';
 import { isIn, pathOf, type Local } from './local.ts';
 import { mint } from './mint.ts';
-import { buildBatch, summarize, type Batch } from './parts.ts';
+import { buildBatch, commitParts, summarize, sumParts, type Batch } from './parts.ts';
 import type { History, Registry, ReplicaState, SystemState } from './state.ts';
 import { sweep } from './sweep.ts';
 import { worker, type WorkerContext } from './worker.ts';
@@ -43,9 +44,42 @@ export type Prediction =
 
 export function initialState(cfg: ModelConfig): SystemState {
   validateConfig(cfg);
+  const replica = freshReplica(cfg, 0, 0);
+  return {
+    shard: { upper: 0, inlineBytes: 0 },
+    replicas: Array.from({ length: cfg.replicas }, () => replica),
+    history: {
+      appends: [],
+      shardUppers: [0],
+      finishesBegun: 0,
+      finishesEnded: 0,
+      ownBatches: 0,
+      deleted: 0,
+      faults: {
+        aborts: 0,
+        indeterminate: 0,
+        retiredBuilders: [],
+        pendingCleanups: 0,
+        finalCleanup: false,
+        leakingByReplica: Array.from({ length: cfg.replicas }, () => 0),
+        leaksExpired: 0,
+        leaksCollected: 0,
+        referencedDeleted: 0,
+        finishesAbandoned: 0,
+        batchesAbandoned: 0,
+      },
+    },
+  };
+}
+
+/** A replica incarnation as it starts: its sink at `start` (0, or the shard's upper after a restart). */
+function freshReplica(cfg: ModelConfig, start: number, incarnation: number): ReplicaState {
   const workers = workersPerReplica(cfg);
-  const replica: ReplicaState = {
-    mint: mint.start({ intervals: cfg.intervals, workers }),
+  const m = mint.start({ intervals: cfg.intervals, workers, start });
+  return {
+    up: true,
+    incarnation,
+    mint: mint.fire(m, { type: 'RESUME' }) ?? m,
     append: null,
     workers: Array.from({ length: workers }, () => worker.start(undefined)),
     handles: Array.from({ length: workers }, () => null),
@@ -53,11 +87,6 @@ export function initialState(cfg: ModelConfig): SystemState {
       sweep: sweep.start({ upgradeRace: cfg.bugs?.sweepUpgradeRace === true }),
       builders: [],
     })),
-  };
-  return {
-    shard: { upper: 0, inlineBytes: 0 },
-    replicas: Array.from({ length: cfg.replicas }, () => replica),
-    history: { appends: [], shardUppers: [0], finishesBegun: 0, finishesEnded: 0, ownBatches: 0, deleted: 0 },
   };
 }
 
@@ -70,10 +99,33 @@ const set = <T>(xs: readonly T[], i: number, x: T): readonly T[] => xs.map((y, j
 
 function withReplica(s: SystemState, r: number, change: Partial<ReplicaState>, history?: Partial<History>): SystemState {
   const rep = s.replicas[r] as ReplicaState;
+  // Fields spelled out (an object spread costs ~50 ns; this runs for every event), in ReplicaState's
+  // and History's declaration order, so serialization stays canonical.
+  const next: ReplicaState = {
+    up: change.up ?? rep.up,
+    incarnation: change.incarnation ?? rep.incarnation,
+    mint: change.mint ?? rep.mint,
+    append: change.append !== undefined ? change.append : rep.append,
+    workers: change.workers ?? rep.workers,
+    handles: change.handles ?? rep.handles,
+    registries: change.registries ?? rep.registries,
+  };
+  const h = s.history;
   return {
     shard: s.shard,
-    replicas: set(s.replicas, r, { ...rep, ...change }),
-    history: history === undefined ? s.history : { ...s.history, ...history },
+    replicas: set(s.replicas, r, next),
+    history:
+      history === undefined
+        ? h
+        : {
+            appends: history.appends ?? h.appends,
+            shardUppers: history.shardUppers ?? h.shardUppers,
+            finishesBegun: history.finishesBegun ?? h.finishesBegun,
+            finishesEnded: history.finishesEnded ?? h.finishesEnded,
+            ownBatches: history.ownBatches ?? h.ownBatches,
+            deleted: history.deleted ?? h.deleted,
+            faults: history.faults ?? h.faults,
+          },
   };
 }
 
@@ -107,10 +159,17 @@ interface ReplicaSite {
   readonly r: number;
 }
 
-function replicaSite(cfg: ModelConfig, s: SystemState, r: number): ReplicaSite | string {
+/** A replica whatever its state (fault-world events); `replicaSite` requires it to be up. */
+function anyReplicaSite(cfg: ModelConfig, s: SystemState, r: number): ReplicaSite | string {
   const rep = Number.isInteger(r) ? s.replicas[r] : undefined;
   if (rep === undefined) return `there is no replica ${r} (replicas: ${cfg.replicas})`;
   return { rep, r };
+}
+
+function replicaSite(cfg: ModelConfig, s: SystemState, r: number): ReplicaSite | string {
+  const site = anyReplicaSite(cfg, s, r);
+  if (typeof site !== 'string' && !site.rep.up) return `replica ${r} is down (aborted, not restarted yet)`;
+  return site;
 }
 
 interface WorkerSite extends ReplicaSite {
@@ -130,7 +189,7 @@ function workerSite(cfg: ModelConfig, s: SystemState, e: WorkerRef): WorkerSite 
   if (e.process !== p) return `worker ${e.worker} lives in process ${p}, not ${e.process}`;
   const desc = site.rep.mint.context.live;
   if (desc === null) return `replica ${e.replica} has no live description`;
-  return { ...site, w: e.worker, p, desc, wk, reg: site.rep.registries[p] as Registry };
+  return { rep: site.rep, r: site.r, w: e.worker, p, desc, wk, reg: site.rep.registries[p] as Registry };
 }
 
 /** What a worker does next, for messages: "worker 1 has not staged", "… expects push". */
@@ -157,7 +216,7 @@ function builderOf(cfg: ModelConfig, reg: Registry, id: SharedId): Local<Builder
 const ids = (reg: Registry, keep: (path: string) => boolean): readonly SharedId[] =>
   reg.builders.flatMap((b, id) => (b !== null && keep(pathOf(b.value)) ? [id] : []));
 
-const workerRef = (site: WorkerSite) => ({ replica: site.r, process: site.p, worker: site.w });
+
 
 // ---------------------------------------------------------------------------------------------------
 // Replica events: frontier, mint, append, delete
@@ -199,40 +258,13 @@ function mintEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { ki
   );
 }
 
-function appendEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'append' }>): Prediction {
-  const site = replicaSite(cfg, s, e.replica);
-  if (typeof site === 'string') return fail(site);
-  const { rep } = site;
-  const a = rep.append;
-  const desc = rep.mint.context.live;
-  if (a === null || desc === null) return fail(`replica ${e.replica} has no live description`);
-  if (!isIn(a, 'ready')) {
-    if (!isIn(a, 'collecting')) return fail(`replica ${e.replica} already appended description ${desc.sharedId}`);
-    const waiting = a.context.handed.flatMap((h, w) => (h === null ? [w] : []));
-    return fail(`replica ${e.replica}'s append waits for workers ${waiting.join(', ')} to hand`);
-  }
-  const next = append.fire(a, {
-    type: 'APPEND',
-    shardUpper: s.shard.upper,
-    shardInlineBytes: s.shard.inlineBytes,
-    persist: cfg.persist,
-  }) as Local<typeof a.context>;
-  const { result, parts } = next.context;
-  const handed = next.context.handed.map((h) => h as NonNullable<typeof h>);
+/** The view of an append as the history keeps it (spec/view.ts AppendView). */
+function appendRecord(cfg: ModelConfig, r: number, rep: ReplicaState, a: Local<AppendContext>, parts: PartsSummary, result: AppendResult): AppendView {
+  const desc = rep.mint.context.live as Description;
+  const handed = a.context.handed.map((h) => h as NonNullable<typeof h>);
   const batches = handed.flatMap((h) => h.batches);
-  const updates = ascending(batches.flatMap((b) => b.updates));
-  const expected: TraceEvent = {
-    kind: 'append',
-    replica: e.replica,
-    lower: desc.lower,
-    upper: desc.upper,
-    batches: batches.length,
-    parts: parts ?? { hollow: 0, inline: 0 },
-    updates,
-    result: result ?? { ok: true },
-  };
-  const record = {
-    replica: e.replica,
+  return {
+    replica: r,
     sharedId: desc.sharedId,
     lower: desc.lower,
     upper: desc.upper,
@@ -246,13 +278,37 @@ function appendEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { 
         ...summarize(b, cfg.persist),
       })),
     ),
-    updates,
-    parts: expected.parts,
-    result: expected.result,
+    updates: ascending(batches.flatMap((b) => b.updates)),
+    parts,
+    result,
     deleted: null,
   };
+}
+
+function appendEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'append' }>): Prediction {
+  const site = replicaSite(cfg, s, e.replica);
+  if (typeof site === 'string') return fail(site);
+  const { rep } = site;
+  const a = rep.append;
+  const desc = rep.mint.context.live;
+  if (a === null || desc === null) return fail(`replica ${e.replica} has no live description`);
+  if (isIn(a, 'committed')) return learnCommitted(cfg, s, e.replica, rep, a, desc);
+  if (!isIn(a, 'ready')) {
+    if (!isIn(a, 'collecting')) return fail(`replica ${e.replica} already appended description ${desc.sharedId}`);
+    const waiting = a.context.handed.flatMap((h, w) => (h === null ? [w] : []));
+    return fail(`replica ${e.replica}'s append waits for workers ${waiting.join(', ')} to hand`);
+  }
+  const next = append.fire(a, {
+    type: 'APPEND',
+    shardUpper: s.shard.upper,
+    shardInlineBytes: s.shard.inlineBytes,
+    persist: cfg.persist,
+  }) as Local<typeof a.context>;
+  const result = next.context.result ?? { ok: true };
+  const record = appendRecord(cfg, e.replica, rep, next, next.context.parts ?? NO_PARTS, result);
+  const expected = appendEventOf(record);
   const history: Partial<History> = { appends: [...s.history.appends, record] };
-  if (result?.ok === true) {
+  if (result.ok) {
     const after = withReplica(
       s,
       e.replica,
@@ -273,6 +329,40 @@ function appendEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { 
   );
 }
 
+const NO_PARTS: PartsSummary = { hollow: 0, inline: 0 };
+
+/** The append event a history record stands for. */
+function appendEventOf(r: AppendView): TraceEvent {
+  return { kind: 'append', replica: r.replica, lower: r.lower, upper: r.upper, batches: r.batches.length, parts: r.parts, updates: r.updates, result: r.result };
+}
+
+/**
+ * The append worker learns the outcome of a compare-and-set that applied but answered with an error:
+ * it reads state back and finds its idempotency token — ok (the shard took it at the `fault` step).
+ * With the model bug it takes the moved upper for another writer's and refuses its own append.
+ */
+function learnCommitted(cfg: ModelConfig, s: SystemState, r: number, rep: ReplicaState, a: Local<AppendContext>, desc: Description): Prediction {
+  const at = s.history.appends.map((x) => x.replica).lastIndexOf(r);
+  const committed = s.history.appends[at] as AppendView;
+  if (cfg.bugs?.indeterminateAsMismatch === true) {
+    const next = append.fire(a, { type: 'MISREAD', shardUpper: s.shard.upper }) as Local<AppendContext>;
+    const refused = { ...committed, parts: sumParts(a.context.handed.flatMap((h) => h?.batches ?? []), cfg.persist), result: next.context.result ?? { ok: true } };
+    const history: Partial<History> = { appends: [...s.history.appends, refused] };
+    if (isIn(next, 'mismatched')) return ok(appendEventOf(refused), withReplica(s, r, { append: next }, history));
+    return ok(appendEventOf(refused), withReplica(s, r, { mint: mint.fire(rep.mint, { type: 'END', lower: s.shard.upper }) ?? rep.mint, append: null }, history));
+  }
+  // The record kept the handed parts until now (what a trace shows before the answer); the answer
+  // reports the parts as committed (after inline backpressure).
+  append.fire(a, { type: 'APPEND', shardUpper: s.shard.upper, shardInlineBytes: s.shard.inlineBytes, persist: cfg.persist }); // committed → appended
+  const learned = { ...committed, parts: a.context.parts ?? NO_PARTS };
+  const appends = [...s.history.appends];
+  appends[at] = learned;
+  return ok(
+    appendEventOf(learned),
+    withReplica(s, r, { mint: mint.fire(rep.mint, { type: 'END', lower: desc.upper }) ?? rep.mint, append: null }, { appends }),
+  );
+}
+
 function deleteEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'delete' }>): Prediction {
   const site = replicaSite(cfg, s, e.replica);
   if (typeof site === 'string') return fail(site);
@@ -287,13 +377,18 @@ function deleteEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { 
   const at = appends.map((x) => x.replica).lastIndexOf(e.replica);
   const last = appends[at];
   if (last !== undefined) appends[at] = { ...last, deleted: count };
+  const f = s.history.faults;
   return ok(
     { kind: 'delete', replica: e.replica, lower: a.context.lower, batches: count, reason: 'mismatch' },
     withReplica(
       s,
       e.replica,
       { mint: mint.fire(rep.mint, { type: 'END', lower }) ?? rep.mint, append: null },
-      { appends, deleted: s.history.deleted + count },
+      {
+        appends,
+        deleted: s.history.deleted + count,
+        ...(a.context.committed ? { faults: { ...f, referencedDeleted: f.referencedDeleted + count } } : {}),
+      },
     ),
   );
 }
@@ -340,7 +435,7 @@ function stage(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 
   if (next === null) return fail(`${workerPhase(site)}; it stages once per description`);
   const route = next.context.route as Route;
   return ok(
-    { kind: 'stage', ...workerRef(site), sharedId: desc.sharedId, updates, bytes, route },
+    { kind: 'stage', replica: site.r, process: site.p, worker: site.w, sharedId: desc.sharedId, updates, bytes, route },
     withReplica(s, site.r, { workers: set(site.rep.workers, site.w, next) }),
   );
 }
@@ -362,7 +457,7 @@ function open(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
   }
   const h = handle.start({ staged: site.wk.context.staged, instance: b.context.instances.length - 1 });
   return ok(
-    { kind: 'open', ...workerRef(site), sharedId: id, created },
+    { kind: 'open', replica: site.r, process: site.p, worker: site.w, sharedId: id, created },
     withReplica(s, site.r, {
       workers: set(site.rep.workers, site.w, wk),
       handles: set(site.rep.handles, site.w, h),
@@ -383,7 +478,8 @@ function handleSite(cfg: ModelConfig, s: SystemState, e: WorkerRef): HandleSite 
   if (h === null || h === undefined || !isIn(site.wk, 'shared.holdingHandle')) {
     return `${workerPhase(site)}; it holds no handle`;
   }
-  return { ...site, h, b: builderOf(cfg, site.reg, site.desc.sharedId) };
+  const { rep, r, w, p, desc, wk, reg } = site;
+  return { rep, r, w, p, desc, wk, reg, h, b: builderOf(cfg, reg, desc.sharedId) };
 }
 
 function withHandleAndBuilder(
@@ -421,7 +517,7 @@ function push(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
   const b = builder.fire(site.b, { type: 'PUSH', updates: e.updates });
   if (b === null) return fail(`builder ${site.desc.sharedId} of process ${site.p} is not live`);
   return ok(
-    { kind: 'push', ...workerRef(site), sharedId: site.desc.sharedId, updates: e.updates },
+    { kind: 'push', replica: site.r, process: site.p, worker: site.w, sharedId: site.desc.sharedId, updates: e.updates },
     withHandleAndBuilder(s, site, h, b),
   );
 }
@@ -442,7 +538,7 @@ function finishBegin(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { 
   const last = pathOf(b.value) === (cfg.variant === 'barrier' ? 'finalized' : 'notLive.dead');
   const h = handle.fire(site.h, { type: 'FINISH_BEGIN', last }) as Local<HandleContext>;
   return ok(
-    { kind: 'finish-begin', ...workerRef(site), sharedId: site.desc.sharedId, last },
+    { kind: 'finish-begin', replica: site.r, process: site.p, worker: site.w, sharedId: site.desc.sharedId, last },
     withHandleAndBuilder(s, site, h, b, {}, { finishesBegun: s.history.finishesBegun + 1 }),
   );
 }
@@ -465,7 +561,7 @@ function finishEnd(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { ki
   return ok(
     {
       kind: 'finish-end',
-      ...workerRef(site),
+      replica: site.r, process: site.p, worker: site.w,
       sharedId: site.desc.sharedId,
       received: batch === null ? null : summarize(batch, cfg.persist),
     },
@@ -491,7 +587,7 @@ function skip(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
   const b = builder.fire(before, { type: 'SKIP' });
   if (b === null) return fail(`builder ${id} of process ${site.p} is finalized: a skip would over-report`);
   return ok(
-    { kind: 'skip', ...workerRef(site), sharedId: id, early },
+    { kind: 'skip', replica: site.r, process: site.p, worker: site.w, sharedId: id, early },
     withReplica(s, site.r, {
       workers: set(site.rep.workers, site.w, wk),
       ...withRegistry(site.rep, site.p, withBuilder(site.reg, id, b)),
@@ -506,7 +602,7 @@ function ownBatch(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kin
   const wk = batch === null ? null : worker.fire(site.wk, { type: 'OWN_BATCH', batch });
   if (wk === null || batch === null) return fail(`${workerPhase(site)}; it writes no own batch now`);
   return ok(
-    { kind: 'own-batch', ...workerRef(site), sharedId: site.desc.sharedId, batch: summarize(batch, cfg.persist) },
+    { kind: 'own-batch', replica: site.r, process: site.p, worker: site.w, sharedId: site.desc.sharedId, batch: summarize(batch, cfg.persist) },
     withReplica(
       s,
       site.r,
@@ -531,7 +627,7 @@ function hand(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
   return ok(
     {
       kind: 'hand',
-      ...workerRef(site),
+      replica: site.r, process: site.p, worker: site.w,
       sharedId: site.desc.sharedId,
       batches: batches.map((b) => summarize(b, cfg.persist)),
     },
@@ -619,30 +715,239 @@ function sweepRelease(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, {
 }
 
 // ---------------------------------------------------------------------------------------------------
+// Fault-world events: fault, abort, restart, cleanup (vocab/PROTOCOL.md "Faults")
+
+/** The builder instances of one incarnation's registries, as the view shows them. */
+export function builderViewsOf(rep: ReplicaState, replica: number): BuilderView[] {
+  const out: BuilderView[] = [];
+  rep.registries.forEach((reg, process) =>
+    reg.builders.forEach((b, sharedId) =>
+      b?.context.instances.forEach((rec, instance) =>
+        out.push({
+          replica,
+          incarnation: rep.incarnation,
+          process,
+          sharedId,
+          instance,
+          handles: rec.handles,
+          receivers: rec.receipts,
+          updates: rec.pushed,
+          deliveredToNobody: rec.toNobody && rec.pushed.length > 0,
+        }),
+      ),
+    ),
+  );
+  return out;
+}
+
+/**
+ * What an abort leaves behind: batches written and not appended — handed to the append (unless it
+ * committed), held by workers that have not handed yet, in the making by a worker writing its own
+ * batch, or in a builder instance nobody received. Counted in units (one per batch), not blobs: how
+ * many of their parts reached blob storage depends on how far each builder got.
+ */
+function leakUnits(rep: ReplicaState): number {
+  let n = abandonedBatches(rep);
+  for (const w of rep.workers) {
+    const path = pathOf(w.value);
+    if (path === 'fallback.writing' || path === 'fallback.reportingSkip') n += 1;
+  }
+  for (const reg of rep.registries) {
+    for (const b of reg.builders) {
+      for (const rec of b?.context.instances ?? []) if (rec.pushed.length > 0 && rec.receipts === 0 && !rec.toNobody) n += 1;
+    }
+  }
+  return n;
+}
+
+/** Batches written and neither appended nor deleted (handed to the append, or held to be handed). */
+function abandonedBatches(rep: ReplicaState): number {
+  let n = 0;
+  const a = rep.append;
+  if (a !== null && !a.context.committed && !isIn(a, 'appended') && !isIn(a, 'deleted')) {
+    n += a.context.handed.reduce((k, h) => k + (h?.batches.length ?? 0), 0);
+  }
+  for (const w of rep.workers) if (pathOf(w.value) === 'handing' && w.context.batch !== null) n += 1;
+  return n;
+}
+
+/** Finishes begun and not returned: handles waiting in their finish. */
+const openFinishes = (rep: ReplicaState): number => rep.handles.filter((h) => h !== null && isIn(h, 'finishing')).length;
+
+function requireFaults(cfg: ModelConfig, kind: string): string | null {
+  return cfg.faults === undefined ? `${kind} happens only in the fault world (the model config has no faults)` : null;
+}
+
+function faultEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'fault' }>): Prediction {
+  const no = requireFaults(cfg, 'a storage fault');
+  if (no !== null) return fail(no);
+  const site = anyReplicaSite(cfg, s, e.replica);
+  if (typeof site === 'string') return fail(site);
+  const expected: TraceEvent = { kind: 'fault', replica: e.replica, op: e.op, fault: e.fault };
+  const { rep } = site;
+  const a = rep.append;
+  // Only the append's compare-and-set changes the protocol when it fails; every other fault (and this
+  // one when it did not apply) is retried and changes nothing: a stuttering step.
+  if (!(e.op === 'consensus.cas' && e.fault === 'indeterminate-applied' && rep.up && a !== null && isIn(a, 'ready'))) return ok(expected, s);
+  const f = s.history.faults;
+  if (f.indeterminate >= (cfg.faults?.indeterminate ?? 0)) return fail(`the run already had ${f.indeterminate} indeterminate compare-and-set(s), the most the config explores`);
+  const next = append.fire(a, { type: 'INDETERMINATE_APPLIED', shardUpper: s.shard.upper, shardInlineBytes: s.shard.inlineBytes, persist: cfg.persist });
+  if (next === null) {
+    return fail(`replica ${e.replica}'s compare-and-set cannot have applied: the shard's upper is ${s.shard.upper}, not its lower ${a.context.lower}`);
+  }
+  const desc = rep.mint.context.live as Description;
+  // Until the append worker learns the answer, the record shows the parts it handed (what a trace shows).
+  const record = appendRecord(cfg, e.replica, rep, next, sumParts(next.context.handed.flatMap((h) => h?.batches ?? []), cfg.persist), { ok: true });
+  const after = withReplica(
+    s,
+    e.replica,
+    { append: next },
+    { appends: [...s.history.appends, record], shardUppers: [...s.history.shardUppers, desc.upper], faults: { ...f, indeterminate: f.indeterminate + 1 } },
+  );
+  return ok(expected, { ...after, shard: { upper: desc.upper, inlineBytes: s.shard.inlineBytes + next.context.inlineBytesAdded } });
+}
+
+function abortEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'abort' }>): Prediction {
+  const no = requireFaults(cfg, 'an abort');
+  if (no !== null) return fail(no);
+  const site = replicaSite(cfg, s, e.replica);
+  if (typeof site === 'string') return fail(site);
+  const { rep } = site;
+  if (isIn(rep.mint, 'sealed')) return fail(`replica ${e.replica} finished: there is nothing left to abort`);
+  const f = s.history.faults;
+  if (f.aborts >= (cfg.faults?.aborts ?? 0)) return fail(`the run already had ${f.aborts} abort(s), the most the config explores`);
+  const leaking = f.leakingByReplica.map((n, r) => (r === e.replica ? n + leakUnits(rep) : n));
+  return ok(
+    { kind: 'abort', replica: e.replica, reason: e.reason },
+    withReplica(s, e.replica, { up: false }, {
+      faults: {
+        ...f,
+        aborts: f.aborts + 1,
+        retiredBuilders: [...f.retiredBuilders, ...builderViewsOf(rep, e.replica)],
+        leakingByReplica: leaking,
+        finishesAbandoned: f.finishesAbandoned + openFinishes(rep),
+        batchesAbandoned: f.batchesAbandoned + abandonedBatches(rep),
+      },
+    }),
+  );
+}
+
+function restartEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'restart' }>): Prediction {
+  const no = requireFaults(cfg, 'a restart');
+  if (no !== null) return fail(no);
+  const site = anyReplicaSite(cfg, s, e.replica);
+  if (typeof site === 'string') return fail(site);
+  if (site.rep.up) return fail(`replica ${e.replica} is up: only an aborted replica restarts`);
+  const f = s.history.faults;
+  // The new incarnation's claim expires the old one: what it leaked becomes collectable.
+  const expired = f.leakingByReplica[e.replica] ?? 0;
+  const replicas = set(s.replicas, e.replica, freshReplica(cfg, s.shard.upper, site.rep.incarnation + 1));
+  return ok(
+    { kind: 'restart', replica: e.replica, lower: s.shard.upper },
+    {
+      shard: s.shard,
+      replicas,
+      history: {
+        ...s.history,
+        faults: {
+          ...f,
+          leakingByReplica: f.leakingByReplica.map((n, r) => (r === e.replica ? 0 : n)),
+          leaksExpired: f.leaksExpired + expired,
+          pendingCleanups: f.pendingCleanups + (cfg.faults?.cleanup === true ? 1 : 0),
+        },
+      },
+    },
+  );
+}
+
+/** Every replica is up and sealed (nothing of the sink is left to run). */
+const allSealed = (s: SystemState): boolean => s.replicas.every((rep) => rep.up && isIn(rep.mint, 'sealed'));
+
+function cleanupEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'cleanup' }>): Prediction {
+  const no = requireFaults(cfg, 'a cleanup');
+  if (no !== null) return fail(no);
+  const site = anyReplicaSite(cfg, s, e.replica);
+  if (typeof site === 'string') return fail(site);
+  const f = s.history.faults;
+  const final = f.pendingCleanups === 0;
+  if (cfg.faults?.cleanup !== true) return fail('cleanup is off in this config');
+  if (final && (!allSealed(s) || f.finalCleanup)) {
+    return fail(f.finalCleanup ? 'the final cleanup already ran' : 'no cleanup is due: none follows a restart, and the run is not over');
+  }
+  return ok(
+    { kind: 'cleanup', replica: e.replica, deleted: e.deleted },
+    {
+      shard: s.shard,
+      replicas: s.replicas,
+      history: {
+        ...s.history,
+        faults: {
+          ...f,
+          pendingCleanups: final ? 0 : f.pendingCleanups - 1,
+          finalCleanup: f.finalCleanup || final,
+          leaksCollected: f.leaksCollected + f.leaksExpired,
+          leaksExpired: 0,
+        },
+      },
+    },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
 // The step function
 
 /** The model's version of `event` and the next state, or why the event's actor cannot take it now. */
 export function predict(cfg: ModelConfig, s: SystemState, event: TraceEvent): Prediction {
-  return match(event)
-    .with({ kind: 'frontier' }, (e) => frontier(cfg, s, e))
-    .with({ kind: 'mint' }, (e) => mintEvent(cfg, s, e))
-    .with({ kind: 'stage' }, (e) => stage(cfg, s, e))
-    .with({ kind: 'open' }, (e) => open(cfg, s, e))
-    .with({ kind: 'push' }, (e) => push(cfg, s, e))
-    .with({ kind: 'finish-begin' }, (e) => finishBegin(cfg, s, e))
-    .with({ kind: 'finish-end' }, (e) => finishEnd(cfg, s, e))
-    .with({ kind: 'skip' }, (e) => skip(cfg, s, e))
-    .with({ kind: 'own-batch' }, (e) => ownBatch(cfg, s, e))
-    .with({ kind: 'hand' }, (e) => hand(cfg, s, e))
-    .with({ kind: 'append' }, (e) => appendEvent(cfg, s, e))
-    .with({ kind: 'delete' }, (e) => deleteEvent(cfg, s, e))
-    .with({ kind: 'sweep' }, (e) => sweepEvent(cfg, s, e))
-    .with({ kind: 'sweep-hold' }, (e) => sweepHold(cfg, s, e))
-    .with({ kind: 'sweep-release' }, (e) => sweepRelease(cfg, s, e))
-    .with({ kind: 'drop' }, () =>
-      fail('drop (a handle dropped without finish) is the drop-without-finish bug; every model handle finishes'),
-    )
-    .exhaustive();
+  // A switch rather than ts-pattern's `match`: this runs for every replayed event, and matching object
+  // patterns one after the other cost ~6% of a conformance run. `never` keeps it exhaustive.
+  switch (event.kind) {
+    case 'frontier':
+      return frontier(cfg, s, event);
+    case 'mint':
+      return mintEvent(cfg, s, event);
+    case 'stage':
+      return stage(cfg, s, event);
+    case 'open':
+      return open(cfg, s, event);
+    case 'push':
+      return push(cfg, s, event);
+    case 'finish-begin':
+      return finishBegin(cfg, s, event);
+    case 'finish-end':
+      return finishEnd(cfg, s, event);
+    case 'skip':
+      return skip(cfg, s, event);
+    case 'own-batch':
+      return ownBatch(cfg, s, event);
+    case 'hand':
+      return hand(cfg, s, event);
+    case 'append':
+      return appendEvent(cfg, s, event);
+    case 'delete':
+      return deleteEvent(cfg, s, event);
+    case 'sweep':
+      return sweepEvent(cfg, s, event);
+    case 'sweep-hold':
+      return sweepHold(cfg, s, event);
+    case 'sweep-release':
+      return sweepRelease(cfg, s, event);
+    case 'drop':
+      return fail('drop (a handle dropped without finish) is the drop-without-finish bug; every model handle finishes');
+    case 'fault':
+      return faultEvent(cfg, s, event);
+    case 'abort':
+      return abortEvent(cfg, s, event);
+    case 'restart':
+      return restartEvent(cfg, s, event);
+    case 'cleanup':
+      return cleanupEvent(cfg, s, event);
+    default:
+      return unknownEvent(event);
+  }
+}
+
+function unknownEvent(event: never): Prediction {
+  return fail(`unknown event kind ${JSON.stringify((event as { kind?: unknown }).kind)}`);
 }
 
 /**
@@ -650,10 +955,30 @@ export function predict(cfg: ModelConfig, s: SystemState, event: TraceEvent): Pr
  * `path expected X, got Y`. Arrays of plain values are reported whole (`stage.updates expected [1,2] …`).
  */
 export function firstDifference(expected: unknown, actual: unknown, path: string): string | null {
+  return covers(expected, actual) ? null : differenceAt(expected, actual, path);
+}
+
+/** `actual` has every field of `expected` with an equal value: the allocation-free common case. */
+function covers(expected: unknown, actual: unknown): boolean {
+  if (typeof expected !== 'object' || expected === null) return Object.is(expected, actual);
+  if (typeof actual !== 'object' || actual === null) return false;
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual) || actual.length !== expected.length) return false;
+    for (let i = 0; i < expected.length; i++) if (!covers(expected[i], actual[i])) return false;
+    return true;
+  }
+  if (Array.isArray(actual)) return false;
+  const act = actual as Record<string, unknown>;
+  const exp = expected as Record<string, unknown>;
+  for (const key in exp) if (!covers(exp[key], act[key])) return false;
+  return true;
+}
+
+function differenceAt(expected: unknown, actual: unknown, path: string): string | null {
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual) || actual.length !== expected.length) return describeDiff(path, expected, actual);
     for (let i = 0; i < expected.length; i++) {
-      const d = firstDifference(expected[i], actual[i], `${path}[${i}]`);
+      const d = differenceAt(expected[i], actual[i], `${path}[${i}]`);
       if (d !== null) return isPlain(expected[i]) ? describeDiff(path, expected, actual) : d;
     }
     return null;
@@ -664,7 +989,7 @@ export function firstDifference(expected: unknown, actual: unknown, path: string
     }
     const act = actual as Record<string, unknown>;
     for (const [key, value] of Object.entries(expected)) {
-      const d = firstDifference(value, act[key], `${path}.${key}`);
+      const d = differenceAt(value, act[key], `${path}.${key}`);
       if (d !== null) return d;
     }
     return null;
@@ -702,11 +1027,18 @@ function sameActor(a: TraceEvent, b: TraceEvent): boolean {
 // Enabled actions
 
 /**
- * Who proposes events: the replica's mint (frontier, mint), each worker, the replica's append operator
- * (append, delete) and each process's registry (sweep). `candidates` asks them in this order, replica by
- * replica. The packed search (search-packed.ts) memoizes each actor's proposals by what it reads.
+/**
+ * Who proposes events. In the fault world (cfg.faults) first each replica's faults (abort a running
+ * replica, restart a down one, let the append's compare-and-set apply and answer with an error) and the
+ * cleanup; then, replica by replica, the mint (frontier, mint), each worker, the append operator (append,
+ * delete) and each process's registry (sweep). `candidates` asks them in this order; a down replica's
+ * sink proposes nothing. The packed search (model/packed/) memoizes each actor's proposals by what it
+ * reads. Faults that are retried and change nothing are not explored (they are stuttering steps);
+ * `predict` enforces the config's bounds.
  */
 export type Actor =
+  | { readonly kind: 'faults'; readonly replica: number }
+  | { readonly kind: 'cleanup'; readonly replica: number }
   | { readonly kind: 'mint'; readonly replica: number }
   | { readonly kind: 'worker'; readonly replica: number; readonly worker: number }
   | { readonly kind: 'append'; readonly replica: number }
@@ -715,6 +1047,10 @@ export type Actor =
 /** Every actor of the configuration, in the order `candidates` asks them. */
 export function actorsOf(cfg: ModelConfig): Actor[] {
   const out: Actor[] = [];
+  if (cfg.faults !== undefined) {
+    for (let replica = 0; replica < cfg.replicas; replica++) out.push({ kind: 'faults', replica });
+    out.push({ kind: 'cleanup', replica: 0 });
+  }
   for (let replica = 0; replica < cfg.replicas; replica++) {
     out.push({ kind: 'mint', replica });
     for (let worker = 0; worker < workersPerReplica(cfg); worker++) out.push({ kind: 'worker', replica, worker });
@@ -728,6 +1064,14 @@ export function actorsOf(cfg: ModelConfig): Actor[] {
 export function actorCandidates(cfg: ModelConfig, s: SystemState, actor: Actor): TraceEvent[] {
   const r = actor.replica;
   const rep = s.replicas[r] as ReplicaState;
+  if (actor.kind === 'faults') {
+    if (!rep.up) return [{ kind: 'restart', replica: r, lower: 0 }];
+    const out: TraceEvent[] = [{ kind: 'abort', replica: r, reason: 'explored' }];
+    if (rep.append !== null && isIn(rep.append, 'ready')) out.push({ kind: 'fault', replica: r, op: 'consensus.cas', fault: 'indeterminate-applied' });
+    return out;
+  }
+  if (actor.kind === 'cleanup') return [{ kind: 'cleanup', replica: 0, deleted: 0 }];
+  if (!rep.up) return [];
   switch (actor.kind) {
     case 'mint': {
       const desc = rep.mint.context.live;
@@ -763,7 +1107,7 @@ export function actorCandidates(cfg: ModelConfig, s: SystemState, actor: Actor):
     }
     case 'append': {
       if (rep.mint.context.live === null || rep.append === null) return [];
-      if (isIn(rep.append, 'ready')) {
+      if (isIn(rep.append, 'ready') || isIn(rep.append, 'committed')) {
         const none = { hollow: 0, inline: 0 };
         return [{ kind: 'append', replica: r, lower: 0, upper: 0, batches: 0, parts: none, updates: [], result: { ok: true } }];
       }
@@ -787,7 +1131,9 @@ export function actorCandidates(cfg: ModelConfig, s: SystemState, actor: Actor):
 
 /** One candidate per actor and choice, actor by actor (`actorsOf`). */
 function candidates(cfg: ModelConfig, s: SystemState): TraceEvent[] {
-  return actorsOf(cfg).flatMap((actor) => actorCandidates(cfg, s, actor));
+  const out: TraceEvent[] = [];
+  for (const actor of actorsOf(cfg)) out.push(...actorCandidates(cfg, s, actor));
+  return out;
 }
 
 export interface Successor {
@@ -814,9 +1160,9 @@ export function isFinal(cfg: ModelConfig, state: SystemState): boolean {
   return successors(cfg, state).length === 0;
 }
 
-/** Every replica sealed all K intervals and nothing is in flight. */
+/** Every replica (up, after any restart) sealed all K intervals and nothing is in flight. */
 export function isSealed(state: SystemState): boolean {
-  return state.replicas.every((rep) => isIn(rep.mint, 'sealed'));
+  return allSealed(state);
 }
 
 /**

@@ -139,15 +139,15 @@ export const noLeakedParts: Property = {
   kind: 'eventually',
   guards: 'drop-without-finish, append-keeps-batches-on-mismatch, sweep-upgrade-race',
   statement:
-    'at the end every batch written (own batches, shared batches returned or closed for nobody) was appended or deleted',
+    'at the end every batch written (own batches, shared batches returned or closed for nobody) was appended or deleted, or abandoned by an abort',
   check(view) {
     if (!view.final) return holds;
-    const { written, appended, deleted } = view.batches;
+    const { written, appended, deleted, abandoned } = view.batches;
     const toNobody = view.builders.filter((b) => b.deliveredToNobody).length;
     if (toNobody > 0) return violated(`${toNobody} shared batches were closed for nobody: their parts leaked`);
-    return written === appended + deleted
+    return written === appended + deleted + abandoned
       ? holds
-      : violated(`${written} batches written, ${appended} appended, ${deleted} deleted`);
+      : violated(`${written} batches written, ${appended} appended, ${deleted} deleted${abandoned > 0 ? `, ${abandoned} abandoned by aborts` : ''}`);
   },
 };
 
@@ -177,11 +177,11 @@ export const barrierEveryFinishReturns: Property = {
   name: 'barrier-every-finish-returns',
   kind: 'eventually',
   guards: '#37617: no timeout — if every worker reports exactly once, every finish returns (barrier-lost-wakeup)',
-  statement: 'at the end every finish that began has returned (finish-begin vs finish-end events)',
+  statement: 'at the end every finish that began has returned (finish-begin vs finish-end events), unless its incarnation was aborted',
   check(view) {
     if (!view.final) return holds;
-    const { begun, ended } = view.finishes;
-    return begun === ended ? holds : violated(`${begun - ended} of ${begun} finishes never returned`);
+    const { begun, ended, abandoned } = view.finishes;
+    return begun === ended + abandoned ? holds : violated(`${begun - ended - abandoned} of ${begun} finishes never returned${abandoned > 0 ? ` (besides ${abandoned} abandoned by aborts)` : ''}`);
   },
 };
 
@@ -228,6 +228,109 @@ export const refusedAppend: Property = {
   },
 };
 
+export const nothingDuplicated: Property = {
+  name: 'nothing-duplicated',
+  kind: 'always',
+  guards: 'restart-rewrites-appended-interval; indeterminate compare-and-set retried blindly',
+  statement: 'no update is in the shard twice: no id in two successful appends, none duplicated in the storage audit',
+  check(view) {
+    const seen = new Map<UpdateId, AppendView>();
+    for (const a of okAppends(view)) {
+      for (const id of a.updates) {
+        const first = seen.get(id);
+        if (first !== undefined) {
+          return violated(`update ${id} was appended twice: by replica ${first.replica} in [${first.lower}, ${first.upper}) and by replica ${a.replica} in [${a.lower}, ${a.upper})`);
+        }
+        seen.set(id, a);
+      }
+    }
+    const dup = view.storage?.duplicated ?? 0;
+    return dup === 0 ? holds : violated(`the shard holds ${dup} update(s) more often than desired`);
+  },
+};
+
+export const noReferencedBlobDeleted: Property = {
+  name: 'no-referenced-blob-deleted',
+  kind: 'always',
+  guards: 'indeterminate-cas-deletes-batches; cleanup-deletes-in-flight-part',
+  statement:
+    'no batch the shard took is deleted (a refused append with the range and batches of a successful one), and shard state references no missing blob',
+  check(view) {
+    for (const a of view.appends) {
+      if (a.result.ok || a.deleted === null || a.deleted === 0) continue;
+      const taken = okAppends(view).find((o) => o.replica === a.replica && o.lower === a.lower && o.upper === a.upper && sameIds(o.updates, a.updates));
+      if (taken !== undefined) {
+        return violated(`replica ${a.replica} deleted the ${a.deleted} batch(es) of [${a.lower}, ${a.upper}), which the shard took: it read its own write as a mismatch`);
+      }
+    }
+    const missing = view.storage?.referencedDeleted ?? 0;
+    return missing === 0 ? holds : violated(`shard state references ${missing} blob(s) that were deleted: their data is lost for good`);
+  },
+};
+
+export const convergesAfterFaults: Property = {
+  name: 'converges-after-faults',
+  kind: 'eventually',
+  guards: 'the fault world: restarts self-correct from the shard upper (VOPR-style liveness phase)',
+  statement:
+    'once faults stop and every replica finished (restarted to completion), the shard\'s upper is K and it holds exactly the desired updates below it: nothing lost, nothing duplicated (audit included)',
+  check(view) {
+    if (!view.final) return holds;
+    const upper = view.shardUppers[view.shardUppers.length - 1] ?? 0;
+    if (upper !== view.config.intervals) return violated(`pending: the shard's upper is ${upper}, not ${view.config.intervals}`);
+    const got = ascending(okAppends(view).flatMap((a) => a.updates));
+    const want = desiredIn(view, 0, upper);
+    if (!sameIds(want, got)) return violated(`the shard holds ${list(got)}, desired ${list(want)}`);
+    const { lost = 0, duplicated = 0 } = view.storage ?? {};
+    if (lost > 0 || duplicated > 0) return violated(`the storage audit finds ${lost} lost and ${duplicated} duplicated update(s)`);
+    return holds;
+  },
+};
+
+export const leaksOnlyFromAborts: Property = {
+  name: 'leaks-only-from-aborts',
+  kind: 'always',
+  guards: 'mismatch-delete-error-swallowed, append-keeps-batches-on-mismatch: a leak without a teardown is a bug',
+  statement: 'every leaked blob (written, never referenced, not deleted) was written by an incarnation that was aborted (teardown, crash)',
+  check(view) {
+    const live = view.storage?.leakedFromLive ?? 0;
+    return live === 0 ? holds : violated(`${live} blob(s) leaked from writers that were never aborted`);
+  },
+};
+
+export const leaksCollected: Property = {
+  name: 'leaks-collected',
+  kind: 'eventually',
+  guards: "#37617 teardown: leaks are by design until persist's leaked-blob cleanup collects them",
+  statement: 'once cleanup has run at the end, no leaked blob is left',
+  check(view) {
+    if (!view.final) return holds;
+    const left = view.storage?.leakedAfterCleanup;
+    return left === undefined || left === null || left === 0 ? holds : violated(`${left} leaked blob(s) are still there after the final cleanup`);
+  },
+};
+
+export const replicaRestarted: Property = {
+  name: 'sometimes-replica-restarted',
+  kind: 'sometimes',
+  guards: 'non-vacuity of the fault world: an abort and a restart as a new incarnation',
+  statement: 'some replica was aborted and restarted, and then the shard still reached K',
+  check(view) {
+    const upper = view.shardUppers[view.shardUppers.length - 1] ?? 0;
+    return view.faults.restarts > 0 && upper === view.config.intervals ? holds : notYet;
+  },
+};
+
+export const indeterminateCommit: Property = {
+  name: 'sometimes-indeterminate-commit',
+  kind: 'sometimes',
+  guards: 'non-vacuity of the idempotency token: a compare-and-set that applied but answered with an error',
+  statement: 'some append committed through a compare-and-set whose answer was lost',
+  check(view) {
+    return view.faults.indeterminateCommits > 0 ? holds : notYet;
+  },
+};
+
 export const properties: readonly Property[] = [
   noLossNoDuplication,
   sealedExactlyOnce,
@@ -237,10 +340,17 @@ export const properties: readonly Property[] = [
   noLeakedParts,
   uppersOnlyAdvance,
   barrierEveryFinishReturns,
+  nothingDuplicated,
+  noReferencedBlobDeleted,
+  convergesAfterFaults,
+  leaksOnlyFromAborts,
+  leaksCollected,
   severalBatchesForOneId,
   fallbackAndSharedInOneAppend,
   intervalSealedWithData,
   refusedAppend,
+  replicaRestarted,
+  indeterminateCommit,
 ];
 
 export const propertyByName = (name: string): Property | undefined => properties.find((p) => p.name === name);

@@ -67,6 +67,6 @@ describe('viewFromTrace', () => {
     expect(v.builders).toHaveLength(1);
     expect(v.builders[0]).toMatchObject({ instance: 0, handles: 1, updates: [] });
     expect(v.appends[0]).toMatchObject({ sharedId: -1, maxBytes: 0, deleted: 2, batches: [{ worker: 0, route: 'own' }] });
-    expect(v.batches).toEqual({ written: 1, appended: 1, deleted: 3 });
+    expect(v.batches).toEqual({ written: 1, appended: 1, deleted: 3, abandoned: 0 });
   });
 });

@@ -60,6 +60,8 @@ export interface AppendView {
 
 export interface BuilderView {
   readonly replica: number;
+  /** Which start of the replica built it (0, then one more per restart). */
+  readonly incarnation: number;
   readonly process: number;
   readonly sharedId: SharedId;
   /** 0 for the first builder state of (process, sharedId), 1 for a second one (best-effort), … */
@@ -86,10 +88,35 @@ export interface SystemView {
   readonly builders: readonly BuilderView[];
   /** The shard's upper: 0, then after every successful append. */
   readonly shardUppers: readonly Time[];
-  readonly finishes: { readonly begun: number; readonly ended: number };
-  readonly batches: { readonly written: number; readonly appended: number; readonly deleted: number };
+  /** `abandoned`: begun by an incarnation that was aborted before they returned. */
+  readonly finishes: { readonly begun: number; readonly ended: number; readonly abandoned: number };
+  /** `abandoned`: written by an incarnation that was aborted before it appended or deleted them. */
+  readonly batches: { readonly written: number; readonly appended: number; readonly deleted: number; readonly abandoned: number };
+  /** The fault world, as far as the protocol saw it. */
+  readonly faults: { readonly aborts: number; readonly restarts: number; readonly indeterminateCommits: number };
+  /** What the blob store and shard state say (abstract in the model, measured in an implementation);
+   * absent when nobody looked. Blob-level properties judge these. */
+  readonly storage?: StorageFacts;
   /** The run can take no further step (model: no enabled action; trace: the run ended). */
   readonly final: boolean;
+}
+
+/**
+ * Storage facts: what a trace cannot show. The model counts leak units (batches and builder instances
+ * in the making) abstractly; an implementation run's audit counts blobs.
+ */
+export interface StorageFacts {
+  /** Leaked by incarnations that were aborted (teardown, crash): expected until cleanup collects them. */
+  readonly leakedFromAborted: number;
+  /** Leaked by incarnations that were not aborted (or by nobody the registry knows): always a bug. */
+  readonly leakedFromLive: number;
+  /** Still leaked after the last cleanup (null: no cleanup ran). */
+  readonly leakedAfterCleanup: number | null;
+  /** Blobs deleted although shard state references them (state points at missing blobs). */
+  readonly referencedDeleted: number;
+  /** Desired updates missing from the shard, and updates in it more often than desired. */
+  readonly lost: number;
+  readonly duplicated: number;
 }
 
 /** Ids in ascending order (a copy). */
@@ -97,6 +124,7 @@ export const ascending = (ids: readonly UpdateId[]): UpdateId[] => [...ids].sort
 
 const builderView = (b: BuilderView): BuilderView => ({
   replica: b.replica,
+  incarnation: b.incarnation,
   process: b.process,
   sharedId: b.sharedId,
   instance: b.instance,
@@ -107,7 +135,7 @@ const builderView = (b: BuilderView): BuilderView => ({
 });
 
 const byBuilder = (a: BuilderView, b: BuilderView): number =>
-  a.replica - b.replica || a.process - b.process || a.sharedId - b.sharedId || a.instance - b.instance;
+  a.replica - b.replica || a.incarnation - b.incarnation || a.process - b.process || a.sharedId - b.sharedId || a.instance - b.instance;
 
 /**
  * Where both derivations (`viewOf`, `viewFromTrace`) end: `config` and `desired` come from the config;
@@ -128,7 +156,9 @@ export function assembleView(cfg: ViewConfig, run: Omit<SystemView, 'config' | '
     shardUppers: run.shardUppers,
     finishes: run.finishes,
     batches: run.batches,
+    faults: run.faults,
     final: run.final,
+    ...(run.storage === undefined ? {} : { storage: run.storage }),
   };
 }
 
@@ -136,18 +166,26 @@ export function assembleView(cfg: ViewConfig, run: Omit<SystemView, 'config' | '
 type TraceInstance = { -readonly [K in keyof BuilderView]: K extends 'updates' ? UpdateId[] : BuilderView[K] };
 
 interface TraceReplica {
-  desc: { sharedId: SharedId; maxBytes: number } | null;
+  desc: { sharedId: SharedId; maxBytes: number; lower: Time; upper: Time } | null;
   routes: (Route | null)[];
   hands: (HandedBatchView[] | null)[];
   /** Index in `appends` of this replica's last append (a delete refers to it). */
   lastAppend: number | null;
+  /** Index in `appends` of the live description's append that committed through an indeterminate
+   * compare-and-set the replica has not learned of yet. */
+  committed: number | null;
+  /** Restarts so far: which incarnation the replica's events belong to. */
+  incarnation: number;
+  /** This incarnation's finishes begun and not returned, and batches written and not yet appended or
+   * deleted (what an abort abandons). */
+  open: { finishes: number; batches: number };
 }
 
 /**
  * Derives the view from a trace alone. Tolerant: events the model would reject (a buggy implementation's)
  * are folded in as literally as possible, so properties can still judge the run.
  */
-export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], opts: { final: boolean }): SystemView {
+export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], opts: { final: boolean; storage?: StorageFacts }): SystemView {
   const workers = cfg.processes * cfg.workersPerProcess;
   const replicas = new Map<number, TraceReplica>();
   const instances: TraceInstance[] = [];
@@ -156,14 +194,16 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
   const handleInstance = new Map<string, TraceInstance>();
   const appends: AppendView[] = [];
   const shardUppers: Time[] = [0];
-  const finishes = { begun: 0, ended: 0 };
-  const batches = { written: 0, appended: 0, deleted: 0 };
-  const entryKey = (e: { replica: number; process: number; sharedId: SharedId }) => `${e.replica}/${e.process}/${e.sharedId}`;
+  const finishes = { begun: 0, ended: 0, abandoned: 0 };
+  const batches = { written: 0, appended: 0, deleted: 0, abandoned: 0 };
+  const faults = { aborts: 0, restarts: 0, indeterminateCommits: 0 };
+  const entryKey = (e: { replica: number; process: number; sharedId: SharedId }) => `${e.replica}.${replicaOf(e.replica).incarnation}/${e.process}/${e.sharedId}`;
+  const instanceKey = (i: TraceInstance) => `${i.replica}.${i.incarnation}/${i.process}/${i.sharedId}`;
   const handleKey = (e: { replica: number; worker: number }) => `${e.replica}/${e.worker}`;
   const replicaOf = (r: number): TraceReplica => {
     let rep = replicas.get(r);
     if (rep === undefined) {
-      rep = { desc: null, routes: [], hands: [], lastAppend: null };
+      rep = { desc: null, routes: [], hands: [], lastAppend: null, committed: null, incarnation: 0, open: { finishes: 0, batches: 0 } };
       replicas.set(r, rep);
     }
     return rep;
@@ -179,7 +219,8 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
     switch (e.kind) {
       case 'mint': {
         const rep = replicaOf(e.replica);
-        rep.desc = { sharedId: e.desc.sharedId, maxBytes: e.desc.maxBytes };
+        rep.desc = { sharedId: e.desc.sharedId, maxBytes: e.desc.maxBytes, lower: e.desc.lower, upper: e.desc.upper };
+        rep.committed = null;
         rep.routes = Array.from({ length: workers }, () => null);
         rep.hands = Array.from({ length: workers }, () => null);
         break;
@@ -190,8 +231,9 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
       case 'open': {
         let inst = currentInstance.get(entryKey(e));
         if (e.created || inst === undefined) {
-          const instance = instances.filter((i) => entryKey(i) === entryKey(e)).length;
-          inst = { replica: e.replica, process: e.process, sharedId: e.sharedId, instance, handles: 0, receivers: 0, updates: [], deliveredToNobody: false };
+          const instance = instances.filter((i) => instanceKey(i) === entryKey(e)).length;
+          const incarnation = replicaOf(e.replica).incarnation;
+          inst = { replica: e.replica, incarnation, process: e.process, sharedId: e.sharedId, instance, handles: 0, receivers: 0, updates: [], deliveredToNobody: false };
           instances.push(inst);
           currentInstance.set(entryKey(e), inst);
         }
@@ -204,11 +246,14 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
         break;
       case 'finish-begin':
         finishes.begun += 1;
+        replicaOf(e.replica).open.finishes += 1;
         break;
       case 'finish-end': {
         finishes.ended += 1;
+        replicaOf(e.replica).open.finishes -= 1;
         if (e.received !== null) {
           batches.written += 1;
+          replicaOf(e.replica).open.batches += 1;
           const inst = handleInstance.get(handleKey(e));
           if (inst !== undefined) inst.receivers += 1;
         }
@@ -216,6 +261,7 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
       }
       case 'own-batch':
         batches.written += 1;
+        replicaOf(e.replica).open.batches += 1;
         break;
       case 'hand': {
         const rep = replicaOf(e.replica);
@@ -231,6 +277,15 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
       }
       case 'append': {
         const rep = replicaOf(e.replica);
+        const committed = rep.committed === null ? undefined : appends[rep.committed];
+        if (committed !== undefined && rep.committed !== null && e.result.ok) {
+          // The replica learned that its unanswered compare-and-set applied: the parts as committed.
+          appends[rep.committed] = { ...committed, parts: e.parts };
+          rep.lastAppend = rep.committed;
+          rep.committed = null;
+          break;
+        }
+        rep.committed = null;
         rep.lastAppend = appends.length;
         appends.push({
           replica: e.replica,
@@ -248,11 +303,13 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
         if (e.result.ok) {
           shardUppers.push(e.upper);
           batches.appended += e.batches;
+          rep.open.batches -= e.batches;
         }
         break;
       }
       case 'delete': {
         batches.deleted += e.batches;
+        replicaOf(e.replica).open.batches -= e.batches;
         const at = replicaOf(e.replica).lastAppend;
         const last = at === null ? undefined : appends[at];
         if (at !== null && last !== undefined) appends[at] = { ...last, deleted: (last.deleted ?? 0) + e.batches };
@@ -264,13 +321,64 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
       case 'drop':
         if (e.closed) closeToNobody(handleInstance.get(handleKey(e)));
         break;
+      case 'fault': {
+        const rep = replicaOf(e.replica);
+        const desc = rep.desc;
+        // The append's compare-and-set applied though it answered with an error: the shard took it now.
+        const appendPending = desc !== null && rep.hands.length > 0 && rep.hands.every((h) => h !== null) && rep.committed === null;
+        if (e.op !== 'consensus.cas' || e.fault !== 'indeterminate-applied' || !appendPending || (shardUppers.at(-1) ?? 0) !== desc.lower) break;
+        const handed = rep.hands.flatMap((h) => h ?? []);
+        rep.committed = appends.length;
+        appends.push({
+          replica: e.replica,
+          sharedId: desc.sharedId,
+          lower: desc.lower,
+          upper: desc.upper,
+          maxBytes: desc.maxBytes,
+          routes: [...rep.routes],
+          batches: handed,
+          updates: ascending(handed.flatMap((b) => b.updates)),
+          parts: handed.reduce((p, b) => ({ hollow: p.hollow + b.parts.hollow, inline: p.inline + b.parts.inline }), { hollow: 0, inline: 0 }),
+          result: { ok: true },
+          deleted: null,
+        });
+        shardUppers.push(desc.upper);
+        batches.appended += handed.length;
+        rep.open.batches -= handed.length;
+        faults.indeterminateCommits += 1;
+        break;
+      }
+      case 'abort': {
+        const rep = replicaOf(e.replica);
+        finishes.abandoned += rep.open.finishes;
+        batches.abandoned += rep.open.batches;
+        rep.open = { finishes: 0, batches: 0 };
+        rep.incarnation += 1;
+        faults.aborts += 1;
+        rep.desc = null;
+        rep.committed = null;
+        break;
+      }
+      case 'restart':
+        faults.restarts += 1;
+        break;
       case 'frontier':
       case 'skip':
       case 'sweep':
       case 'sweep-hold':
+      case 'cleanup':
         break;
     }
   }
 
-  return assembleView(cfg, { appends, builders: instances, shardUppers, finishes, batches, final: opts.final });
+  return assembleView(cfg, {
+    appends,
+    builders: instances,
+    shardUppers,
+    finishes,
+    batches,
+    faults,
+    final: opts.final,
+    ...(opts.storage === undefined ? {} : { storage: opts.storage }),
+  });
 }

@@ -18,7 +18,11 @@ export type BugName =
   | 'barrier-lost-wakeup'
   | 'barrier-skip-double-count'
   | 'append-keeps-batches-on-mismatch'
-  | 'threshold-inclusive';
+  | 'threshold-inclusive'
+  | 'indeterminate-cas-deletes-batches'
+  | 'restart-rewrites-appended-interval'
+  | 'cleanup-deletes-in-flight-part'
+  | 'mismatch-delete-error-swallowed';
 export const BUG_NAMES: readonly BugName[] = [
   'sweep-upgrade-race',
   'drop-without-finish',
@@ -27,7 +31,48 @@ export const BUG_NAMES: readonly BugName[] = [
   'barrier-skip-double-count',
   'append-keeps-batches-on-mismatch',
   'threshold-inclusive',
+  'indeterminate-cas-deletes-batches',
+  'restart-rewrites-appended-interval',
+  'cleanup-deletes-in-flight-part',
+  'mismatch-delete-error-swallowed',
 ];
+
+/** Gallery bugs that show only when storage fails or replicas are aborted (`sbkit check --faults`). */
+export const FAULT_BUGS: readonly BugName[] = [
+  'indeterminate-cas-deletes-batches',
+  'restart-rewrites-appended-interval',
+  'cleanup-deletes-in-flight-part',
+  'mismatch-delete-error-swallowed',
+];
+
+/** A storage call the fault plan decides (blob: S3; consensus: Postgres/CockroachDB). */
+export type StorageOp =
+  | 'blob.get'
+  | 'blob.set'
+  | 'blob.delete'
+  | 'blob.list'
+  | 'consensus.head'
+  | 'consensus.scan'
+  | 'consensus.cas';
+export const STORAGE_OPS: readonly StorageOp[] = [
+  'blob.get',
+  'blob.set',
+  'blob.delete',
+  'blob.list',
+  'consensus.head',
+  'consensus.scan',
+  'consensus.cas',
+];
+
+/**
+ * How one storage call ended, as a fault plan injects it (or a real backend reports it):
+ * - `transient`: an error; the call did not take effect (safe to retry as it is);
+ * - `indeterminate-applied` / `indeterminate-lost`: an error whose answer was lost — the call took
+ *   effect, or did not (Jepsen's indeterminate result, in both directions); `indeterminate` when the
+ *   caller cannot know which (a real backend);
+ * - `permanent`: an error retrying cannot help: the replica goes down as a crash would.
+ */
+export type StorageFault = 'transient' | 'indeterminate-applied' | 'indeterminate-lost' | 'indeterminate' | 'permanent';
 
 /** A logical timestamp (non-negative integer). */
 export type Time = number;
@@ -157,7 +202,24 @@ export type TraceEvent =
       readonly closed: boolean;
     }
   /** drop-without-finish only: a handle was dropped without finish(); `closed` as for sweep-release. */
-  | (WorkerRef & { readonly kind: 'drop'; readonly sharedId: SharedId; readonly closed: boolean });
+  | (WorkerRef & { readonly kind: 'drop'; readonly sharedId: SharedId; readonly closed: boolean })
+  /**
+   * A storage call of the replica failed and was survived (retried, or resolved). Inputs: which call,
+   * how it failed. Only a compare-and-set of the append that ended indeterminate changes the protocol
+   * (`indeterminate-applied`: the shard took the append even though the replica was told it failed);
+   * every other fault is a stuttering step for the model.
+   */
+  | { readonly kind: 'fault'; readonly replica: number; readonly op: StorageOp; readonly fault: StorageFault }
+  /** The replica's incarnation was torn down or crashed: every task stops, handles are dropped without
+   * finish, what it wrote and did not append leaks (input: why). */
+  | { readonly kind: 'abort'; readonly replica: number; readonly reason: string }
+  /** A new incarnation of the replica started on the same storage; its sink resumes at the shard's
+   * upper (`lower`, predicted). */
+  | { readonly kind: 'restart'; readonly replica: number; readonly lower: Time }
+  /** Leaked-blob cleanup, run by a writer of the replica: it deleted `deleted` blobs that no state
+   * references and whose writer can no longer append (input: how many; what leaked is judged by the
+   * audit of the blob store). */
+  | { readonly kind: 'cleanup'; readonly replica: number; readonly deleted: number };
 
 export type TraceEventKind = TraceEvent['kind'];
 

@@ -4,12 +4,19 @@
  * the exit code. conformance/ is imported lazily, so other subcommands do not load it.
  */
 import { BUG_NAMES, VARIANTS, type BugName, type Variant } from '../../vocab/index.ts';
-import { choiceFlag, intFlag, optional, stringFlag, switchFlag } from '../args.ts';
+import { choiceFlag, intFlag, optional, rateFlag, shardFlag, stringFlag, switchFlag } from '../args.ts';
 import { type Command, EXIT, usageError, withArgs } from '../command.ts';
 import { type Progress, createProgress } from '../progress.ts';
+import { writeFile } from 'node:fs/promises';
+import { type FailedRun, diagramFile, failureSequence } from '../sequence.ts';
 import { reportRunError } from './errors.ts';
+import { availableParallelism } from 'node:os';
 
 const USAGE = 'sbkit check';
+
+/** The strategies, repeated here so that `--help` does not load conformance/ (mirrors conformance/schedule.ts). */
+const STRATEGIES = ['random', 'pct', 'mixed'] as const;
+type Strategy = (typeof STRATEGIES)[number];
 
 export const CHECK_VARIANTS = [...VARIANTS, 'all'] as const;
 export type CheckVariant = (typeof CHECK_VARIANTS)[number];
@@ -20,7 +27,15 @@ export const CHECK_FLAGS = {
   seed: optional(intFlag({ help: 'fast-check seed (printed; reuse it to reproduce)', defaultValue: 0, min: 0, max: 0x7fff_ffff }), 'from the clock'),
   bug: optional(choiceFlag<BugName>({ help: 'switch on a bug of the gallery: the check must then fail', choices: BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' })),
   replay: optional(stringFlag({ help: 'rerun one counterexample from the token a failure printed', placeholder: 'TOKEN', defaultValue: '' })),
+  strategy: choiceFlag<Strategy>({ help: 'how schedules are drawn: uniform choices, PCT priorities (Burckhardt et al.), or both', choices: STRATEGIES, defaultValue: 'mixed' }),
+  jobs: optional(intFlag({ help: 'worker threads to split each variant\'s runs over', defaultValue: 1, min: 1, max: 256 }), 'the number of cores'),
+  faults: rateFlag({
+    help: 'storage faults and replica aborts at RATE per fault site (transient RATE, indeterminate RATE/4, permanent RATE/20; aborts in 4·RATE of runs), then a healed liveness phase',
+    whenAlone: 0.1,
+  }),
+  shard: shardFlag('run slice I of N of a budget spread over N machines (each runs --runs per variant from its own seeds)'),
   'emit-test': optional(stringFlag({ help: 'on a failure, also write the counterexample as a standalone vitest file', placeholder: 'FILE', defaultValue: '' })),
+  'emit-diagram': optional(stringFlag({ help: 'on a failure, also write the counterexample as a Mermaid sequenceDiagram (FILE.md: fenced in Markdown)', placeholder: 'FILE', defaultValue: '' })),
   json: switchFlag('print one JSON object {exitCode, summary, variants} instead of text'),
 } as const;
 
@@ -31,7 +46,10 @@ const HELP = {
     "impl's trace must be enabled in the model with equal predicted fields, every property in spec/ must\n" +
     'hold, and the shard audit must find nothing lost, duplicated or leaked. A failure is shrunk and\n' +
     'printed with its replay token. Exit 0 = every check held, 1 = a check failed.',
-  notes: ['Examples:\n  sbkit check\n  sbkit check --variant barrier --runs 2000 --seed 7\n  sbkit check --bug sweep-upgrade-race   # must fail: the canary'],
+  notes: [
+    'Examples:\n  sbkit check\n  sbkit check --variant barrier --runs 2000 --seed 7\n  sbkit check --bug sweep-upgrade-race   # must fail: the canary\n  sbkit check --bug barrier-lost-wakeup --emit-diagram lost-wakeup.md\n  sbkit check --runs 10000 --shard 3/8   # one machine of an 8-machine CI matrix',
+    'Every seed is derived from (--seed, shard, job): the same flags run the same checks; a failure prints a\ntoken that replays it on one machine, whatever --jobs and --shard found it.',
+  ],
 };
 
 export interface CheckRequest {
@@ -41,12 +59,25 @@ export interface CheckRequest {
   readonly bug?: BugName | undefined;
   readonly replay?: string | undefined;
   readonly emitTest?: string | undefined;
+  readonly strategy?: Strategy | undefined;
+  /** Worker threads; undefined: 1 (in-process). The CLI passes the number of cores by default. */
+  readonly jobs?: number | undefined;
+  readonly shard?: { readonly index: number; readonly count: number } | undefined;
+  /** Fault rate (conformance/faults.ts); undefined: none. */
+  readonly faults?: number | undefined;
+  readonly emitDiagram?: string | undefined;
+  /** Sees every run of the budget (explore/coverage.ts counts the model transitions it takes). */
+  readonly onRun?: ((report: FailedRun & { readonly workload: { readonly variant: Variant } }) => void) | undefined;
 }
 
 export interface CheckOutcome {
   readonly exitCode: 0 | 1;
   /** Where the counterexample's vitest file was written, when asked for and one failed. */
   readonly emitted?: string;
+  /** Where its sequence diagram was written, when asked for and one failed. */
+  readonly diagram?: string;
+  /** The shrunk failing run and its replay token (the report draws it). */
+  readonly counterexample?: { readonly run: FailedRun; readonly token: string };
   readonly output: string;
   readonly summary: string;
   readonly variants: readonly { readonly variant: Variant; readonly runs: number; readonly failed: boolean }[];
@@ -61,6 +92,11 @@ export async function runConformance(req: CheckRequest, progress?: Progress): Pr
     ...(req.seed === undefined ? {} : { seed: req.seed }),
     ...(req.bug === undefined ? {} : { bug: req.bug }),
     ...(req.replay === undefined ? {} : { replay: req.replay }),
+    ...(req.strategy === undefined ? {} : { strategy: req.strategy }),
+    ...(req.jobs === undefined ? {} : { jobs: req.jobs }),
+    ...(req.shard === undefined ? {} : { shard: req.shard }),
+    ...(req.faults === undefined ? {} : { faults: req.faults }),
+    ...(req.onRun === undefined ? {} : { onRun: req.onRun }),
     onProgress: (done, total) => progress?.update(total === 0 ? 1 : done / total, `${done}/${total} runs`),
   });
   progress?.done();
@@ -71,12 +107,20 @@ export async function runConformance(req: CheckRequest, progress?: Progress): Pr
     writeCounterexampleTest(failedReport, r.token, req.emitTest);
     emitted = req.emitTest;
   }
+  const counterexample = failedReport === undefined || r.token === undefined ? undefined : { run: failedReport, token: r.token };
+  let diagram: string | undefined;
+  if (req.emitDiagram !== undefined && counterexample !== undefined) {
+    await writeFile(req.emitDiagram, diagramFile(failureSequence(counterexample.run, counterexample.token), req.emitDiagram), 'utf8');
+    diagram = req.emitDiagram;
+  }
   return {
     exitCode: r.exitCode,
     output: r.output,
     summary: r.summary,
     variants: r.variants.map((o) => ({ variant: o.variant, runs: o.runs, failed: o.failed })),
     ...(emitted === undefined ? {} : { emitted }),
+    ...(diagram === undefined ? {} : { diagram }),
+    ...(counterexample === undefined ? {} : { counterexample }),
   };
 }
 
@@ -88,14 +132,32 @@ export const checkCommand: Command = {
       const progress = createProgress(io, { json: v.json, title: 'check' });
       let r: CheckOutcome;
       try {
-        r = await runConformance({ variant: v.variant, runs: v.runs, seed: v.seed, bug: v.bug, replay: v.replay, emitTest: v['emit-test'] }, progress);
+        const jobs = v.jobs ?? availableParallelism();
+        r = await runConformance(
+          {
+            variant: v.variant,
+            runs: v.runs,
+            seed: v.seed,
+            bug: v.bug,
+            replay: v.replay,
+            emitTest: v['emit-test'],
+            emitDiagram: v['emit-diagram'],
+            strategy: v.strategy,
+            jobs,
+            shard: v.shard,
+            faults: v.faults,
+          },
+          progress,
+        );
       } catch (e) {
         progress.done();
         if (e instanceof Error && e.name === 'ReplayTokenError') return usageError(io, USAGE, `--replay: ${e.message}`);
         return reportRunError(io, USAGE, e);
       }
-      const emitted = r.emitted === undefined ? '' : `counterexample written as a vitest file: ${r.emitted}\n`;
-      io.out(v.json ? `${JSON.stringify({ exitCode: r.exitCode, summary: r.summary, variants: r.variants, ...(r.emitted === undefined ? {} : { emitted: r.emitted }) }, null, 2)}\n` : `${r.output}\n${emitted}${r.summary}\n`);
+      const emitted =
+        (r.emitted === undefined ? '' : `counterexample written as a vitest file: ${r.emitted}\n`) +
+        (r.diagram === undefined ? '' : `counterexample written as a sequence diagram: ${r.diagram}\n`);
+      io.out(v.json ? `${JSON.stringify({ exitCode: r.exitCode, summary: r.summary, variants: r.variants, ...(r.emitted === undefined ? {} : { emitted: r.emitted }), ...(r.diagram === undefined ? {} : { diagram: r.diagram }) }, null, 2)}\n` : `${r.output}\n${emitted}${r.summary}\n`);
       return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
     }),
 };

@@ -23,7 +23,7 @@ const HELP = {
     'what it cost. Workers become ready at seeded, different moments (virtual time), so best-effort\n' +
     'overlap is realistic. The same seed gives byte-identical output.',
   notes: [
-    'Examples:\n  sbkit compare\n  sbkit compare --sweep threshold=0,4096,65536,1MiB\n  sbkit compare --sweep workers=1,2,4,8,16 --json\n  sbkit compare --scenario hydration',
+    'Examples:\n  sbkit compare\n  sbkit compare --sweep threshold=0,4096,65536,1MiB\n  sbkit compare --sweep workers=1,2,4,8,16 --json\n  sbkit compare --scenario hydration\n  sbkit compare --scenario small-writes\n  sbkit compare --stragglers 5%,100\n  sbkit compare --rows 500 --row-bytes 1000 --sweep stragglers=0,5%,20%',
     `Columns:\n${renderColumnDocs()}`,
   ],
 };

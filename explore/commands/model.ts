@@ -32,7 +32,25 @@ import { reportRunError } from './errors.ts';
 const USAGE = 'sbkit model';
 
 /** Flags that only mean something with --check (given without it: exit 2). */
-const CHECK_ONLY = ['variant', 'workers', 'processes', 'replicas', 'intervals', 'max-states', 'model-bug', 'search', 'symmetry', 'por', 'max-memory', 'max-seconds', 'shard', 'core', 'parts'] as const;
+const CHECK_ONLY = [
+  'variant',
+  'workers',
+  'processes',
+  'replicas',
+  'intervals',
+  'max-states',
+  'model-bug',
+  'json',
+  'emit-diagram',
+  'search',
+  'symmetry',
+  'por',
+  'max-memory',
+  'max-seconds',
+  'shard',
+  'core',
+  'parts',
+] as const;
 /** Flags of the packed search only (given with --search plain: exit 2). */
 const PACKED_ONLY = ['symmetry', 'por', 'max-memory', 'max-seconds', 'shard'] as const;
 
@@ -72,6 +90,10 @@ function filesFlag(help: string): Flag<readonly string[]> {
 
 const onOff = (help: string) => optional(choiceFlag<'on' | 'off'>({ help, choices: ['on', 'off'], defaultValue: 'on' }), 'on');
 
+/** Whether a --check flag was given (switches: set; others: a value). */
+const given = (v: FlagValues<typeof MODEL_FLAGS>, name: (typeof CHECK_ONLY)[number]): boolean =>
+  name === 'json' ? v.json : name === 'core' ? v.core : v[name] !== undefined;
+
 export const MODEL_FLAGS = {
   machine: optional(stringFlag({ help: 'print only this machine (see --list)', placeholder: 'NAME', defaultValue: '' }), 'all'),
   list: switchFlag('list the machines and exit'),
@@ -96,7 +118,11 @@ export const MODEL_FLAGS = {
   core: switchFlag("--check: the SPIN anchor's configuration (1 process, 1 interval, each worker 0..--parts one-part updates; see bench/spin/)"),
   parts: optional(intFlag({ help: '--core: the most parts (updates) a worker holds', defaultValue: 1, min: 1, max: 9 }), '1'),
   'model-bug': optional(choiceFlag<ModelBugName>({ help: `--check: switch a bug on in the model (${MODEL_BUG_NAMES.join(', ')}: the review bug of #37591); the check must then fail`, choices: MODEL_BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' }), 'none'),
-  json: switchFlag('--check: print one JSON object {exitCode, summary, config, variants}'),
+  json: switchFlag('--check / --coverage: print one JSON object instead of text'),
+  'emit-diagram': optional(stringFlag({ help: '--check: on a violation, also write its shortest counterexample as a Mermaid sequenceDiagram (FILE.md: fenced in Markdown)', placeholder: 'FILE', defaultValue: '' })),
+  coverage: switchFlag("which transitions of each machine sbkit check's runs take, per variant (replayed through the model)"),
+  runs: optional(intFlag({ help: '--coverage: conformance runs per variant', defaultValue: 500, min: 1, max: 10_000_000 }), 'conformance DEFAULT_RUNS'),
+  seed: optional(intFlag({ help: '--coverage: the conformance seed', defaultValue: 1, min: 0, max: 0x7fff_ffff }), '1'),
 } as const;
 
 const HELP = {
@@ -132,9 +158,11 @@ const HELP = {
       '  sbkit model --check\n' +
       '  sbkit model --check --variant barrier --intervals 2 --json\n' +
       '  sbkit model --check --variant best-effort --model-bug sweep-upgrade-race   # must fail: the review bug of #37591\n' +
+      '  sbkit model --check --variant best-effort --model-bug sweep-upgrade-race --emit-diagram race.md\n' +
       '  sbkit model --check --workers 4 --shard 1/2 --json > s1.json; sbkit model --check --workers 4 --shard 2/2 --json > s2.json\n' +
       '  sbkit model --combine s1.json,s2.json\n' +
-      '  sbkit model --check --core --workers 3 --parts 2 --variant best-effort',
+      '  sbkit model --check --core --workers 3 --parts 2 --variant best-effort\n' +
+      '  sbkit model --coverage',
   ],
 };
 
@@ -144,6 +172,8 @@ type ModelValues = FlagValues<typeof MODEL_FLAGS>;
 async function checkModel(io: Io, v: ModelValues): Promise<number> {
   const clash = v.list ? '--list' : v.machine !== undefined ? '--machine' : v.mermaid ? '--mermaid' : v.combine.length > 0 ? '--combine' : undefined;
   if (clash !== undefined) return usageError(io, USAGE, `--check: cannot be combined with ${clash}`);
+  const coverageOnly = v.runs !== undefined ? '--runs' : v.seed !== undefined ? '--seed' : undefined;
+  if (coverageOnly !== undefined) return usageError(io, USAGE, `${coverageOnly}: only with --coverage`);
   const search = v.search ?? 'packed';
   const packedOnly = PACKED_ONLY.find((name) => v[name] !== undefined);
   if (search === 'plain' && packedOnly !== undefined) return usageError(io, USAGE, `--${packedOnly}: only with --search packed`);
@@ -169,7 +199,37 @@ async function checkModel(io: Io, v: ModelValues): Promise<number> {
   };
   try {
     const r = await withProgress(io, { json: v.json, title: 'model check' }, (update) => runModelCheck(request, { now: () => io.now(), onProgress: update }));
+    const diagram = v['emit-diagram'] === undefined ? undefined : await emitModelDiagram(r, v['emit-diagram']);
     io.out(v.json ? `${JSON.stringify(modelCheckJson(r), null, 2)}\n` : renderModelCheck(r));
+    if (diagram !== undefined && !v.json) io.out(`${diagram}\n`);
+    return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
+  } catch (e) {
+    return reportRunError(io, USAGE, e);
+  }
+}
+
+/** Writes the shortest counterexample of the check (if any) as a sequence diagram; says what it wrote. */
+async function emitModelDiagram(r: Awaited<ReturnType<typeof runModelCheck>>, file: string): Promise<string> {
+  const { modelCounterexampleSequence } = await import('../model-diagram.ts');
+  const seq = modelCounterexampleSequence(r);
+  if (seq === undefined) return 'no counterexample: no diagram written';
+  const { diagramFile } = await import('../sequence.ts');
+  const { writeFile } = await import('node:fs/promises');
+  await writeFile(file, diagramFile(seq, file), 'utf8');
+  return `shortest counterexample written as a sequence diagram: ${file}`;
+}
+
+/** `--coverage`: explore/coverage.ts. Only --variant, --runs, --seed and --json go with it. */
+async function coverageOfModel(io: Io, v: ModelValues): Promise<number> {
+  const clash = v.check ? '--check' : v.list ? '--list' : v.machine !== undefined ? '--machine' : v.mermaid ? '--mermaid' : undefined;
+  if (clash !== undefined) return usageError(io, USAGE, `--coverage: cannot be combined with ${clash}`);
+  const stray = CHECK_ONLY.find((name) => name !== 'variant' && name !== 'json' && given(v, name));
+  if (stray !== undefined) return usageError(io, USAGE, `--${stray}: only with --check`);
+  const { runCoverage, renderCoverage, coverageJson } = await import('../coverage.ts');
+  try {
+    const variants = v.variant === undefined || v.variant === 'all' ? VARIANTS : [v.variant];
+    const r = await withProgress(io, { json: v.json, title: 'coverage' }, (update) => runCoverage({ variants, runs: v.runs, seed: v.seed ?? 1 }, update));
+    io.out(v.json ? `${JSON.stringify(coverageJson(r), null, 2)}\n` : renderCoverage(r));
     return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
   } catch (e) {
     return reportRunError(io, USAGE, e);
@@ -178,7 +238,7 @@ async function checkModel(io: Io, v: ModelValues): Promise<number> {
 
 /** `--combine`: one verdict from the shards' JSON files. */
 async function combineShards(io: Io, v: ModelValues): Promise<number> {
-  const stray = CHECK_ONLY.find((name) => (name === 'core' ? v.core : v[name] !== undefined));
+  const stray = CHECK_ONLY.find((name) => name !== 'json' && given(v, name));
   if (stray !== undefined) return usageError(io, USAGE, `--${stray}: not with --combine (the shards' files say how they ran)`);
   const clash = v.list ? '--list' : v.machine !== undefined ? '--machine' : v.mermaid ? '--mermaid' : undefined;
   if (clash !== undefined) return usageError(io, USAGE, `--combine: cannot be combined with ${clash}`);
@@ -203,8 +263,10 @@ async function combineShards(io: Io, v: ModelValues): Promise<number> {
 
 /** Without `--check`: the machines' names (`--list`) or their Mermaid source. */
 async function printMachines(io: Io, v: ModelValues): Promise<number> {
-  const stray = CHECK_ONLY.find((name) => (name === 'core' ? v.core : v[name] !== undefined)) ?? (v.json ? 'json' : undefined);
+  const stray = CHECK_ONLY.find((name) => given(v, name));
   if (stray !== undefined) return usageError(io, USAGE, `--${stray}: only with --check`);
+  const coverageOnly = v.runs !== undefined ? '--runs' : v.seed !== undefined ? '--seed' : undefined;
+  if (coverageOnly !== undefined) return usageError(io, USAGE, `${coverageOnly}: only with --coverage`);
   const d = await loadDiagrams();
   if (d.kind === 'unavailable') {
     io.err(`${USAGE}: ${d.reason}\n`);
@@ -226,5 +288,7 @@ export const modelCommand: Command = {
   name: 'model',
   summary: "print the model's state machines as Mermaid diagrams, or check the model exhaustively (--check)",
   run: (argv, io) =>
-    withArgs(HELP, MODEL_FLAGS, argv, io, (v) => (v.check ? checkModel(io, v) : v.combine.length > 0 ? combineShards(io, v) : printMachines(io, v))),
+    withArgs(HELP, MODEL_FLAGS, argv, io, (v) =>
+      v.coverage ? coverageOfModel(io, v) : v.check ? checkModel(io, v) : v.combine.length > 0 ? combineShards(io, v) : printMachines(io, v),
+    ),
 };

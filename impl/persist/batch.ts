@@ -75,13 +75,13 @@ export class Batch {
   /** Removes the batch's blobs; returns how many. The batch is `deleted` only once every blob delete
    * succeeded: if one fails the error propagates and the batch stays `owned` (not appendable meanwhile),
    * so delete() can be retried; blobs already deleted are not deleted twice. */
-  async delete(): Promise<number> {
+  async delete(opts: { readonly retries: boolean } = { retries: true }): Promise<number> {
     this.#requireOwned('delete');
     this.#deleting = true;
     try {
       for (const p of this.#parts) {
         if (p.kind !== 'hollow' || this.#deletedKeys.has(p.key)) continue;
-        await this.blob.delete(p.key, this.where);
+        await this.blob.delete(p.key, this.where, opts);
         this.#deletedKeys.add(p.key);
       }
     } finally {

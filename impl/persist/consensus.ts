@@ -34,14 +34,15 @@ export interface ConsensusStats {
   bytesWritten: number;
 }
 
-/** In memory; counts every operation and byte. */
+/** In memory; counts every operation and byte. Copies bytes in and out, as a remote store would. */
 export class MemConsensus implements Consensus {
   readonly stats: ConsensusStats = { heads: 0, cas: 0, casFailures: 0, scans: 0, bytesWritten: 0 };
   readonly #versions = new Map<string, VersionedData[]>();
 
   async head(key: string): Promise<VersionedData | undefined> {
     this.stats.heads += 1;
-    return this.#versions.get(key)?.at(-1);
+    const head = this.#versions.get(key)?.at(-1);
+    return head === undefined ? undefined : copy(head);
   }
 
   async compareAndSet(key: string, expected: SeqNo | null, next: VersionedData): Promise<CasResult> {
@@ -67,6 +68,8 @@ export class MemConsensus implements Consensus {
 
   async scan(key: string, from: SeqNo): Promise<VersionedData[]> {
     this.stats.scans += 1;
-    return (this.#versions.get(key) ?? []).filter((v) => v.seqNo >= from);
+    return (this.#versions.get(key) ?? []).filter((v) => v.seqNo >= from).map(copy);
   }
 }
+
+const copy = (v: VersionedData): VersionedData => ({ seqNo: v.seqNo, data: v.data.slice() });

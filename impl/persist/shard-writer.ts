@@ -21,14 +21,17 @@
  * then meets), stateDiffBytes += the committed diff's bytes.
  */
 import type { PartsSummary, PersistConfig, Time } from '../../vocab/index.ts';
-import { SbkitError, requireInteger } from '../errors.ts';
+import type { BugSwitches } from '../bugs.ts';
+import { SbkitError, isStorageFailure, requireInteger } from '../errors.ts';
 import type { MetricsRecorder } from '../metrics.ts';
 import type { Scheduler } from '../seams.ts';
+import type { Trace } from '../runtime/trace.ts';
 import { pointAt, type Where } from '../runtime/where.ts';
 import type { Batch } from './batch.ts';
 import type { BlobClient } from './blob-client.ts';
 import type { Consensus } from './consensus.ts';
 import { countParts } from './part.ts';
+import { reportFault, retryExternal, type RetryContext } from './retry.ts';
 import { EMPTY_SHARD_STATE, applyDiff, applyVersions, inlinePayload, type ShardState, type StateDiff } from './state.ts';
 import { encodeDiff } from './state-diff.ts';
 
@@ -44,16 +47,25 @@ export interface ShardWriterDeps {
   readonly metrics: MetricsRecorder;
   readonly config: PersistConfig;
   readonly where: Where;
+  readonly trace: Trace;
+  readonly bugs: BugSwitches;
 }
 
 export class ShardWriter {
   #state: ShardState = EMPTY_SHARD_STATE;
+  /** Idempotency tokens: one per compareAndAppend call of this writer (its retries reuse it). */
+  #nextToken = 0;
 
   constructor(private readonly deps: ShardWriterDeps) {}
 
   /** The state as this writer last saw it. */
   get cachedState(): ShardState {
     return this.#state;
+  }
+
+  get #io(): RetryContext {
+    const { scheduler, where, trace, metrics } = this.deps;
+    return { scheduler, where, trace, metrics };
   }
 
   /** Refreshes from consensus (a scheduling point first) and returns the state. */
@@ -65,16 +77,22 @@ export class ShardWriter {
 
   async compareAndAppend(batches: readonly Batch[], expectedUpper: Time, newUpper: Time): Promise<CompareAndAppendResult> {
     this.#validate(batches, expectedUpper, newUpper);
-    const { consensus, metrics, config, shardId } = this.deps;
+    const { consensus, metrics, config, shardId, bugs } = this.deps;
+    const writer = this.deps.blob.writerId;
+    const token = this.#nextToken++;
     let flushedParts = 0;
     for (;;) {
       await pointAt(this.deps.scheduler, 'consensus.cas', this.deps.where);
       await this.#refresh();
       const state = this.#state;
+      // SUBTLE: after an indeterminate compare-and-set, the token in state is the only way to know that
+      // our own write applied; without it, the moved upper reads as another writer's (the gallery bug).
+      if (state.writers.get(writer) === token && !bugs.has('indeterminate-cas-deletes-batches')) {
+        return this.#committed(batches, flushedParts);
+      }
       if (state.upper !== expectedUpper) return { kind: 'upper-mismatch', current: state.upper, expected: expectedUpper };
 
-      const parts = batches.flatMap((b) => b.parts);
-      const inline = inlinePayload(parts);
+      const inline = inlinePayload(batches.flatMap((b) => b.parts));
       if (inline > 0 && state.inlineBytes + inline >= config.inlineTotalMaxBytes) {
         for (const b of batches) {
           const flushed = await b.flushInlineToBlob();
@@ -89,20 +107,37 @@ export class ShardWriter {
         seqNo,
         upper: newUpper,
         since: state.since,
-        batch: batches.length === 0 ? null : { lower: expectedUpper, upper: newUpper, parts },
+        batch: batches.length === 0 ? null : { lower: expectedUpper, upper: newUpper, parts: batches.flatMap((b) => b.parts) },
+        writer,
+        token,
       };
       const data = encodeDiff(diff);
       metrics.c.consensusCommands += 1;
-      const cas = await consensus.compareAndSet(shardId, state.seqNo, { seqNo, data });
-      if (!cas.ok) {
+      let ok: boolean;
+      try {
+        ok = (await consensus.compareAndSet(shardId, state.seqNo, { seqNo, data })).ok;
+      } catch (e) {
+        if (!isStorageFailure(e)) throw e;
+        // Reported at once: an indeterminate CaS that applied changed the shard at this very step.
+        reportFault(this.#io, 'consensus.cas', e);
+        if (e.code === 'storage-permanent') throw e;
+        metrics.c.retries += 1;
+        await pointAt(this.deps.scheduler, 'retry.consensus.cas', this.deps.where);
+        continue; // transient: not applied; indeterminate: the next refresh tells
+      }
+      if (!ok) {
         metrics.c.consensusCasFailed += 1;
         continue; // lost a race between head and CaS: re-evaluate on fresh state
       }
       metrics.c.stateDiffBytes += data.length;
       this.#state = applyDiff(state, diff);
-      for (const b of batches) b.markConsumed();
-      return { kind: 'ok', parts: countParts(parts), flushedParts };
+      return this.#committed(batches, flushedParts);
     }
+  }
+
+  #committed(batches: readonly Batch[], flushedParts: number): CompareAndAppendResult {
+    for (const b of batches) b.markConsumed();
+    return { kind: 'ok', parts: countParts(batches.flatMap((b) => b.parts)), flushedParts };
   }
 
   #validate(batches: readonly Batch[], expectedUpper: Time, newUpper: Time): void {
@@ -130,10 +165,11 @@ export class ShardWriter {
   async #refresh(): Promise<void> {
     const { consensus, shardId, metrics } = this.deps;
     metrics.c.consensusHeads += 1;
-    const head = await consensus.head(shardId);
+    const head = await retryExternal(this.#io, 'consensus.head', () => consensus.head(shardId));
     if (head === undefined) return;
     const have = this.#state.seqNo;
     if (have !== null && head.seqNo <= have) return;
-    this.#state = applyVersions(this.#state, await consensus.scan(shardId, have === null ? 0 : have + 1));
+    const from = have === null ? 0 : have + 1;
+    this.#state = applyVersions(this.#state, await retryExternal(this.#io, 'consensus.scan', () => consensus.scan(shardId, from)));
   }
 }

@@ -4,7 +4,7 @@
  *
  * Layout (integers LEB128 varints):
  *
- *     diff  := version(=1) seqNo upper since hasBatch(0|1) [batch]
+ *     diff  := version(=2) seqNo upper since writer(string) token hasBatch(0|1) [batch]
  *     batch := lower upper partCount part*
  *     part  := 0 payloadBytes updates key encodedBytes      (hollow: a blob reference)
  *            | 1 payloadBytes updates data                  (inline: the part's bytes)
@@ -14,13 +14,13 @@ import { SbkitError } from '../errors.ts';
 import type { Part } from './part.ts';
 import type { StateBatch, StateDiff } from './state.ts';
 
-const VERSION = 1;
+const VERSION = 2;
 const HOLLOW = 0;
 const INLINE = 1;
 
 export function encodeDiff(diff: StateDiff): Uint8Array {
-  const w = new ByteWriter(32 + (diff.batch?.parts.length ?? 0) * 24);
-  w.u8(VERSION).varint(diff.seqNo).varint(diff.upper).varint(diff.since);
+  const w = new ByteWriter(48 + (diff.batch?.parts.length ?? 0) * 24);
+  w.u8(VERSION).varint(diff.seqNo).varint(diff.upper).varint(diff.since).string(diff.writer).varint(diff.token);
   if (diff.batch === null) return w.u8(0).finish();
   w.u8(1).varint(diff.batch.lower).varint(diff.batch.upper).varint(diff.batch.parts.length);
   for (const p of diff.batch.parts) {
@@ -40,6 +40,8 @@ export function decodeDiff(bytes: Uint8Array): StateDiff {
   const seqNo = r.varint();
   const upper = r.varint();
   const since = r.varint();
+  const writer = r.string();
+  const token = r.varint();
   const hasBatch = r.u8();
   let batch: StateBatch | null = null;
   if (hasBatch === 1) {
@@ -60,5 +62,5 @@ export function decodeDiff(bytes: Uint8Array): StateDiff {
     batch = { lower, upper: batchUpper, parts };
   } else if (hasBatch !== 0) throw new SbkitError('corrupt-data', `state diff: bad batch flag ${hasBatch}`);
   r.expectEnd();
-  return { seqNo, upper, since, batch };
+  return { seqNo, upper, since, batch, writer, token };
 }

@@ -4,7 +4,10 @@
  * Invariants (checked by applyDiff, each failure `consensus-invariant`):
  * - diffs apply in seqNo order without gaps; `upper` never regresses;
  * - batches are contiguous: each appended batch's lower is the previous upper;
- * - `inlineBytes` = Σ payload of inline parts in state (drives inline backpressure).
+ * - `inlineBytes` = Σ payload of inline parts in state (drives inline backpressure);
+ * - `writers[id]` = the idempotency token of the last command writer `id` committed (persist keeps one
+ *   per writer in state): a writer that lost the answer of its compare-and-set reads state back and
+ *   knows its write applied iff its token is there.
  */
 import type { Time } from '../../vocab/index.ts';
 import { SbkitError } from '../errors.ts';
@@ -25,6 +28,7 @@ export interface ShardState {
   readonly since: Time;
   readonly batches: readonly StateBatch[];
   readonly inlineBytes: number;
+  readonly writers: ReadonlyMap<string, number>;
 }
 
 /** What one successful command changes. `batch` null: the command only advanced the upper. */
@@ -33,9 +37,12 @@ export interface StateDiff {
   readonly upper: Time;
   readonly since: Time;
   readonly batch: StateBatch | null;
+  /** The committing writer and its command's idempotency token. */
+  readonly writer: string;
+  readonly token: number;
 }
 
-export const EMPTY_SHARD_STATE: ShardState = { seqNo: null, upper: 0, since: 0, batches: [], inlineBytes: 0 };
+export const EMPTY_SHARD_STATE: ShardState = { seqNo: null, upper: 0, since: 0, batches: [], inlineBytes: 0, writers: new Map() };
 
 export function inlinePayload(parts: readonly Part[]): number {
   let sum = 0;
@@ -59,6 +66,7 @@ export function applyDiff(state: ShardState, diff: StateDiff): ShardState {
     since: diff.since,
     batches: diff.batch === null ? state.batches : [...state.batches, diff.batch],
     inlineBytes: state.inlineBytes + (diff.batch === null ? 0 : inlinePayload(diff.batch.parts)),
+    writers: new Map(state.writers).set(diff.writer, diff.token),
   };
 }
 

@@ -12,6 +12,10 @@ export interface Where {
 
 /** Passes the scheduling point `label` at `where`. */
 export function pointAt(scheduler: Scheduler, label: string, where: Where, bytes?: number): Promise<void> {
-  const site: PointSite = bytes === undefined ? { label, ...where } : { label, ...where, bytes };
+  // Fields spelled out: an object spread costs ~50 ns in V8 and this runs at every scheduling point.
+  const site: { -readonly [K in keyof PointSite]: PointSite[K] } = { label, replica: where.replica };
+  if (where.worker !== undefined) site.worker = where.worker;
+  if (where.process !== undefined) site.process = where.process;
+  if (bytes !== undefined) site.bytes = bytes;
   return scheduler.point(site);
 }

@@ -9,13 +9,13 @@
  *   (`delete`, reason mismatch); nothing is retried — the next description rewrites what is missing.
  * - hands that arrive for a description that already passed are deleted (`delete`, reason stale).
  */
-import { match } from 'ts-pattern';
 import type { Description } from '../../vocab/index.ts';
 import type { Batch } from '../persist/batch.ts';
 import type { CompareAndAppendResult } from '../persist/shard-writer.ts';
 import { NO_PARTS, addParts, ascending } from '../runtime/trace.ts';
 import { pointAt, type Where } from '../runtime/where.ts';
 import { at, type Hand, type ReplicaState } from './replica-state.ts';
+import { isStorageFailure } from '../errors.ts';
 
 export async function runAppender(r: ReplicaState, worker: number): Promise<void> {
   const queue = at(r.appendQueues, worker);
@@ -42,10 +42,8 @@ async function appendDescription(r: ReplicaState, where: Where, desc: Descriptio
   const { replica } = r.settings;
   await pointAt(scheduler, 'append', where);
   const result = await appendWithBump(r, desc, batches);
-  const parts = match(result)
-    .with({ kind: 'ok' }, (ok) => ok.parts)
-    .with({ kind: 'upper-mismatch' }, () => batches.reduce((sum, b) => addParts(sum, b.partsSummary()), NO_PARTS))
-    .exhaustive();
+  // if/else on the result's kind rather than ts-pattern's `match` (the append is a conformance hot path).
+  const parts = result.kind === 'ok' ? result.parts : batches.reduce((sum, b) => addParts(sum, b.partsSummary()), NO_PARTS);
   const event = {
     kind: 'append',
     replica,
@@ -56,31 +54,30 @@ async function appendDescription(r: ReplicaState, where: Where, desc: Descriptio
     updates: ascending(batches.flatMap((b) => b.updateIds)),
   } as const;
 
-  await match(result)
-    .with({ kind: 'ok' }, async () => {
-      const c = metrics.c;
-      if (batches.length > 0) c.appends += 1;
-      else c.emptyAppends += 1;
-      c.partsHollow += parts.hollow;
-      c.partsInline += parts.inline;
-      c.batchesAppended += batches.length;
-      c.updatesAppended += event.updates.length;
-      trace.emit({ ...event, result: { ok: true } });
-      r.setLower(desc.upper);
-    })
-    .with({ kind: 'upper-mismatch' }, async ({ current }) => {
-      metrics.c.mismatches += 1;
-      trace.emit({ ...event, result: { ok: false, current } });
-      r.setLower(current);
-      if (batches.length === 0) return;
-      // BUG (append-keeps-batches-on-mismatch): the batches are dropped, their blobs leak.
-      if (bugs.has('append-keeps-batches-on-mismatch')) return;
+  if (result.kind === 'ok') {
+    const c = metrics.c;
+    if (batches.length > 0) c.appends += 1;
+    else c.emptyAppends += 1;
+    c.partsHollow += parts.hollow;
+    c.partsInline += parts.inline;
+    c.batchesAppended += batches.length;
+    c.updatesAppended += event.updates.length;
+    trace.emit({ ...event, result: { ok: true } });
+    r.setLower(desc.upper);
+  } else {
+    const { current } = result;
+    metrics.c.mismatches += 1;
+    trace.emit({ ...event, result: { ok: false, current } });
+    r.setLower(current);
+    // BUG (append-keeps-batches-on-mismatch): the batches are dropped, their blobs leak.
+    if (batches.length > 0 && !bugs.has('append-keeps-batches-on-mismatch')) {
       await pointAt(scheduler, 'append.delete', where);
-      for (const b of batches) await b.delete();
+      if (bugs.has('mismatch-delete-error-swallowed')) await deleteBestEffort(batches);
+      else for (const b of batches) await b.delete();
       metrics.c.batchesDeleted += batches.length;
       trace.emit({ kind: 'delete', replica, lower: desc.lower, batches: batches.length, reason: 'mismatch' });
-    })
-    .exhaustive();
+    }
+  }
   r.endDescription();
 }
 
@@ -112,5 +109,17 @@ async function deleteStale(r: ReplicaState, worker: number, hands: readonly Hand
     for (const b of batches) await b.delete();
     r.deps.metrics.c.batchesDeleted += batches.length;
     r.deps.trace.emit({ kind: 'delete', replica: r.settings.replica, lower: desc.lower, batches: batches.length, reason: 'stale' });
+  }
+}
+
+/** BUG (mismatch-delete-error-swallowed): one attempt per blob; a storage error is "logged" and swallowed,
+ * so the batch's remaining blobs leak from a live writer. */
+async function deleteBestEffort(batches: readonly Batch[]): Promise<void> {
+  for (const b of batches) {
+    try {
+      await b.delete({ retries: false });
+    } catch (e) {
+      if (!isStorageFailure(e)) throw e;
+    }
   }
 }

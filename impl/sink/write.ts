@@ -5,13 +5,13 @@
  *   shared: open, push+, finish-begin, finish-end      own: [skip], own-batch      none: [skip]
  * and finally hand. `skip` is reported only under the barrier with sharing on.
  */
-import { match } from 'ts-pattern';
 import type { Description, WorkerRef } from '../../vocab/index.ts';
 import type { Batch } from '../persist/batch.ts';
 import { BatchBuilder } from '../persist/batch-builder.ts';
 import { pointAt } from '../runtime/where.ts';
 import { payloadBytes, type Update } from '../update.ts';
 import { at, type ReplicaState } from './replica-state.ts';
+import { unreachable } from '../errors.ts';
 import { decideRoute, sharingOn } from './route.ts';
 
 export async function runWriter(r: ReplicaState, worker: number): Promise<void> {
@@ -40,17 +40,22 @@ async function writeDescription(r: ReplicaState, worker: number, desc: Descripti
       await at(r.registries, ref.process).noteSkip(desc.sharedId, r.settings.workersPerProcess, worker);
     }
   };
-  const batches = await match(route)
-    .with('shared', () => writeShared(r, worker, desc, staged))
-    .with('own', async () => {
-      await skip();
-      return [await writeOwn(r, ref, desc, staged)];
-    })
-    .with('none', async () => {
-      await skip();
-      return [];
-    })
-    .exhaustive();
+  const batches = await writeRoute();
+  async function writeRoute(): Promise<Batch[]> {
+    // A switch, not ts-pattern's `match`: this runs per worker and description (a conformance hot path).
+    switch (route) {
+      case 'shared':
+        return writeShared(r, worker, desc, staged);
+      case 'own':
+        await skip();
+        return [await writeOwn(r, ref, desc, staged)];
+      case 'none':
+        await skip();
+        return [];
+      default:
+        return unreachable(route);
+    }
+  }
 
   await pointAt(scheduler, 'write.hand', ref);
   trace.emit({ kind: 'hand', ...ref, sharedId: desc.sharedId, batches: batches.map((b) => b.summary()) });

@@ -22,7 +22,7 @@ export function sharedHarness(
   const events: TraceEvent[] = [];
   const trace = new Trace({ event: (e) => events.push(e) });
   const config = resolvePersistConfig(opts.persist);
-  const client = new BlobClient(blob, scheduler, metrics, 'r0');
+  const client = new BlobClient(blob, scheduler, metrics, 'r0', trace);
   const writer = { config, blob: client, metrics };
   const registry = new SharedBatches({
     replica: 0,

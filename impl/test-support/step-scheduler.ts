@@ -4,7 +4,7 @@
  * repeats. When nothing is parked and the main task has not settled, the run deadlocked: "tasks never
  * settled" (with the names of the tasks still running, when the caller can tell).
  */
-import type { PointSite, Scheduler } from '../seams.ts';
+import type { PointSite, RunControl, Scheduler } from '../seams.ts';
 
 export interface ParkedPoint {
   readonly site: PointSite;
@@ -33,6 +33,17 @@ export class StepScheduler implements Scheduler {
   readonly log: PointSite[] = [];
   /** Number of points resumed so far (the current step). */
   step = 0;
+  /** The run's control, once runSink attached it. */
+  control: RunControl | undefined;
+
+  attach(control: RunControl): void {
+    this.control = control;
+  }
+
+  /** Aborts `replica` now (through the run's control); its tasks stop at their next resumed point. */
+  abort(replica: number, reason = 'test'): boolean {
+    return this.control?.abort(replica, reason) ?? false;
+  }
 
   point(site: PointSite): Promise<void> {
     return new Promise<void>((resume) => this.#parked.push({ site, seq: this.#seq++, resume }));
@@ -54,7 +65,7 @@ export class StepScheduler implements Scheduler {
   /** Drives `main` to the end: settled, rejected, or never settled (deadlock). */
   async run<T>(
     main: () => Promise<T>,
-    opts: { pick?: Pick; maxSteps?: number; running?: () => readonly string[] } = {},
+    opts: { pick?: Pick; maxSteps?: number; running?: () => readonly string[]; aborts?: readonly { readonly step: number; readonly replica: number }[] } = {},
   ): Promise<Outcome<T>> {
     const pick = opts.pick ?? fifo;
     const maxSteps = opts.maxSteps ?? 1_000_000;
@@ -68,6 +79,7 @@ export class StepScheduler implements Scheduler {
       if (result !== undefined && !result.ok) break;
       if (this.#parked.length === 0) break;
       if (this.step >= maxSteps) throw new Error(`step budget ${maxSteps} exhausted`);
+      for (const a of opts.aborts ?? []) if (a.step === this.step) this.abort(a.replica);
       const i = pick(this.#parked, this.step);
       this.resume(i);
     }

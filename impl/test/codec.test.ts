@@ -110,9 +110,11 @@ describe('state diffs', () => {
           { kind: 'inline', data: new Uint8Array([1, 2, 3]), payloadBytes: 2, updates: 1 },
         ],
       },
+      writer: 'w12-r3',
+      token: 300,
     } as const;
     expect(decodeDiff(encodeDiff(withBatch))).toEqual(withBatch);
-    const empty = { seqNo: 0, upper: 1, since: 0, batch: null };
+    const empty = { seqNo: 0, upper: 1, since: 0, batch: null, writer: 'w1-r0', token: 7 };
     expect(decodeDiff(encodeDiff(empty))).toEqual(empty);
   });
 
@@ -120,10 +122,10 @@ describe('state diffs', () => {
     const bad = (bytes: number[]): void => {
       expect(() => decodeDiff(new Uint8Array(bytes))).toThrow(expect.objectContaining({ code: 'corrupt-data' }));
     };
-    bad([2, 0, 0, 0, 0]); // version
-    bad([1, 0, 1, 0, 7]); // batch flag
-    bad([1, 0, 1, 0, 1, 0, 1, 1, 9, 0, 0]); // part kind
-    bad([1, 0, 1, 0, 0, 0]); // trailing
+    bad([3, 0, 0, 0, 0, 0, 0]); // version
+    bad([2, 0, 1, 0, 0, 0, 7]); // batch flag (writer "", token 0)
+    bad([2, 0, 1, 0, 0, 0, 1, 0, 1, 1, 9, 0, 0]); // part kind
+    bad([2, 0, 1, 0, 0, 0, 0, 0]); // trailing
     expect(isSbkitError(new Error('x'))).toBe(false);
   });
 });

@@ -1,3 +1,5 @@
+import { Trace } from '../runtime/trace.ts';
+import { BugSwitches } from '../bugs.ts';
 import { describe, expect, it } from 'vitest';
 import type { PersistConfig } from '../../vocab/index.ts';
 import { isSbkitError } from '../errors.ts';
@@ -18,10 +20,10 @@ import { encodedUpdateSize } from '../update.ts';
 function persist(config: Partial<PersistConfig> = {}, consensus: Consensus = new MemConsensus(), replica = 0) {
   const metrics = new MetricsRecorder();
   const blob = new MemBlob();
-  const client = new BlobClient(blob, passThroughScheduler, metrics, `r${replica}`);
+  const client = new BlobClient(blob, passThroughScheduler, metrics, `r${replica}`, new Trace());
   const cfg = resolvePersistConfig(config);
   const writer = { config: cfg, blob: client, metrics };
-  const shard = new ShardWriter({ shardId: 's', consensus, blob: client, scheduler: passThroughScheduler, metrics, config: cfg, where: { replica } });
+  const shard = new ShardWriter({ shardId: 's', consensus, blob: client, scheduler: passThroughScheduler, metrics, config: cfg, where: { replica }, trace: new Trace(), bugs: BugSwitches.none });
   const build = async (lower: number, upper: number, updates = [upd(1, lower)]): Promise<Batch> => {
     const b = new BatchBuilder(writer, lower, upper, { replica });
     await b.add(updates);
@@ -195,9 +197,9 @@ describe('ShardWriter.compareAndAppend', () => {
         return super.set(k, v);
       }
     }
-    const client = new BlobClient(new RacingBlob(), passThroughScheduler, metrics, 'r0');
+    const client = new BlobClient(new RacingBlob(), passThroughScheduler, metrics, 'r0', new Trace());
     const config = resolvePersistConfig({ inlineTotalMaxBytes: 10 });
-    const shard = new ShardWriter({ shardId: 's', consensus, blob: client, scheduler: passThroughScheduler, metrics, config, where: { replica: 0 } });
+    const shard = new ShardWriter({ shardId: 's', consensus, blob: client, scheduler: passThroughScheduler, metrics, config, where: { replica: 0 }, trace: new Trace(), bugs: BugSwitches.none });
     const builder = new BatchBuilder({ config, blob: client, metrics }, 0, 1, { replica: 0 });
     await builder.add([upd(1, 0)]);
     const batch = await builder.finish();
@@ -207,7 +209,7 @@ describe('ShardWriter.compareAndAppend', () => {
   });
 
   it('applyDiff enforces the state invariants', () => {
-    const d = { seqNo: 0, upper: 2, since: 0, batch: { lower: 0, upper: 2, parts: [] } };
+    const d = { seqNo: 0, upper: 2, since: 0, batch: { lower: 0, upper: 2, parts: [] }, writer: 'w0-r0', token: 0 };
     const s = applyDiff(EMPTY_SHARD_STATE, d);
     const broken = (f: () => unknown) => expect(f).toThrow(expect.objectContaining({ code: 'consensus-invariant' }));
     broken(() => applyDiff(s, { ...d, seqNo: 3 }));

@@ -1,6 +1,8 @@
 /**
  * Regression tests for the review findings (scratch/review/): each failed before its fix.
  */
+import { Trace } from '../runtime/trace.ts';
+import { BugSwitches } from '../bugs.ts';
 import { describe, expect, it } from 'vitest';
 import { auditShard } from '../audit.ts';
 import { SbkitError, isSbkitError } from '../errors.ts';
@@ -13,7 +15,7 @@ import { MemConsensus, type Consensus } from '../persist/consensus.ts';
 import { ShardWriter } from '../persist/shard-writer.ts';
 import { loadShardState } from '../persist/state.ts';
 import { racingConsensus } from '../test-support/racing-consensus.ts';
-import { claimIncarnation, writerId, writerRegistryKey } from '../persist/writer-id.ts';
+import { claimWriter, readWriters, retireWriter, writerId, writerOfKey, writerRegistryKey } from '../persist/writer-registry.ts';
 import { runSink, SHARD_ID, type RunConfig } from '../run.ts';
 import { passThroughScheduler } from '../seams.ts';
 import type { BuilderEntry } from '../shared/entry.ts';
@@ -79,7 +81,7 @@ describe('1. a writer that starts again on the same storage', () => {
 
   it('the writer refuses to PUT a key that already exists (typed error, bytes kept)', async () => {
     const blob = new MemBlob();
-    const client = new BlobClient(blob, passThroughScheduler, new MetricsRecorder(), 'r0');
+    const client = new BlobClient(blob, passThroughScheduler, new MetricsRecorder(), 'r0', new Trace());
     await client.set('k', new Uint8Array([1]), { replica: 0 });
     await expect(client.set('k', new Uint8Array([2]), { replica: 0 })).rejects.toSatisfy((e: unknown) => isSbkitError(e, 'blob-key-exists'));
     expect([...((await blob.get('k')) ?? [])]).toEqual([1]);
@@ -90,13 +92,30 @@ describe('1. writer incarnations', () => {
   it('concurrent claims get distinct incarnations (a lost race is retried); a fresh store starts at 0', async () => {
     const consensus = new MemConsensus();
     const metrics = new MetricsRecorder();
-    const got = await Promise.all([claimIncarnation(consensus, 's', metrics), claimIncarnation(consensus, 's', metrics)]);
-    expect([...got].sort()).toEqual([0, 1]);
+    const got = await Promise.all([claimWriter(consensus, 's', 0, metrics), claimWriter(consensus, 's', 1, metrics)]);
+    expect(got.map((w) => w.incarnation).sort()).toEqual([0, 1]);
     expect(metrics.c.writerRegistrations).toBe(3); // one claim lost the race and went again
-    expect(await claimIncarnation(consensus, 's', metrics)).toBe(2);
+    expect((await claimWriter(consensus, 's', 1, metrics)).id).toBe('w2-r1');
     expect((await consensus.head(writerRegistryKey('s')))?.seqNo).toBe(2);
     expect(await consensus.head('s')).toBeUndefined(); // shard state untouched
     expect(writerId(2, 1)).toBe('w2-r1');
+  });
+
+  it('a claim expires the earlier live incarnations of its replica; retiring records why', async () => {
+    const consensus = new MemConsensus();
+    const metrics = new MetricsRecorder();
+    const a = await claimWriter(consensus, 's', 0, metrics);
+    const b = await claimWriter(consensus, 's', 1, metrics);
+    await retireWriter(consensus, 's', b, 'finished', metrics);
+    const c = await claimWriter(consensus, 's', 0, metrics);
+    const writers = await readWriters(consensus, 's');
+    expect([...writers.values()].map((w) => [w.id, w.retired])).toEqual([
+      [a.id, 'expired'],
+      [b.id, 'finished'],
+      [c.id, null],
+    ]);
+    expect(writerOfKey(`${c.id}/part-3`)).toBe(c.id);
+    expect(writerOfKey('stray/part-3')).toBeUndefined();
   });
 });
 
@@ -183,11 +202,13 @@ describe('3. the builder task fails', () => {
 });
 
 describe('4. metrics', () => {
+  let writers = 0;
   function writer(consensus: Consensus, blob = new MemBlob(), persist = {}) {
     const metrics = new MetricsRecorder();
-    const client = new BlobClient(blob, passThroughScheduler, metrics, 'w');
+    // Distinct writer ids: the idempotency token in state is per writer.
+    const client = new BlobClient(blob, passThroughScheduler, metrics, `w${writers++}-r0`, new Trace());
     const config = resolvePersistConfig(persist);
-    const shard = new ShardWriter({ shardId: 's', consensus, blob: client, scheduler: passThroughScheduler, metrics, config, where: { replica: 0 } });
+    const shard = new ShardWriter({ shardId: 's', consensus, blob: client, scheduler: passThroughScheduler, metrics, config, where: { replica: 0 }, trace: new Trace(), bugs: BugSwitches.none });
     const build = async (updates: Update[]) => {
       const b = new BatchBuilder({ config, blob: client, metrics }, 0, 1, { replica: 0 });
       await b.add(updates);
@@ -279,7 +300,7 @@ describe('6. minor', () => {
     }
     const blob = new FlakyDelete();
     const metrics = new MetricsRecorder();
-    const client = new BlobClient(blob, passThroughScheduler, metrics, 'w');
+    const client = new BlobClient(blob, passThroughScheduler, metrics, 'w', new Trace());
     const b = new BatchBuilder({ config: resolvePersistConfig({ inlineSingleMaxBytes: 0 }), blob: client, metrics }, 0, 1, { replica: 0 });
     await b.add([upd(1, 0)]);
     const batch = await b.finish();
@@ -301,12 +322,12 @@ describe('6. minor', () => {
       }
     }
     const metrics = new MetricsRecorder();
-    const client = new BlobClient(new SlowDelete(), passThroughScheduler, metrics, 'w');
+    const client = new BlobClient(new SlowDelete(), passThroughScheduler, metrics, 'w', new Trace());
     const config = resolvePersistConfig({ inlineSingleMaxBytes: 0 });
     const b = new BatchBuilder({ config, blob: client, metrics }, 0, 1, { replica: 0 });
     await b.add([upd(1, 0)]);
     const batch = await b.finish();
-    const shard = new ShardWriter({ shardId: 's', consensus: new MemConsensus(), blob: client, scheduler: passThroughScheduler, metrics, config, where: { replica: 0 } });
+    const shard = new ShardWriter({ shardId: 's', consensus: new MemConsensus(), blob: client, scheduler: passThroughScheduler, metrics, config, where: { replica: 0 }, trace: new Trace(), bugs: BugSwitches.none });
     const deleting = batch.delete();
     const beingDeleted = (e: unknown): boolean => isSbkitError(e, 'batch-consumed') && /being deleted/.test(e.message);
     await expect(batch.delete()).rejects.toSatisfy(beingDeleted);

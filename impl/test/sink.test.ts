@@ -147,14 +147,14 @@ describe('append operator edge paths (unreachable in the sink flow; PROTOCOL.md 
     const metrics = new MetricsRecorder();
     const blob = new MemBlob();
     const consensus = new MemConsensus();
-    const client = new BlobClient(blob, passThroughScheduler, metrics, 'r0');
+    const client = new BlobClient(blob, passThroughScheduler, metrics, 'r0', new Trace());
     const config = resolvePersistConfig({ inlineSingleMaxBytes: 0 });
-    const shard = new ShardWriter({ shardId: 's', consensus, blob: client, scheduler: passThroughScheduler, metrics, config, where: { replica: 0 } });
+    const shard = new ShardWriter({ shardId: 's', consensus, blob: client, scheduler: passThroughScheduler, metrics, config, where: { replica: 0 }, trace: new Trace(), bugs: BugSwitches.none });
     const events: TraceEvent[] = [];
     const tasks = new TaskGroup();
     const writer = { config, blob: client, metrics };
     const r = new ReplicaState(
-      { replica: 0, variant: 'off', processes: 1, workersPerProcess: 1, intervals: 10, maxBytes: 0, pushChunkUpdates: 1, pacing: 'lockstep', startLower: 0 },
+      { replica: 0, variant: 'off', processes: 1, workersPerProcess: 1, intervals: 10, maxBytes: 0, pushChunkUpdates: 1, pacing: 'lockstep', startLower: 0, restarted: false },
       { scheduler: passThroughScheduler, trace: new Trace({ event: (e) => events.push(e) }), bugs: BugSwitches.none, metrics, spawn: tasks.spawn, shard, writer },
       [[]],
     );

@@ -2,10 +2,11 @@
  * The packed state: a `SystemState` (state.ts) cut into its components, each replaced by a small integer
  * (its id in that component kind's intern table).
  *
- * A component is one machine's `Local` (mint, append, worker, handle, sweep, builder) or one field of the
- * shard and the history. Slots, per replica r: mint, append, then per process p its sweep and one builder
- * slot per batch id (ids < intervals: lowers strictly increase, so a replica mints at most K descriptions),
- * then per worker w its worker and handle; after the replicas: shard and the six history fields.
+ * A component is one machine's `Local` (mint, append, worker, handle, sweep, builder) or one field of a
+ * replica, the shard or the history. Slots, per replica r: up, incarnation, mint, append, then per process
+ * p its sweep and one builder slot per batch id (ids < intervals: lowers strictly increase, so an
+ * incarnation mints at most K descriptions), then per worker w its worker and handle; after the replicas:
+ * shard and the seven history fields (the last, `faults`, is the fault world's).
  *
  * `materialize` rebuilds a SystemState from a packed vector. Given a read set, it builds every other
  * component as a *guard*: a Proxy that throws `ReadSetError` on any property access, arithmetic or
@@ -16,13 +17,16 @@
  * - the same component value has the same id wherever it sits (intern tables are per kind, not per slot);
  * - id 0 of a nullable kind (append, handle, builder) is `null`;
  * - a registry's `builders` never ends in `null` (system.ts pads with null only below the id it sets),
- *   so the slots determine the array; `pack` throws otherwise.
+ *   so the slots determine the array; `pack` throws otherwise. A materialization with undeclared builder
+ *   slots has one element per id (guards where undeclared): only `withBuilder`'s padding reads the length.
  */
 import type { ModelConfig } from '../config.ts';
 import { workersPerReplica } from '../config.ts';
 import type { History, Registry, ReplicaState, SystemState } from '../state.ts';
 
 export const SLOT_KINDS = [
+  'up',
+  'incarnation',
   'mint',
   'append',
   'worker',
@@ -36,13 +40,14 @@ export const SLOT_KINDS = [
   'finishesEnded',
   'ownBatches',
   'deleted',
+  'faults',
 ] as const;
 export type SlotKind = (typeof SLOT_KINDS)[number];
 
 /** History counters: a slot of these kinds holds the number itself (no intern table). */
-export const COUNTER_KINDS: ReadonlySet<SlotKind> = new Set(['finishesBegun', 'finishesEnded', 'ownBatches', 'deleted']);
+export const COUNTER_KINDS: ReadonlySet<SlotKind> = new Set(['finishesBegun', 'finishesEnded', 'ownBatches', 'deleted', 'incarnation']);
 
-const HISTORY_FIELDS = ['appends', 'shardUppers', 'finishesBegun', 'finishesEnded', 'ownBatches', 'deleted'] as const;
+const HISTORY_FIELDS = ['appends', 'shardUppers', 'finishesBegun', 'finishesEnded', 'ownBatches', 'deleted', 'faults'] as const;
 const NULLABLE: ReadonlySet<SlotKind> = new Set(['append', 'handle', 'builder']);
 
 /** A read of a component the read set did not declare (read-sets.ts). */
@@ -65,16 +70,24 @@ export class Layout {
   readonly finishesEnded: number;
   readonly ownBatches: number;
   readonly deleted: number;
+  readonly faults: number;
   /** Slots of every builder (the view and the sweep read them all). */
   readonly allBuilders: readonly number[];
   readonly historySlots: readonly number[];
+  /** Every replica's `up` and `incarnation`: every event and actor reads these (they are copied by
+   * system.ts's withReplica, and booleans cannot be guarded). */
+  readonly status: readonly number[];
 
   constructor(readonly cfg: ModelConfig) {
     this.workers = workersPerReplica(cfg);
     this.ids = cfg.intervals;
-    this.perReplica = 2 + cfg.processes * (1 + this.ids) + 2 * this.workers;
+    this.perReplica = 4 + cfg.processes * (1 + this.ids) + 2 * this.workers;
     const builders: number[] = [];
+    const status: number[] = [];
     for (let r = 0; r < cfg.replicas; r++) {
+      status.push(this.kinds.length, this.kinds.length + 1);
+      this.push('up', `r${r}.up`);
+      this.push('incarnation', `r${r}.incarnation`);
       this.replicaBase.push(this.kinds.length);
       this.push('mint', `r${r}.mint`);
       this.push('append', `r${r}.append`);
@@ -91,6 +104,7 @@ export class Layout {
       }
     }
     this.allBuilders = builders;
+    this.status = status;
     this.shard = this.push('shard', 'shard');
     this.appends = this.push('appends', 'history.appends');
     this.shardUppers = this.push('shardUppers', 'history.shardUppers');
@@ -98,7 +112,8 @@ export class Layout {
     this.finishesEnded = this.push('finishesEnded', 'history.finishesEnded');
     this.ownBatches = this.push('ownBatches', 'history.ownBatches');
     this.deleted = this.push('deleted', 'history.deleted');
-    this.historySlots = [this.appends, this.shardUppers, this.finishesBegun, this.finishesEnded, this.ownBatches, this.deleted];
+    this.faults = this.push('faults', 'history.faults');
+    this.historySlots = [this.appends, this.shardUppers, this.finishesBegun, this.finishesEnded, this.ownBatches, this.deleted, this.faults];
   }
 
   private push(kind: SlotKind, label: string): number {
@@ -115,6 +130,12 @@ export class Layout {
     return COUNTER_KINDS.has(this.kinds[slot] as SlotKind);
   }
 
+  up(r: number): number {
+    return this.base(r) - 2;
+  }
+  incarnation(r: number): number {
+    return this.base(r) - 1;
+  }
   mint(r: number): number {
     return this.base(r);
   }
@@ -260,6 +281,8 @@ export class Codec {
       out[slot] = this.tables[L.kinds[slot] as SlotKind].intern(v);
     };
     state.replicas.forEach((rep, r) => {
+      put(L.up(r), rep.up);
+      put(L.incarnation(r), rep.incarnation);
       put(L.mint(r), rep.mint);
       put(L.append(r), rep.append);
       rep.registries.forEach((reg, p) => {
@@ -296,9 +319,18 @@ export class Codec {
     for (let r = 0; r < L.cfg.replicas; r++) {
       const registries: Registry[] = [];
       for (let p = 0; p < L.cfg.processes; p++) {
+        // SUBTLE: with every builder slot declared, the array is the real one (trailing nulls trimmed);
+        // with any undeclared, it has one element per id and a guard in each undeclared one (a null there
+        // is a fact the memo key does not hold, so it must not look like "nothing was written").
         const builders: unknown[] = [];
         let length = 0;
-        for (let id = 0; id < L.ids; id++) if ((vec[L.builder(r, p, id)] as number) !== 0) length = id + 1;
+        let anyUndeclared = false;
+        for (let id = 0; id < L.ids; id++) {
+          const slot = L.builder(r, p, id);
+          if (this.declared[slot] !== 1) anyUndeclared = true;
+          else if ((vec[slot] as number) !== 0) length = id + 1;
+        }
+        if (anyUndeclared) length = L.ids;
         for (let id = 0; id < length; id++) builders.push(get(L.builder(r, p, id)));
         for (let id = length; id < L.ids; id++) this.given[L.builder(r, p, id)] = null;
         registries.push({ sweep: get(L.sweep(r, p)), builders } as unknown as Registry);
@@ -309,7 +341,15 @@ export class Codec {
         workers.push(get(L.worker(r, w)));
         handles.push(get(L.handle(r, w)));
       }
-      replicas.push({ mint: get(L.mint(r)), append: get(L.append(r)), workers, handles, registries } as unknown as ReplicaState);
+      replicas.push({
+        up: get(L.up(r)),
+        incarnation: get(L.incarnation(r)),
+        mint: get(L.mint(r)),
+        append: get(L.append(r)),
+        workers,
+        handles,
+        registries,
+      } as unknown as ReplicaState);
     }
     const history = {} as Record<string, unknown>;
     HISTORY_FIELDS.forEach((f, i) => {
@@ -327,10 +367,6 @@ export class Codec {
     const L = this.layout;
     const writes: number[] = [];
     const put = (slot: number, v: unknown) => {
-      const before = this.given[slot];
-      if (v === before && v !== undefined) return;
-      // a rebuilt but equal component (a machine that changed nothing) is no write: skip serializing it
-      if (before !== undefined && !this.guardSlot.has(before as object) && sameValue(v, before)) return;
       if (typeof v === 'object' && v !== null) {
         const from = this.guardSlot.get(v);
         if (from !== undefined) {
@@ -338,6 +374,18 @@ export class Codec {
           return;
         }
       }
+      // SUBTLE: a slot outside the read set is not in the memo key, so another state with the same key
+      // may hold something else there: a write to it is recorded even when it equals this state's value.
+      if (this.declared[slot] !== 1) {
+        const id = this.tables[L.kinds[slot] as SlotKind].intern(v);
+        out[slot] = id;
+        writes.push(slot, id);
+        return;
+      }
+      const before = this.given[slot];
+      if (v === before) return;
+      // a rebuilt but equal component (a machine that changed nothing) is no write
+      if (before !== undefined && sameValue(v, before)) return;
       const id = this.tables[L.kinds[slot] as SlotKind].intern(v);
       if (out[slot] !== id) {
         out[slot] = id;
@@ -345,14 +393,13 @@ export class Codec {
       }
     };
     next.replicas.forEach((rep, r) => {
+      put(L.up(r), rep.up);
+      put(L.incarnation(r), rep.incarnation);
       put(L.mint(r), rep.mint);
       put(L.append(r), rep.append);
       rep.registries.forEach((reg, p) => {
         put(L.sweep(r, p), reg.sweep);
         if (reg.builders.length > L.ids) throw new RangeError(`registry r${r}.p${p} has ${reg.builders.length} builder ids; the layout has ${L.ids}`);
-        if (reg.builders.length > 0 && reg.builders[reg.builders.length - 1] === null) {
-          throw new RangeError(`registry r${r}.p${p}'s builders end in null: the packed layout cannot represent that`);
-        }
         for (let id = 0; id < L.ids; id++) put(L.builder(r, p, id), reg.builders[id] ?? null);
       });
       for (let w = 0; w < L.workers; w++) {

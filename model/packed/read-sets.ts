@@ -17,8 +17,18 @@ import type { Layout } from './layout.ts';
 
 type EventOf<K extends TraceEventKind> = Extract<TraceEvent, { kind: K }>;
 
-/** What every worker event reads: its replica's live description (mint), its worker and its handle. */
-const worker = (e: WorkerRef, L: Layout): number[] => [L.mint(e.replica), L.worker(e.replica, e.worker), L.handle(e.replica, e.worker)];
+/** What every worker event reads: every replica's status, its replica's live description (mint), its
+ * worker and its handle. */
+const worker = (e: WorkerRef, L: Layout): number[] => [...L.status, L.mint(e.replica), L.worker(e.replica, e.worker), L.handle(e.replica, e.worker)];
+/** What every replica-level event reads at least: every replica's status. */
+const replica = (L: Layout, ...slots: number[]): number[] => [...L.status, ...slots];
+/** Everything a replica's sink holds (an abort judges what it leaves behind). */
+const sinkOf = (r: number, L: Layout): number[] => [
+  L.mint(r),
+  L.append(r),
+  ...L.workersOf(r).flatMap((w) => [w, w + 1]),
+  ...Array.from({ length: L.cfg.processes }, (_, p) => [L.sweep(r, p), ...L.buildersOf(r, p)]).flat(),
+];
 const process = (e: WorkerRef, L: Layout): number => Math.floor(e.worker / L.cfg.workersPerProcess);
 const current = (e: WorkerRef & { readonly sharedId: number }, L: Layout): number => L.builder(e.replica, process(e, L), e.sharedId);
 
@@ -42,8 +52,8 @@ export interface EventRule<E extends TraceEvent> {
 }
 
 export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>> } = {
-  frontier: { reads: (e, L) => [L.mint(e.replica)] },
-  mint: { reads: (e, L) => [L.mint(e.replica)] },
+  frontier: { reads: (e, L) => replica(L, L.mint(e.replica)) },
+  mint: { reads: (e, L) => replica(L, L.mint(e.replica)) },
   // confluent: writes only its own worker; reads the live description, which nothing changes before
   // every worker handed (append/delete) — frontier changes only `desired`.
   stage: { reads: (e, L) => worker(e, L), confluent: true },
@@ -61,16 +71,29 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
   // confluent: records its own slot of the append's hands; the append needs every hand first.
   hand: { reads: (e, L) => [...worker(e, L), L.append(e.replica)], confluent: true },
   // the history record lists every worker's route
-  append: { reads: (e, L) => [L.mint(e.replica), L.append(e.replica), ...L.workersOf(e.replica), L.shard, L.appends, L.shardUppers] },
-  delete: { reads: (e, L) => [L.mint(e.replica), L.append(e.replica), L.appends], adds: (_e, L) => [L.deleted] },
-  sweep: { reads: (e, L) => [L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)] },
-  'sweep-hold': { reads: (e, L) => [L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)] },
-  'sweep-release': { reads: (e, L) => [L.sweep(e.replica, e.process), L.builder(e.replica, e.process, e.sharedId)] },
+  append: {
+    reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), ...L.workersOf(e.replica), L.shard, L.appends, L.shardUppers),
+  },
+  // a delete of batches the shard took (an indeterminate commit misread) counts in the fault history
+  delete: { reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), L.appends, L.faults), adds: (_e, L) => [L.deleted] },
+  sweep: { reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)) },
+  'sweep-hold': { reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)) },
+  'sweep-release': { reads: (e, L) => replica(L, L.sweep(e.replica, e.process), L.builder(e.replica, e.process, e.sharedId)) },
   // never enabled in the model: predict refuses it from the config alone
   drop: { reads: () => [] },
+  // the fault world: an indeterminate compare-and-set commits the append (its history record lists
+  // every worker's route)
+  fault: {
+    reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), ...L.workersOf(e.replica), L.shard, L.appends, L.shardUppers, L.faults),
+  },
+  // an abort counts what the incarnation leaves behind: its whole sink
+  abort: { reads: (e, L) => replica(L, ...sinkOf(e.replica, L), L.faults) },
+  // a restart starts a fresh incarnation at the shard's upper
+  restart: { reads: (_e, L) => replica(L, L.shard, L.faults) },
+  // the final cleanup waits for every replica to seal
+  cleanup: { reads: (_e, L) => replica(L, L.faults, ...Array.from({ length: L.cfg.replicas }, (_, r) => L.mint(r))) },
 };
 
-/** The event's rule. Throws on an event kind the table does not know. */
 export type EventRules = { readonly [K in TraceEventKind]: EventRule<EventOf<K>> };
 
 export function eventRule(
@@ -88,11 +111,13 @@ export function eventRule(
 }
 
 export const ACTOR_READS: { readonly [K in Actor['kind']]: (a: Extract<Actor, { kind: K }>, L: Layout) => readonly number[] } = {
-  mint: (a, L) => [L.mint(a.replica)],
-  worker: (a, L) => [L.mint(a.replica), L.worker(a.replica, a.worker), L.handle(a.replica, a.worker)],
-  append: (a, L) => [L.mint(a.replica), L.append(a.replica)],
+  faults: (a, L) => replica(L, L.append(a.replica)),
+  cleanup: (_a, L) => replica(L),
+  mint: (a, L) => replica(L, L.mint(a.replica)),
+  worker: (a, L) => replica(L, L.mint(a.replica), L.worker(a.replica, a.worker), L.handle(a.replica, a.worker)),
+  append: (a, L) => replica(L, L.mint(a.replica), L.append(a.replica)),
   // only the review bug's sweep visits live entries one by one (sweep-hold), so only then does it read them
-  registry: (a, L) => [L.sweep(a.replica, a.process), ...(L.cfg.bugs?.sweepUpgradeRace === true ? L.buildersOf(a.replica, a.process) : [])],
+  registry: (a, L) => replica(L, L.sweep(a.replica, a.process), ...(L.cfg.bugs?.sweepUpgradeRace === true ? L.buildersOf(a.replica, a.process) : [])),
 };
 
 export type ActorRules = typeof ACTOR_READS;
@@ -103,5 +128,5 @@ export function actorReads(actor: Actor, L: Layout, rules: ActorRules = ACTOR_RE
   return rule(actor, L);
 }
 
-/** viewOf (model/view.ts) reads every builder (its instances) and the whole history. */
-export const viewReads = (L: Layout): readonly number[] => [...L.allBuilders, ...L.historySlots];
+/** viewOf (model/view.ts) reads every replica's status, every builder (its instances) and the whole history. */
+export const viewReads = (L: Layout): readonly number[] => [...L.status, ...L.allBuilders, ...L.historySlots];

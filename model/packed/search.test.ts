@@ -44,6 +44,10 @@ describe('the packed search without reductions equals the plain search', () => {
     ['check off', check('off'), 53],
     ['check best-effort', check('best-effort'), 388],
     ['check barrier', check('barrier'), 257],
+    // the fault world: aborts, restarts, an indeterminate compare-and-set, cleanup (model/search.test.ts)
+    ['tiny off, faults', { ...tiny('off'), faults: { aborts: 1, indeterminate: 1, cleanup: true } }, 596],
+    ['tiny best-effort, faults', { ...tiny('best-effort'), faults: { aborts: 1, indeterminate: 1, cleanup: true } }, 48_608],
+    ['tiny barrier, faults', { ...tiny('barrier'), faults: { aborts: 1, indeterminate: 1, cleanup: true } }, 19_986],
   ];
   it.each(pinned)('%s: %i states, the same finals, verdicts and traces', (_name, cfg, states) => {
     const { plain, packed } = both(cfg);
@@ -62,6 +66,8 @@ describe('the packed search without reductions equals the plain search', () => {
     ['two processes', config({ variant: 'barrier', processes: 2, workersPerProcess: 1, updates: [u(0, 0, 0, 10), u(1, 0, 1, 20)] })],
     ['two intervals', config({ variant: 'best-effort', workersPerProcess: 1, intervals: 2, updates: [u(0, 0, 0, 10), u(1, 1, 0, 40)] })],
     ['the review bug', { ...check('best-effort'), bugs: { sweepUpgradeRace: true } }],
+    ['the indeterminate-as-mismatch bug', { ...tiny('best-effort'), faults: { aborts: 0, indeterminate: 1, cleanup: false }, bugs: { indeterminateAsMismatch: true } }],
+    ['two replicas with faults', { ...config({ variant: 'best-effort', replicas: 2, workersPerProcess: 1, updates: [u(0, 0, 0, 5)] }), faults: { aborts: 1, indeterminate: 1, cleanup: true } }],
   ])('%s', (_name, cfg) => {
     const { plain, packed } = both(cfg);
     expect(packed.states).toBe(plain.states);
@@ -113,8 +119,8 @@ describe('the read-set table is checked on every cache miss', () => {
   });
 
   it('an actor read set that is too small throws', () => {
-    const actorRules = { mint: () => [], worker: () => [], append: () => [], registry: () => [] };
-    expect(() => searchPacked(cfg, { maxStates: 1000 }, new Engine(cfg, [], { actorRules }))).toThrow(/actorCandidates.*read r0\.mint/);
+    const actorRules = { faults: () => [], cleanup: () => [], mint: () => [], worker: () => [], append: () => [], registry: () => [] };
+    expect(() => searchPacked(cfg, { maxStates: 1000 }, new Engine(cfg, [], { actorRules }))).toThrow(/actorCandidates.*read r0\.(up|mint)/);
   });
 
   it('a counter declared as added to, but read otherwise, throws', () => {
@@ -128,7 +134,7 @@ describe('the read-set table is checked on every cache miss', () => {
 
   it('an unknown event kind is an error, not a silent skip', () => {
     const L = new Layout(cfg);
-    expect(() => eventRule({ kind: 'abort', replica: 0 } as unknown as TraceEvent, L)).toThrow(/no rule for event kind "abort"/);
+    expect(() => eventRule({ kind: 'supersede', replica: 0 } as unknown as TraceEvent, L)).toThrow(/no rule for event kind "supersede"/);
     const rules = { ...EVENT_RULES, open: { reads: EVENT_RULES.open.reads, adds: () => [L.appends] } };
     expect(() => eventRule({ kind: 'open', replica: 0, process: 0, worker: 0, sharedId: 0, created: false }, L, rules)).toThrow(/history\.appends, which is not a counter/);
   });

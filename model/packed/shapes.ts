@@ -26,6 +26,8 @@ export type Shape =
   | { readonly t: 'idSet' }
   /** An array with one element per worker of the replica: elements move with their worker. */
   | { readonly t: 'byWorker'; readonly of: Shape }
+  /** An array with one element per replica: elements move with their replica. */
+  | { readonly t: 'byReplica'; readonly of: Shape }
   /** An array whose order is history (instance order, append order): kept. */
   | { readonly t: 'list'; readonly of: Shape }
   /** An array of records kept sorted by their `worker` field (stable). */
@@ -54,7 +56,22 @@ const description = record({ lower: opaque, upper: opaque, appendWorker: worker,
 const batch = record({ updates: idSet, partBytes: opaque });
 const summary = record({ updates: idSet, parts: opaque });
 
+/** spec/view.ts BuilderView (the fault history keeps those of aborted incarnations). */
+const builderView = record({
+  replica,
+  incarnation: opaque,
+  process,
+  sharedId: opaque,
+  instance: opaque,
+  handles: opaque,
+  receivers: opaque,
+  updates: ids,
+  deliveredToNobody: opaque,
+});
+
 export const COMPONENT_SHAPES: { readonly [K in SlotKind]: Shape } = {
+  up: opaque,
+  incarnation: opaque,
   mint: local({ intervals: opaque, workers: opaque, desired: opaque, lower: opaque, seq: opaque, live: nullable(description) }),
   append: nullable(
     local({
@@ -64,6 +81,7 @@ export const COMPONENT_SHAPES: { readonly [K in SlotKind]: Shape } = {
       result: opaque,
       parts: opaque,
       inlineBytesAdded: opaque,
+      committed: opaque,
     }),
   ),
   worker: local({ staged: idSet, bytes: opaque, route: opaque, batch: nullable(batch) }),
@@ -106,6 +124,19 @@ export const COMPONENT_SHAPES: { readonly [K in SlotKind]: Shape } = {
   finishesEnded: opaque,
   ownBatches: opaque,
   deleted: opaque,
+  faults: record({
+    aborts: opaque,
+    indeterminate: opaque,
+    retiredBuilders: list({ t: 'ofReplica', field: 'replica', of: builderView }),
+    pendingCleanups: opaque,
+    finalCleanup: opaque,
+    leakingByReplica: { t: 'byReplica', of: opaque },
+    leaksExpired: opaque,
+    leaksCollected: opaque,
+    referencedDeleted: opaque,
+    finishesAbandoned: opaque,
+    batchesAbandoned: opaque,
+  }),
 };
 
 const at = { kind: opaque, replica, process, worker, sharedId: opaque };
@@ -127,6 +158,12 @@ export const EVENT_SHAPES: { readonly [K in TraceEventKind]: Shape } = {
   'sweep-hold': record({ kind: opaque, replica, process, sharedId: opaque }),
   'sweep-release': record({ kind: opaque, replica, process, sharedId: opaque, closed: opaque }),
   drop: record({ ...at, closed: opaque }),
+  fault: record({ kind: opaque, replica, op: opaque, fault: opaque }),
+  abort: record({ kind: opaque, replica, reason: opaque }),
+  restart: record({ kind: opaque, replica, lower: opaque }),
+  // SUBTLE: exploration runs every cleanup "by replica 0" and its outcome does not depend on which
+  // replica runs it, so the field is not renamed (a renamed one would be a different but equal event).
+  cleanup: record({ kind: opaque, replica: opaque, deleted: opaque }),
 };
 
 export function eventShape(kind: string): Shape {

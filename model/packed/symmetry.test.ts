@@ -65,6 +65,8 @@ describe('a symmetry renames everything that carries a worker, a replica or an u
     ['best-effort, review bug, 4 workers', alternating('best-effort', 4, { maxBytesChoices: [1000], bugs: { sweepUpgradeRace: true } })],
     ['best-effort, 2 replicas', twoReplicas('best-effort')],
     ['barrier, 2 replicas', twoReplicas('barrier')],
+    ['best-effort, 4 workers, faults', alternating('best-effort', 4, { maxBytesChoices: [1000], faults: { aborts: 1, indeterminate: 1, cleanup: true } })],
+    ['barrier, 2 replicas, faults', { ...twoReplicas('barrier'), faults: { aborts: 1, indeterminate: 1, cleanup: true } }],
   ];
 
   it.each(configs)('%s: the renamed trace is a run of the model and reaches the renamed state (every prefix)', (_name, cfg) => {
@@ -131,7 +133,9 @@ describe('a symmetry renames everything that carries a worker, a replica or an u
     expect(() => renamer.component('worker', { ...worker, context: { ...worker?.context, deliverer: 1 } }, 0, identity(cfg))).toThrow(
       /worker\.context has a field "deliverer" its shape does not list/,
     );
-    expect(Object.keys(COMPONENT_SHAPES).sort()).toEqual(['append', 'appends', 'builder', 'deleted', 'finishesBegun', 'finishesEnded', 'handle', 'mint', 'ownBatches', 'shard', 'shardUppers', 'sweep', 'worker']);
+    expect(Object.keys(COMPONENT_SHAPES).sort()).toEqual([
+      'append', 'appends', 'builder', 'deleted', 'faults', 'finishesBegun', 'finishesEnded', 'handle', 'incarnation', 'mint', 'ownBatches', 'shard', 'shardUppers', 'sweep', 'up', 'worker',
+    ]);
   });
 
   it('composes and inverts', () => {
@@ -162,6 +166,8 @@ describe('the symmetric search keeps verdicts, witnesses and shortest counterexa
     ['review bug, 5 workers, the barrier', alternating('barrier', 5, { maxBytesChoices: [50], bugs: { sweepUpgradeRace: true } })],
     ['2 replicas', twoReplicas('best-effort')],
     ['2 intervals', alternating('best-effort', 2, { intervals: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 100), u(2, 1, 0, 100), u(3, 1, 1, 10)] })],
+    ['faults, 3 workers', alternating('best-effort', 3, { maxBytesChoices: [1000], updates: [u(0, 0, 0, 10), u(1, 0, 1, 10), u(2, 0, 2, 10)], faults: { aborts: 1, indeterminate: 0, cleanup: false } })],
+    ['faults, 2 replicas', { ...twoReplicas('best-effort'), faults: { aborts: 1, indeterminate: 1, cleanup: true } }],
   ];
   it.each(cases)('%s', (_name, cfg) => {
     const full = searchPacked(cfg, { maxStates: 1_000_000, properties });
@@ -197,6 +203,8 @@ describe('the partial-order reduction keeps every final state and every verdict'
     ['2 processes, review bug', config({ variant: 'best-effort', processes: 2, workersPerProcess: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 100), u(2, 0, 2, 10), u(3, 0, 3, 100)], maxBytesChoices: [50], bugs: { sweepUpgradeRace: true } })],
     ['2 processes, barrier, 2 replicas', config({ variant: 'barrier', replicas: 2, processes: 2, workersPerProcess: 1, updates: [u(0, 0, 0, 10), u(1, 0, 1, 10)], maxBytesChoices: [1000] })],
     ['2 processes, 2 intervals', config({ variant: 'best-effort', processes: 2, workersPerProcess: 1, intervals: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 10), u(2, 1, 0, 10), u(3, 1, 1, 10)], maxBytesChoices: [1000] })],
+    ['faults', { ...config({ variant: 'best-effort' }), faults: { aborts: 1, indeterminate: 1, cleanup: true } }],
+    ['faults, the indeterminate-as-mismatch bug', { ...config({ variant: 'best-effort' }), faults: { aborts: 0, indeterminate: 1, cleanup: false }, bugs: { indeterminateAsMismatch: true } }],
   ];
   it.each(cases)('%s', (_name, cfg) => {
     const finals = (por: boolean) => {

@@ -147,6 +147,14 @@ export class Renamer {
         });
         return out;
       }
+      case 'byReplica': {
+        const xs = value as readonly unknown[];
+        const out = new Array<unknown>(xs.length);
+        xs.forEach((x, q) => {
+          out[g.replicas[q] as number] = this.rename(shape.of, x, q, g, `${where}[${q}]`);
+        });
+        return out;
+      }
       case 'list':
         return (value as readonly unknown[]).map((x, i) => this.rename(shape.of, x, r, g, `${where}[${i}]`));
       case 'sortedByWorker': {
@@ -194,6 +202,8 @@ export class Renamer {
         handles[pi[w] as number] = this.component('handle', rep.handles[w] ?? null, r, g);
       });
       replicas[g.replicas[r] as number] = {
+        up: rep.up,
+        incarnation: rep.incarnation,
         mint: this.component('mint', rep.mint, r, g),
         append: this.component('append', rep.append, r, g),
         workers,
@@ -215,6 +225,7 @@ export class Renamer {
         finishesEnded: h.finishesEnded,
         ownBatches: h.ownBatches,
         deleted: h.deleted,
+        faults: this.component('faults', h.faults, 0, g),
       },
     } as unknown as SystemState;
   }
@@ -230,13 +241,18 @@ export interface SymmetryOptions {
   readonly replicas?: boolean;
 }
 
-/** Workers of replica r that are or will be append workers (they must stay fixed). */
-export function fixedWorkers(mint: Local<MintContext>): number[] {
+/**
+ * Workers of replica r that are or will be append workers (they must stay fixed). With `restarts`
+ * (the fault world may still abort), a restarted incarnation mints again from seq 0 at a lower no
+ * smaller than this one: its append workers are among 0 … intervals − lower − 1 (mod P·W) too.
+ */
+export function fixedWorkers(mint: Local<MintContext>, restarts = false): number[] {
   const c = mint.context;
   const out = new Set<number>();
   if (c.live !== null) out.add(c.live.appendWorker);
   const future = c.intervals - c.lower - (c.live === null ? 0 : 1);
   for (let j = 0; j < Math.min(future, c.workers); j++) out.add((c.seq + j) % c.workers);
+  if (restarts) for (let j = 0; j < Math.min(c.intervals - c.lower, c.workers); j++) out.add(j % c.workers);
   return [...out].sort((a, b) => a - b);
 }
 
@@ -256,7 +272,7 @@ export function loadClasses(cfg: ModelConfig, loads: Loads): number[][] {
 export function inGroup(cfg: ModelConfig, loads: Loads, s: SystemState, g: Sym): boolean {
   return s.replicas.every((rep, r) => {
     const pi = g.workers[r] as readonly number[];
-    const fixed = fixedWorkers(rep.mint);
+    const fixed = fixedWorkers(rep.mint, (cfg.faults?.aborts ?? 0) > 0);
     return pi.every((to, w) => processOf(cfg, to) === processOf(cfg, w) && loads.signature[to] === loads.signature[w]) && fixed.every((w) => pi[w] === w);
   });
 }
@@ -297,6 +313,8 @@ function describe(shape: Shape, value: unknown, self: number, r: number, loads: 
     }
     case 'byWorker':
       return describe(shape.of, (value as readonly unknown[])[self], self, r, loads, true);
+    case 'byReplica':
+      return full ? value : undefined;
     case 'list': {
       const xs = value as readonly unknown[];
       const out = new Array<unknown>(xs.length);
@@ -419,7 +437,7 @@ export class SymmetryReducer implements Reducer {
   private fixed(mintId: number, r: number): number[] {
     let f = this.fixedMemo.get(mintId);
     if (f === undefined) {
-      f = fixedWorkers(this.value(this.engine.layout.mint(r), mintId) as Local<MintContext>);
+      f = fixedWorkers(this.value(this.engine.layout.mint(r), mintId) as Local<MintContext>, (this.cfg.faults?.aborts ?? 0) > 0);
       this.fixedMemo.set(mintId, f);
     }
     return f;
@@ -517,6 +535,8 @@ export class SymmetryReducer implements Reducer {
     for (let r = 0; r < this.cfg.replicas; r++) {
       const to = g.replicas[r] as number;
       const pi = g.workers[r] as readonly number[];
+      out[L.up(to)] = vec[L.up(r)] as number;
+      out[L.incarnation(to)] = vec[L.incarnation(r)] as number;
       out[L.mint(to)] = this.renamed(L.mint(r), vec[L.mint(r)] as number, r, symId);
       out[L.append(to)] = this.renamed(L.append(r), vec[L.append(r)] as number, r, symId);
       for (let p = 0; p < this.cfg.processes; p++) {
@@ -532,6 +552,7 @@ export class SymmetryReducer implements Reducer {
     }
     out[L.shard] = vec[L.shard] as number;
     out[L.appends] = this.renamed(L.appends, vec[L.appends] as number, 0, symId);
+    out[L.faults] = this.renamed(L.faults, vec[L.faults] as number, 0, symId);
     for (const s of [L.shardUppers, L.finishesBegun, L.finishesEnded, L.ownBatches, L.deleted]) out[s] = vec[s] as number;
   }
 
@@ -580,11 +601,11 @@ export class SymmetryReducer implements Reducer {
       }
     }
     if (this.withReplicas) {
-      const span = L.workers * 2 + 2 + this.cfg.processes * (1 + L.ids);
+      const span = L.workers * 2 + 4 + this.cfg.processes * (1 + L.ids);
       const order = Array.from({ length: this.cfg.replicas }, (_, r) => r);
       const cmp = (a: number, b: number): number => {
-        const ba = L.mint(a);
-        const bb = L.mint(b);
+        const ba = L.up(a);
+        const bb = L.up(b);
         for (let i = 0; i < span; i++) {
           const d = (vec[ba + i] as number) - (vec[bb + i] as number);
           if (d !== 0) return d;

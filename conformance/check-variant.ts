@@ -1,0 +1,95 @@
+/**
+ * One variant's share of `sbkit check`: `runs` random workloads × schedules from one seed through the
+ * harness; on the first failure fast-check shrinks workload and schedule together, then structural
+ * minimization (minimize.ts). Runs in the main thread or in a worker thread (parallel.ts) alike.
+ */
+import fc from 'fast-check';
+import type { BugName, Variant } from '../vocab/index.ts';
+import { runOnce, type FaultTally, type RunReport } from './harness.ts';
+import { minimize } from './minimize.ts';
+import { ordersReached } from './reach.ts';
+import { scheduleArb, type Schedule, type Strategy } from './schedule.ts';
+import { DEFAULT_BOUNDS, workloadArb, type Workload } from './workload.ts';
+
+export interface VariantTask {
+  readonly variant: Variant;
+  readonly runs: number;
+  readonly seed: number;
+  readonly bug?: BugName | undefined;
+  readonly strategy: Strategy;
+  /** Fault rate (faults.ts), or undefined: nothing fails. */
+  readonly faults?: number | undefined;
+}
+
+export interface VariantOutcome {
+  readonly variant: Variant;
+  readonly runs: number;
+  readonly failed: boolean;
+  /** Runs executed until the first failure (1-based), when one failed. */
+  readonly runsToFailure?: number;
+  readonly msToFailure?: number;
+  readonly shrinks?: number;
+  readonly report?: RunReport;
+  /** How many runs witnessed each `sometimes` property. */
+  readonly witnessed: Readonly<Record<string, number>>;
+  /** How many runs reached each interesting order (conformance/reach.ts). */
+  readonly reached: Readonly<Record<string, number>>;
+  /** What the fault world did over the runs (zeros without faults). */
+  readonly faults: FaultTally;
+}
+
+export interface VariantHooks {
+  /** Called after every run (the progress bar). */
+  tick(): void;
+  /** True once another job found a failure: the remaining runs are skipped. */
+  stopped?(): boolean;
+  /** Sees every run of the budget (not the shrinking runs after a failure), e.g. for model coverage. */
+  onRun?(report: RunReport): void;
+}
+
+export async function checkVariant(task: VariantTask, hooks: VariantHooks): Promise<VariantOutcome> {
+  const { variant, runs, seed, bug, strategy } = task;
+  const tally = { injected: {} as Record<string, number>, aborts: 0, restarts: 0, leaked: 0, collected: 0 };
+  const witnessed: Record<string, number> = {};
+  const reached: Record<string, number> = {};
+  let executed = 0;
+  let firstFailure: { run: number; ms: number } | undefined;
+  const started = performance.now();
+  const schedules = scheduleArb(DEFAULT_BOUNDS.maxReplicas, DEFAULT_BOUNDS.maxWorkersPerProcess * DEFAULT_BOUNDS.maxProcesses, strategy, task.faults);
+  const property = fc.asyncProperty(workloadArb(variant, DEFAULT_BOUNDS), schedules, async (workload: Workload, schedule: Schedule) => {
+    if (firstFailure === undefined && hooks.stopped?.() === true) return;
+    const report = await runOnce(workload, schedule, bug);
+    if (firstFailure === undefined) {
+      executed += 1;
+      hooks.tick();
+      hooks.onRun?.(report);
+      for (const name of report.witnessed) witnessed[name] = (witnessed[name] ?? 0) + 1;
+      for (const order of ordersReached(report.trace)) reached[order] = (reached[order] ?? 0) + 1;
+      for (const [k, n] of Object.entries(report.faults.injected)) tally.injected[k] = (tally.injected[k] ?? 0) + n;
+      tally.aborts += report.faults.aborts;
+      tally.restarts += report.faults.restarts;
+      tally.leaked += report.faults.leaked;
+      tally.collected += report.faults.collected;
+    }
+    if (report.failures.length > 0) {
+      firstFailure ??= { run: executed, ms: performance.now() - started };
+      throw new Error(report.failures.map((f) => `${f.check}: ${f.why}`).join('\n'));
+    }
+  });
+  const details = await fc.check(property, { seed, numRuns: runs });
+  if (!details.failed || details.counterexample === null) return { variant, runs: executed, failed: false, witnessed, reached, faults: tally };
+  const [workload, schedule] = details.counterexample;
+  const minimized = await minimize(await runOnce(workload, schedule, bug), bug);
+  return {
+    variant,
+    runs: executed,
+    failed: true,
+    runsToFailure: firstFailure?.run ?? executed,
+    msToFailure: firstFailure?.ms ?? 0,
+    shrinks: details.numShrinks + minimized.kept,
+    report: minimized.report,
+    witnessed,
+    reached,
+    faults: tally,
+  };
+}

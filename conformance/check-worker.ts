@@ -1,0 +1,19 @@
+/** A `sbkit check --jobs N` worker thread (parallel.ts `CheckPool`): runs each task it is sent, posts its outcome. */
+import { parentPort } from 'node:worker_threads';
+import { checkVariant, type VariantTask } from './check-variant.ts';
+
+interface Job {
+  readonly task: VariantTask;
+  readonly job: number;
+  readonly stop: SharedArrayBuffer;
+  readonly done: SharedArrayBuffer;
+}
+
+parentPort?.on('message', (m: Job) => {
+  const stopFlag = new Int32Array(m.stop);
+  const counts = new Int32Array(m.done);
+  void checkVariant(m.task, {
+    tick: () => Atomics.add(counts, m.job, 1),
+    stopped: () => Atomics.load(stopFlag, 0) === 1,
+  }).then((outcome) => parentPort?.postMessage({ outcome }));
+});

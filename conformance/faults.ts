@@ -1,0 +1,111 @@
+/**
+ * The fault part of a schedule (`sbkit check --faults [RATE]`): which storage calls fail and how, which
+ * replicas are aborted at which scheduling step, and when the run heals. One shrinkable value, so a
+ * counterexample shrinks to the few faults that matter; it is part of the replay token.
+ *
+ * A run has two phases (TigerBeetle's VOPR): a safety phase, up to scheduling step `heal`, in which
+ * storage calls fail and replicas are aborted as the lists say and every `always` property must hold;
+ * then a liveness phase with no faults, in which the run must converge (every replica finishes; the
+ * shard holds exactly the desired collection) or the check reports what is still pending.
+ *
+ * Rates, from RATE (default 0.1), per fault site:
+ * - a storage call fails transiently with probability RATE;
+ * - it ends indeterminate with RATE/4 (half applied, half not; on reads, which cannot apply, it is a
+ *   transient failure);
+ * - it fails permanently with RATE/20 (the replica goes down as a crash would, and restarts);
+ * - a run aborts a replica (teardown or crash) at one or two scheduling steps with probability
+ *   min(1, 4·RATE) (0.4 at the default: a run has ~150 steps, so about RATE/40 per step).
+ */
+import fc from 'fast-check';
+import type { StorageFault, StorageOp } from '../vocab/index.ts';
+import type { FaultPlan } from '../impl/seams.ts';
+
+export interface AbortAt {
+  readonly step: number;
+  readonly replica: number;
+}
+
+export interface FaultSchedule {
+  /** Outcome codes of the storage calls in the order they are made (FAULT_CODES); ok past the list. */
+  readonly storage: readonly number[];
+  /** Replicas aborted at scheduling steps (before `heal`). */
+  readonly aborts: readonly AbortAt[];
+  /** The first scheduling step of the liveness phase: from here on nothing fails. */
+  readonly heal: number;
+}
+
+/** Storage outcome codes: 0 is ok (what everything shrinks to). */
+export const FAULT_CODES = ['ok', 'transient', 'indeterminate-applied', 'indeterminate-lost', 'permanent'] as const;
+export type FaultCode = (typeof FAULT_CODES)[number];
+
+export const DEFAULT_FAULT_RATE = 0.1;
+
+/** Storage calls and scheduling steps a fault schedule covers (runs rarely take more). */
+const HORIZON = 600;
+
+/** Weights (per mille) of each code at RATE. */
+export function faultWeights(rate: number): Record<FaultCode, number> {
+  const w = (p: number) => Math.round(1000 * p);
+  const transient = w(rate);
+  const applied = w(rate / 8);
+  const lost = w(rate / 8);
+  const permanent = w(rate / 20);
+  return { ok: Math.max(0, 1000 - transient - applied - lost - permanent), transient, 'indeterminate-applied': applied, 'indeterminate-lost': lost, permanent };
+}
+
+export function faultScheduleArb(rate: number, maxReplicas: number): fc.Arbitrary<FaultSchedule> {
+  const weights = faultWeights(rate);
+  const code = fc.oneof(
+    ...FAULT_CODES.map((c, i) => ({ weight: weights[c], arbitrary: fc.constant(i) })).filter((x) => x.weight > 0),
+  );
+  const abort = fc.record({ step: fc.nat({ max: HORIZON }), replica: fc.nat({ max: maxReplicas - 1 }) });
+  const pAbort = Math.min(1, 4 * rate);
+  const aborts = fc.oneof(
+    { weight: Math.round(1000 * (1 - pAbort)), arbitrary: fc.constant([] as AbortAt[]) },
+    { weight: Math.round(1000 * pAbort), arbitrary: fc.array(abort, { minLength: 1, maxLength: 2 }) },
+  );
+  return fc.record({
+    storage: fc.array(code, { maxLength: HORIZON, size: 'max' }),
+    aborts,
+    heal: fc.integer({ min: 0, max: HORIZON }),
+  });
+}
+
+const WRITES: ReadonlySet<StorageOp> = new Set<StorageOp>(['consensus.cas', 'blob.set', 'blob.delete']);
+
+/**
+ * The impl's FaultPlan for a fault schedule: the n-th storage call gets code n, unless the run reached
+ * its liveness phase (`step()` ≥ heal). Counts what it injected.
+ */
+export class SchedulePlan implements FaultPlan {
+  #next = 0;
+  readonly injected: Record<string, number> = {};
+
+  constructor(
+    private readonly schedule: FaultSchedule,
+    private readonly step: () => number,
+  ) {}
+
+  decide(op: StorageOp): StorageFault | 'ok' {
+    if (this.step() >= this.schedule.heal) return 'ok';
+    const code = FAULT_CODES[this.schedule.storage[this.#next++] ?? 0] ?? 'ok';
+    if (code === 'ok') return 'ok';
+    const outcome: StorageFault = (code === 'indeterminate-applied' || code === 'indeterminate-lost') && !WRITES.has(op) ? 'transient' : code;
+    this.injected[outcome] = (this.injected[outcome] ?? 0) + 1;
+    return outcome;
+  }
+}
+
+export function describeFaults(f: FaultSchedule): string {
+  const faulted = f.storage.flatMap((c, i) => (c === 0 ? [] : [`#${i} ${FAULT_CODES[c] ?? '?'}`]));
+  const aborts = f.aborts.map((a) => `r${a.replica} at step ${a.step}`);
+  return `faults until step ${f.heal}: storage calls [${faulted.join(', ')}]; aborts [${aborts.join(', ')}]`;
+}
+
+/** Parses `--faults [RATE]`: a probability in [0, 1]; throws naming the flag otherwise. */
+export function parseFaultRate(raw: number): number {
+  if (typeof raw !== 'number' || Number.isNaN(raw) || raw < 0 || raw > 1) {
+    throw new RangeError(`--faults: expected a rate in [0, 1], got ${String(raw)}`);
+  }
+  return raw;
+}

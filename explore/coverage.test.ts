@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { TransitionCounts } from '../model/coverage.ts';
+import { type CoverageCollector, coverageJson, coverageResult, renderCoverage, runCoverage } from './coverage.ts';
+
+describe('model coverage', () => {
+  it('counts the transitions of real conformance runs and explains each one never taken', async () => {
+    const r = await runCoverage({ variants: ['best-effort'], runs: 40, seed: 3 });
+    expect(r.runs).toEqual({ 'best-effort': 80 }); // 40 without faults, 40 with
+    expect(r.rows).toHaveLength(63);
+    const cell = (machine: string, transition: string) => r.rows.find((x) => x.machine === machine && x.transition === transition)?.cells['best-effort'];
+    expect(cell('worker', 'handing --> done : HAND')?.verdict).toBe('taken');
+    expect(cell('worker', 'handing --> done : HAND')?.taken).toBeGreaterThan(40);
+    expect(cell('sweep', 'pending --> holding : SWEEP_HOLD [visitsNextLiveEntry]')).toMatchObject({ verdict: 'bug-only', taken: 0 });
+    // one variant only: a barrier transition cannot be explained by another variant here
+    expect(cell('builder', 'live --> finalized : FINISH_BEGIN [finalizesBarrier]')?.verdict).toBe('unreached');
+    expect(cell('builder', 'notLive_dead --> notLive_dead : SKIP [isBarrier]')?.why).toContain('over-reporting');
+    const text = renderCoverage(r);
+    expect(text).toContain('best-effort: ');
+    expect(text).toMatch(/^worker {3}handing --> done : HAND +\d[\d,]*$/m);
+    expect(text.trimEnd().split('\n').pop()).toBe(r.summary);
+    expect(coverageJson(r)).toMatchObject({ seed: 3, runs: { 'best-effort': 80 } });
+    // The fault world's transitions are taken by the runs with faults, and misreading is a model bug.
+    expect(cell('append', 'ready --> committed : INDETERMINATE_APPLIED [appliesAtShardUpper]')?.verdict).toBe('taken');
+    expect(cell('append', 'committed --> mismatched : MISREAD [hasBatches]')).toMatchObject({ verdict: 'bug-only', taken: 0 });
+  });
+
+  it('reports a gap — a transition the model reaches that no run took — and fails', async () => {
+    const empty: CoverageCollector = { onRun: () => undefined, runs: { off: 0 }, rejected: {}, counts: new Map([['off', new TransitionCounts()]]) };
+    const r = await coverageResult(empty, 1);
+    expect(r.exitCode).toBe(1);
+    expect(r.gaps).toContainEqual({ variant: 'off', machine: 'append', transition: 'ready --> appended : APPEND [matchesShardUpper]' });
+    expect(r.summary).toMatch(/^sbkit model --coverage: GAPS — 0 conformance runs \(seed 1\) took off 0 of 63 transitions; \d+ reachable transitions never taken$/);
+  });
+});

@@ -1,0 +1,269 @@
+/**
+ * The supervisor of one run's replicas: it starts each replica's sink as a writer incarnation, tears an
+ * incarnation down when told to (a crash, a dataflow teardown) or when a storage failure cannot be
+ * retried, starts a new incarnation in its place, and runs leaked-blob cleanup.
+ *
+ * An incarnation is one start of a replica's sink: its own writer id (writer-registry.ts), its own
+ * in-memory state (registries, descriptions, handles), its own tasks. Aborting it is what a crash or a
+ * teardown does to a real process's futures: none of its tasks runs again — each stops at its next
+ * scheduling point, for good — its handles are dropped without finish, and whatever it wrote and did not
+ * append leaks (until cleanup collects it, once the incarnation is expired). A restart is a separate
+ * step (a `replica.restart` scheduling point): it claims a new writer id, which expires every earlier
+ * incarnation of the replica, reads the shard's upper, and starts the sink there — so the new
+ * incarnation writes only what the shard does not hold yet.
+ *
+ * Invariants:
+ * - at most one live incarnation per replica; an aborted one never takes another step;
+ * - a restart follows every abort (up to `maxRestarts` per replica);
+ * - the run is done when every replica's current incarnation finished (its lower reached K), no
+ *   restart is pending and every cleanup ended;
+ * - a cleanup deletes only blobs of retired writers (gc.ts); every blob it deletes is counted by why its
+ *   writer retired, so leaks from finished writers (a bug) stay visible after they are collected.
+ */
+import { SbkitError, isStorageFailure } from './errors.ts';
+import type { MetricsRecorder } from './metrics.ts';
+import type { BatchWriter } from './persist/batch-builder.ts';
+import type { Blob } from './persist/blob.ts';
+import { BlobClient } from './persist/blob-client.ts';
+import type { Consensus } from './persist/consensus.ts';
+import { collectLeakedBlobs, type Collected } from './persist/gc.ts';
+import { retryExternal, type RetryContext } from './persist/retry.ts';
+import { ShardWriter } from './persist/shard-writer.ts';
+import { applyVersions, EMPTY_SHARD_STATE } from './persist/state.ts';
+import { claimWriter, retireWriter, type WriterRecord } from './persist/writer-registry.ts';
+import { Deferred } from './runtime/deferred.ts';
+import { TaskGroup } from './runtime/task-group.ts';
+import type { Trace } from './runtime/trace.ts';
+import { pointAt } from './runtime/where.ts';
+import type { ResolvedRun } from './run-config.ts';
+import type { RunControl, Scheduler } from './seams.ts';
+import { ReplicaState } from './sink/replica-state.ts';
+import { startReplica } from './sink/replica.ts';
+import type { Update } from './update.ts';
+
+/** A scheduling point that never resumes: where the tasks of an aborted incarnation stop. */
+const NEVER = new Promise<never>(() => {});
+
+/** The scheduler an incarnation's tasks see: the run's, until the incarnation is aborted. */
+function lifeScheduler(inner: Scheduler, life: { alive: boolean }): Scheduler {
+  return {
+    // SUBTLE: checked both when a point is reached and when it resumes — a point reached before the
+    // abort may still be resumed by a scheduler that does not know the task is dead.
+    point: (site) => (life.alive ? inner.point(site).then(() => (life.alive ? undefined : NEVER)) : NEVER),
+  };
+}
+
+interface Incarnation {
+  readonly replica: number;
+  readonly writer: WriterRecord;
+  readonly life: { alive: boolean };
+  /** Its sink, once started. */
+  sink: ReplicaState | undefined;
+  /** Every task ended. */
+  finished: boolean;
+}
+
+/** Blobs cleanup deleted, by why their writer could no longer append. */
+export interface CollectedBlobs {
+  readonly expired: number;
+  readonly finished: number;
+  /** Deleted although their writer was live (only a cleanup bug does that). */
+  readonly live: number;
+}
+
+export interface SupervisorDeps {
+  readonly run: ResolvedRun;
+  readonly shardId: string;
+  readonly metrics: MetricsRecorder;
+  readonly trace: Trace;
+  /** The stores the replicas use (with faults, when the run has a fault plan). */
+  readonly blob: Blob;
+  readonly consensus: Consensus;
+  /** Per worker of a replica, its updates ascending by (time, id). */
+  readonly byWorker: readonly (readonly Update[])[];
+}
+
+export class Supervisor implements RunControl {
+  readonly #current: (Incarnation | undefined)[];
+  readonly #restarts: number[];
+  /** Restarts, cleanups and retirements: the supervisor's own tasks. */
+  readonly #tasks = new TaskGroup();
+  /** Supervisor tasks not ended yet. */
+  #running = 0;
+  #pendingRestarts = 0;
+  readonly #done = new Deferred<void>();
+  #failed = false;
+  readonly collected = { expired: 0, finished: 0, live: 0 };
+  /** Every writer this run claimed, in order. */
+  readonly writers: WriterRecord[] = [];
+
+  constructor(private readonly deps: SupervisorDeps) {
+    this.#current = Array.from({ length: deps.run.replicas }, () => undefined);
+    this.#restarts = Array.from({ length: deps.run.replicas }, () => 0);
+  }
+
+  /**
+   * Starts every replica's first incarnation. The claims and the shard read happen before any task
+   * exists (they decide no interleaving and pass no point); then all sinks start in one step.
+   */
+  async startAll(): Promise<void> {
+    const { run, consensus, shardId, metrics } = this.deps;
+    const writers: WriterRecord[] = [];
+    for (let replica = 0; replica < run.replicas; replica++) writers.push(await claimWriter(consensus, shardId, replica, metrics));
+    const upper = applyVersions(EMPTY_SHARD_STATE, await consensus.scan(shardId, 0)).upper;
+    writers.forEach((w) => this.#launch(w, upper, false));
+  }
+
+  /** Resolves when the run is over (see the invariants); rejects if a task failed for another reason. */
+  whenDone(): Promise<void> {
+    this.#check();
+    return this.#done.promise;
+  }
+
+  abort(replica: number, reason: string): boolean {
+    const inc = this.#current[replica];
+    if (inc === undefined || !inc.life.alive || inc.finished) return false;
+    // A sink that reached K has sealed its shard range: what is left (the input catching up, a sweep)
+    // writes nothing, so there is nothing to tear down — as the model says (a sealed replica).
+    const sink = inc.sink;
+    if (sink !== undefined && sink.live === null && sink.lower >= this.deps.run.intervals) return false;
+    inc.life.alive = false;
+    this.deps.metrics.c.aborts += 1;
+    this.deps.trace.emit({ kind: 'abort', replica, reason });
+    this.#pendingRestarts += 1;
+    this.#spawn(`restart r${replica}`, () => this.#restart(replica));
+    return true;
+  }
+
+  #io(replica: number): RetryContext {
+    const { run, trace, metrics } = this.deps;
+    return { scheduler: run.scheduler, where: { replica }, trace, metrics };
+  }
+
+  #spawn(name: string, task: () => Promise<unknown>): void {
+    this.#running += 1;
+    this.#tasks.spawn(name, async () => {
+      try {
+        await task();
+      } catch (e) {
+        this.#fail(e);
+      } finally {
+        this.#running -= 1;
+        this.#check();
+      }
+    });
+  }
+
+  async #restart(replica: number): Promise<void> {
+    const { run, consensus, shardId, metrics } = this.deps;
+    if (this.#restarts[replica] === run.maxRestarts) {
+      throw new SbkitError('replica-gave-up', `replica ${replica} was aborted ${run.maxRestarts + 1} times; maxRestarts is ${run.maxRestarts}`);
+    }
+    this.#restarts[replica] = (this.#restarts[replica] ?? 0) + 1;
+    const io = this.#io(replica);
+    for (;;) {
+      await pointAt(run.scheduler, 'replica.restart', { replica });
+      try {
+        const writer = await claimWriter(consensus, shardId, replica, metrics, io);
+        const versions = await retryExternal(io, 'consensus.scan', () => consensus.scan(shardId, 0));
+        const upper = applyVersions(EMPTY_SHARD_STATE, versions).upper;
+        metrics.c.restarts += 1;
+        this.deps.trace.emit({ kind: 'restart', replica, lower: upper });
+        this.#pendingRestarts -= 1;
+        this.#launch(writer, upper, true);
+        if (run.cleanup) this.#spawn(`cleanup after restart r${replica}`, () => this.cleanup(replica));
+        return;
+      } catch (e) {
+        // A permanent failure while starting: the new incarnation went down before it began; try again.
+        if (!(isStorageFailure(e) && e.code === 'storage-permanent')) throw e;
+      }
+    }
+  }
+
+  /** Starts an incarnation's sink at `upper` (the shard's upper it read). */
+  #launch(writer: WriterRecord, upper: number, restarted: boolean): void {
+    const { run, metrics, trace, shardId, consensus, byWorker } = this.deps;
+    const replica = writer.replica;
+    const life = { alive: true };
+    const inc: Incarnation = { replica, writer, life, sink: undefined, finished: false };
+    this.#current[replica] = inc;
+    this.writers.push(writer);
+    const scheduler = lifeScheduler(run.scheduler, life);
+    const tasks = new TaskGroup();
+    const blob = new BlobClient(this.deps.blob, scheduler, metrics, writer.id, trace);
+    const where = { replica };
+    const shard = new ShardWriter({ shardId, consensus, blob, scheduler, metrics, config: run.persist, where, trace, bugs: run.bugs });
+    const writerDeps: BatchWriter = { config: run.persist, blob, metrics };
+    const state = new ReplicaState(
+      {
+        replica,
+        variant: run.variant,
+        processes: run.processes,
+        workersPerProcess: run.workersPerProcess,
+        intervals: run.intervals,
+        maxBytes: run.maxBytes,
+        pushChunkUpdates: run.pushChunkUpdates,
+        pacing: run.pacing,
+        startLower: upper,
+        restarted,
+      },
+      { scheduler, trace, bugs: run.bugs, metrics, spawn: tasks.spawn, shard, writer: writerDeps },
+      byWorker,
+    );
+    inc.sink = state;
+    startReplica(state);
+    tasks.whenAllDone().then(
+      () => {
+        if (!life.alive) return;
+        inc.finished = true;
+        this.#spawn(`retire ${writer.id}`, () =>
+          this.#persistently(replica, 'writer.retire', () => retireWriter(consensus, shardId, writer, 'finished', metrics, this.#io(replica))),
+        );
+      },
+      (e: unknown) => {
+        if (!life.alive) return; // a dead incarnation's leftovers do not matter
+        if (isStorageFailure(e) && e.code === 'storage-permanent') this.abort(replica, `permanent storage failure: ${e.message}`);
+        else this.#fail(e);
+      },
+    );
+  }
+
+  /** One leaked-blob cleanup, run by a writer of `replica`. */
+  async cleanup(replica: number): Promise<readonly Collected[]> {
+    const { run, metrics, trace, shardId, consensus } = this.deps;
+    const blob = new BlobClient(this.deps.blob, run.scheduler, metrics, `cleanup-r${replica}`, trace);
+    const collected = await this.#persistently(replica, 'cleanup.retry', () =>
+      collectLeakedBlobs({ shardId, consensus, blob, scheduler: run.scheduler, metrics, trace, bugs: run.bugs, where: { replica } }),
+    );
+    for (const c of collected) this.collected[c.writer ?? 'live'] += 1;
+    return collected;
+  }
+
+  /**
+   * Runs a supervisor step until it gets past permanent storage failures: each one is what a crash of
+   * the process running the step would be, so the step starts over (after a scheduling point), up to
+   * `maxRestarts` times. Retirements and cleanups are idempotent: starting over is safe.
+   */
+  async #persistently<T>(replica: number, label: string, step: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await step();
+      } catch (e) {
+        if (!(isStorageFailure(e) && e.code === 'storage-permanent') || attempt >= this.deps.run.maxRestarts) throw e;
+        await pointAt(this.deps.run.scheduler, label, { replica });
+      }
+    }
+  }
+
+  #fail(e: unknown): void {
+    if (this.#failed) return;
+    this.#failed = true;
+    this.#done.reject(e);
+  }
+
+  #check(): void {
+    if (this.#failed || this.#pendingRestarts > 0 || this.#running > 0) return;
+    if (this.#current.every((inc) => inc !== undefined && inc.finished)) this.#done.resolve();
+  }
+}
+
