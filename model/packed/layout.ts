@@ -62,7 +62,6 @@ export class Layout {
   readonly kinds: SlotKind[] = [];
   readonly labels: string[] = [];
   private readonly replicaBase: number[] = [];
-  private readonly perReplica: number;
   readonly shard: number;
   readonly appends: number;
   readonly shardUppers: number;
@@ -81,7 +80,6 @@ export class Layout {
   constructor(readonly cfg: ModelConfig) {
     this.workers = workersPerReplica(cfg);
     this.ids = cfg.intervals;
-    this.perReplica = 4 + cfg.processes * (1 + this.ids) + 2 * this.workers;
     const builders: number[] = [];
     const status: number[] = [];
     for (let r = 0; r < cfg.replicas; r++) {
