@@ -16,7 +16,7 @@ import type { Property } from '../../spec/properties.ts';
 import { processOf, type ModelConfig } from '../config.ts';
 import { actorCandidates, actorsOf, initialState, predict, type Actor } from '../system.ts';
 import { viewOf } from '../view.ts';
-import { Codec, Interner, Layout, ReadSetError } from './layout.ts';
+import { Codec, Interner, Layout, ReadSetError, sameValue } from './layout.ts';
 import { ACTOR_READS, EVENT_RULES, actorReads, eventRule, viewReads, type ActorRules, type EventRules } from './read-sets.ts';
 
 /** For tests: other read-set tables, or another predict (to show the checks catch a wrong one). */
@@ -68,8 +68,8 @@ export class Engine {
   private readonly viewBits: number[] = [];
   private readonly scratch: Int32Array;
   private readonly key: Int32Array;
-  /** Expected events by id (traces are stored as these ids). */
-  readonly events = new Interner();
+  /** The model's expected event of each enabled outcome (`outcomeEvent` indexes it). */
+  private readonly expected: TraceEvent[] = [];
   readonly misses: MissCounts = { actors: 0, outcomes: 0, views: 0, byKind: {} };
 
   private readonly eventRules: EventRules;
@@ -156,7 +156,7 @@ export class Engine {
       const shifted = Int32Array.from(cur);
       for (const a of adds) shifted[a] = (shifted[a] as number) + 1000;
       const again = this.predictWrites(event, shifted, c, adds);
-      if (again === null || again.event !== first.event || again.writes.join() !== first.writes.join()) {
+      if (again === null || !sameValue(again.event, first.event) || again.writes.join() !== first.writes.join()) {
         throw new ReadSetError(
           `predict(${JSON.stringify(event)}) depends on ${[...adds].map((a) => this.layout.labels[a]).join(', ')} beyond adding to ` +
             'it: declare it in reads, not adds (model/packed/read-sets.ts)',
@@ -164,7 +164,8 @@ export class Engine {
       }
     }
     const o = this.outcomeEvent.length;
-    this.outcomeEvent.push(first === null ? -1 : first.event);
+    if (first !== null) this.expected.push(first.event);
+    this.outcomeEvent.push(first === null ? -1 : this.expected.length - 1);
     this.outcomeCand.push(c);
     this.writeStart.push(this.writePool.length);
     for (const x of first?.writes ?? []) this.writePool.push(x);
@@ -176,7 +177,7 @@ export class Engine {
    * predict on `vec` with guards outside the candidate's reads and adds: null when not enabled, else the
    * expected event's id and the writes, [slot, id …], an added-to counter as [-slot - 1, k].
    */
-  private predictWrites(event: TraceEvent, vec: Int32Array, c: number, adds: Int32Array): { event: number; writes: number[] } | null {
+  private predictWrites(event: TraceEvent, vec: Int32Array, c: number, adds: Int32Array): { event: TraceEvent; writes: number[] } | null {
     this.codec.reader = `predict(${JSON.stringify(event)})`;
     const p = this.predict(this.cfg, this.codec.materialize(vec, this.candTouch[c] as Int32Array), event);
     if (!p.ok) return null;
@@ -188,7 +189,7 @@ export class Engine {
       if (adds.includes(slot)) out.push(-slot - 1, (writes[i + 1] as number) - (vec[slot] as number));
       else out.push(slot, writes[i + 1] as number);
     }
-    return { event: this.events.intern(p.expected), writes: out };
+    return { event: p.expected, writes: out };
   }
 
   /**
@@ -207,9 +208,9 @@ export class Engine {
     return out.length;
   }
 
-  /** The event id of an enabled outcome. */
-  eventOf(o: number): number {
-    return (this.outcomeEvent.data[o] as number);
+  /** The model's version of an enabled outcome's event. */
+  expectedOf(o: number): TraceEvent {
+    return this.expected[this.outcomeEvent.data[o] as number] as TraceEvent;
   }
 
   /** Whether group `g` is a process (its workers and registry), not a replica-level actor. */

@@ -182,7 +182,7 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
     const evs: TraceEvent[] = [];
     const syms: number[] = [];
     for (let at = n; at > 0; at = store.parents.get(at)) {
-      evs.push(engine.events.values[store.edges.get(at)] as TraceEvent);
+      evs.push(engine.expectedOf(store.edges.get(at)));
       syms.push(symOf?.get(at) ?? 0);
     }
     evs.reverse();
@@ -309,7 +309,7 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
           const k = Math.clz32(lost & -lost) ^ 31;
           throw new Error(
             `the partial-order reduction needs monotone properties, but ${properties[k]?.name} changes back after ` +
-              `${JSON.stringify(engine.events.values[engine.eventOf(o)])}: run without it`,
+              `${JSON.stringify(engine.expectedOf(o))}: run without it`,
           );
         }
       }
@@ -322,7 +322,7 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
         }
         continue;
       }
-      if (store.add(next, head, engine.eventOf(o)) < 0) symOf?.push(sym);
+      if (store.add(next, head, o) < 0) symOf?.push(sym);
     }
   }
   return {
