@@ -45,6 +45,7 @@ function parse(argv: readonly string[]): Args {
 }
 
 interface Measured {
+  readonly complete: boolean;
   readonly tool: string;
   readonly states: number | null;
   readonly seconds: number;
@@ -65,7 +66,9 @@ function timed(cmd: string, args: readonly string[], cwd: string): { stdout: str
   const seconds = (performance.now() - started) / 1000;
   let rssMiB: number | null = null;
   if (useTime && existsSync(timeFile)) {
-    const [, kb] = readFileSync(timeFile, 'utf8').trim().split(/\s+/);
+    // a failing command makes /usr/bin/time print "Command exited with non-zero status N" first
+    const last = readFileSync(timeFile, 'utf8').trim().split('\n').at(-1) ?? '';
+    const [, kb] = last.trim().split(/\s+/);
     rssMiB = Number(kb) / 1024;
     rmSync(timeFile);
   }
@@ -81,6 +84,7 @@ function ours(args: Args, variant: string): Measured {
   const json = JSON.parse(r.stdout) as { variants: { states: number; complete: boolean; figures: { reduction: string; stopped: string | null; configs: number } }[] };
   const v = json.variants[0];
   return {
+    complete: v?.complete === true,
     tool: 'sbkit (packed, symmetry + partial order)',
     states: v?.states ?? null,
     seconds: r.seconds,
@@ -108,6 +112,7 @@ function spin(args: Args, variant: string): Measured {
   };
   const errors = num(/errors: (\d+)/);
   return {
+    complete: errors === 0 && !/MEMLIM|out of memory/.test(r.stdout),
     tool: `spin 6.5 (${args.spinPor ? 'POR' : 'no POR'}, exact store)`,
     states: num(/([\d.e+]+) states, stored/),
     seconds: r.seconds,
@@ -141,7 +146,13 @@ function bench(args: Args): void {
         m.note,
       ]);
     }
-    if (b !== null) ratios.push(`${variant}: sbkit takes ${fixed(a.seconds / b.seconds, 1)}× SPIN's wall time (${fixed(a.seconds, 2)} s vs ${fixed(b.seconds, 2)} s)`);
+    if (b !== null) {
+      ratios.push(
+        a.complete
+          ? `${variant}: sbkit takes ${fixed(a.seconds / b.seconds, 2)}× SPIN's wall time (${fixed(a.seconds, 2)} s vs ${fixed(b.seconds, 2)} s)`
+          : `${variant}: sbkit did not complete within --max-seconds ${args.maxSeconds} (SPIN: ${fixed(b.seconds, 2)} s)`,
+      );
+    }
   }
   console.log(renderTable([col('variant', 'left'), col('tool', 'left'), col('states'), col('wall s'), col('peak RSS MiB'), col('states/s'), col('note', 'left')], rows));
   if (ratios.length > 0) console.log(`\n${ratios.join('\n')}`);

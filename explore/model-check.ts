@@ -315,7 +315,7 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
           maxStates: req.maxStates,
           maxBytes: req.maxMemory ?? DEFAULT_MAX_MEMORY,
           ...(hooks.memory === undefined ? {} : { memory: hooks.memory }),
-          ...(req.maxSeconds === undefined ? {} : { timeUp: () => hooks.now() - started >= (req.maxSeconds as number) * 1000 }),
+          ...(req.maxSeconds === undefined ? {} : { maxMillis: req.maxSeconds * 1000, now: hooks.now }),
           symmetry: req.symmetry !== false,
           por: req.por !== false,
           ...(req.shard === undefined ? {} : { shard: req.shard }),

@@ -112,7 +112,7 @@ export const MODEL_FLAGS = {
   symmetry: onOff('--check: symmetry reduction over workers with identical loads (append workers fixed) and over replicas'),
   por: onOff('--check: partial-order reduction (confluent events taken alone; verdicts kept, counterexamples re-searched to be shortest)'),
   'max-memory': optional(bytesFlag({ help: '--check: stop a search when this process\'s RSS reaches this (reported as incomplete: exit 1)', defaultValue: DEFAULT_MAX_MEMORY, min: 64 * 1024 * 1024 }), '4GiB'),
-  'max-seconds': optional(intFlag({ help: '--check: stop a search after this many seconds (reported as incomplete: exit 1)', defaultValue: 3600, min: 1, max: 1_000_000 }), 'none'),
+  'max-seconds': optional(intFlag({ help: '--check: stop each search after this many seconds (reported as incomplete: exit 1; the re-search for shortest counterexamples gets as long again)', defaultValue: 3600, min: 1, max: 1_000_000 }), 'none'),
   shard: shardFlag('--check: explore only shard I of N (frontier split by hash at a BFS depth); combine the shards\' --json with --combine'),
   combine: filesFlag('combine the --json outputs of every --shard I/N run into one verdict (exit 1 if one is missing or failed)'),
   core: switchFlag("--check: the SPIN anchor's configuration (1 process, 1 interval, each worker 0..--parts one-part updates; see bench/spin/)"),

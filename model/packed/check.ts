@@ -2,7 +2,8 @@
  * The packed check of one configuration: the reductions chosen, the search run, and — when the
  * partial-order reduction found violations — a second breadth-first search without it (symmetry kept,
  * which preserves lengths) that stops once it has found each of them again, so that every reported
- * counterexample is a shortest one when that search fits the limits.
+ * counterexample is a shortest one; one it does not reach within its limits keeps the first trace,
+ * marked not shortest.
  */
 import type { Property } from '../../spec/properties.ts';
 import type { ModelConfig } from '../config.ts';
@@ -15,7 +16,9 @@ export interface PackedCheckOptions {
   readonly maxStates: number;
   readonly maxBytes?: number;
   readonly memory?: () => number;
-  readonly timeUp?: () => boolean;
+  /** Wall-clock budget of each search in ms (the check and, separately, the re-search), on `now`. */
+  readonly maxMillis?: number;
+  readonly now?: () => number;
   /** Symmetry reduction (default on). */
   readonly symmetry?: boolean;
   /** Partial-order reduction (default on). */
@@ -40,13 +43,19 @@ export function checkPacked(cfg: ModelConfig, opts: PackedCheckOptions): PackedC
     maxStates: opts.maxStates,
     ...(opts.maxBytes === undefined ? {} : { maxBytes: opts.maxBytes }),
     ...(opts.memory === undefined ? {} : { memory: opts.memory }),
-    ...(opts.timeUp === undefined ? {} : { timeUp: opts.timeUp }),
     ...(opts.onProgress === undefined ? {} : { onProgress: opts.onProgress }),
+  };
+  const deadline = (): { timeUp?: () => boolean } => {
+    if (opts.maxMillis === undefined) return {};
+    const now = opts.now ?? (() => performance.now());
+    const until = now() + opts.maxMillis;
+    return { timeUp: () => now() >= until };
   };
   const r = searchPacked(
     cfg,
     {
       ...base,
+      ...deadline(),
       ...(symmetry ? { reducer: new SymmetryReducer(engine) } : {}),
       por,
       ...(opts.shard === undefined ? {} : { shard: opts.shard }),
@@ -56,10 +65,13 @@ export function checkPacked(cfg: ModelConfig, opts: PackedCheckOptions): PackedC
   const shortest: Record<string, boolean> = {};
   for (const v of r.violations) shortest[v.property] = !por;
   if (!por || r.violations.length === 0) return { ...r, shortest, refineStates: 0 };
+  // the re-search has its own budget: BFS finds the shallow counterexamples first, so what it settles
+  // before a limit is still the shortest (the others keep the reduced search's traces)
   const again = searchPacked(
     cfg,
     {
       ...base,
+      ...deadline(),
       ...(symmetry ? { reducer: new SymmetryReducer(engine) } : {}),
       until: r.violations.map((v) => v.property),
       ...(opts.shard === undefined ? {} : { shard: opts.shard }),
