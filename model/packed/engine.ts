@@ -68,8 +68,8 @@ export class Engine {
   private readonly viewBits: number[] = [];
   private readonly scratch: Int32Array;
   private readonly key: Int32Array;
-  /** The model's expected event of each enabled outcome (`outcomeEvent` indexes it). */
-  private readonly expected: TraceEvent[] = [];
+  /** The model's expected events (interned: far fewer than outcomes); `outcomeEvent` indexes them. */
+  private readonly expected = new Interner();
   readonly misses: MissCounts = { actors: 0, outcomes: 0, views: 0, byKind: {} };
 
   private readonly eventRules: EventRules;
@@ -164,8 +164,7 @@ export class Engine {
       }
     }
     const o = this.outcomeEvent.length;
-    if (first !== null) this.expected.push(first.event);
-    this.outcomeEvent.push(first === null ? -1 : this.expected.length - 1);
+    this.outcomeEvent.push(first === null ? -1 : this.expected.intern(first.event));
     this.outcomeCand.push(c);
     this.writeStart.push(this.writePool.length);
     for (const x of first?.writes ?? []) this.writePool.push(x);
@@ -210,7 +209,7 @@ export class Engine {
 
   /** The model's version of an enabled outcome's event. */
   expectedOf(o: number): TraceEvent {
-    return this.expected[this.outcomeEvent.data[o] as number] as TraceEvent;
+    return this.expected.at(this.outcomeEvent.data[o] as number) as TraceEvent;
   }
 
   /** Whether group `g` is a process (its workers and registry), not a replica-level actor. */

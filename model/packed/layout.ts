@@ -169,11 +169,16 @@ export class Layout {
   }
 }
 
-/** Component values by id, one table per kind; ids are assigned by first sight of the value's JSON. */
+/**
+ * Component values by id, one table per kind; ids are assigned by first sight. Keyed by a hash of the
+ * value's JSON (the string itself is not kept: it would double the memory of the table), equal values
+ * found by deep equality within a bucket.
+ */
 export class Interner {
   /** Counters: the id is the number itself. */
   constructor(private readonly counter = false) {}
-  private readonly byKey = new Map<string, number>();
+  private readonly byHash = new Map<number, number>();
+  private readonly collisions = new Map<number, number[]>();
   readonly values: unknown[] = [];
   intern(value: unknown, key?: string): number {
     if (this.counter) {
@@ -182,12 +187,16 @@ export class Interner {
       }
       return value;
     }
-    key ??= JSON.stringify(value);
-    const hit = this.byKey.get(key);
-    if (hit !== undefined) return hit;
+    const h = hashString(key ?? JSON.stringify(value) ?? 'undefined');
+    const first = this.byHash.get(h);
+    if (first !== undefined) {
+      if (sameValue(this.values[first], value)) return first;
+      for (const id of this.collisions.get(h) ?? []) if (sameValue(this.values[id], value)) return id;
+    }
     const id = this.values.length;
     this.values.push(value);
-    this.byKey.set(key, id);
+    if (first === undefined) this.byHash.set(h, id);
+    else this.collisions.set(h, [...(this.collisions.get(h) ?? []), id]);
     return id;
   }
   get size(): number {
@@ -197,6 +206,14 @@ export class Interner {
   at(id: number): unknown {
     return this.counter ? id : this.values[id];
   }
+}
+
+/** A 32-bit hash of a string (FNV-1a with a final mix). */
+function hashString(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  return (h ^ (h >>> 13)) >>> 0;
 }
 
 export type Interners = Record<SlotKind, Interner>;

@@ -98,7 +98,7 @@ export interface PackedSearchResult {
   /** Bytes of the state store (tuples, index, parents, edges) and of the memo tables. */
   readonly storeBytes: number;
   readonly memoBytes: number;
-  readonly memo: { readonly candidates: number; readonly outcomes: number; readonly views: number; readonly components: number };
+  readonly memo: { readonly candidates: number; readonly outcomes: number; readonly views: number; readonly components: number; readonly diamonds: number };
   readonly shard?: { readonly index: number; readonly count: number; readonly depth: number; readonly roots: number };
   /** The reductions in words. */
   readonly reduction: string;
@@ -339,7 +339,7 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
     unreached: properties.filter((p, k) => p.kind === 'sometimes' && !settled.has(k)).map((p) => p.name),
     storeBytes: store.bytes() + (symOf?.bytes() ?? 0),
     memoBytes: engine.memoBytes(),
-    memo: engine.memoSizes(),
+    memo: { ...engine.memoSizes(), diamonds: diamonds.size },
     ...(shard === undefined ? {} : { shard: { index: shard.index, count: shard.count, depth: shardDepth, roots } }),
     reduction: [reducer?.description, opts.por === true ? `partial order: ${reduced} states expanded only a persistent subset` : undefined].filter((x) => x !== undefined).join('; ') || 'none',
     porStates: opts.por === true ? reduced : null,
