@@ -14,8 +14,11 @@ async function run(argv: readonly string[]) {
   return { code, out: io.stdout(), err: io.stderr() };
 }
 
-/** Pinned, Stateright-style: a change to the model or the check's workload changes these. */
+/** Pinned, Stateright-style: a change to the model or the check's workload changes these. Without
+ * reductions (and for the plain search) every reachable state; by default, the representatives the
+ * packed search visits with symmetry and partial-order reduction. */
 const PINNED = { off: 53, 'best-effort': 388, barrier: 257 } as const;
+const PINNED_REDUCED = { off: 26, 'best-effort': 161, barrier: 147 } as const;
 const judged = properties.filter((p) => p.kind !== 'sometimes');
 const sometimes = properties.filter((p) => p.kind === 'sometimes');
 
@@ -39,14 +42,29 @@ describe('sbkit model --check', () => {
     const r = await run(['model', '--check']);
     expect(r.code).toBe(0);
     expect(r.err).toBe('');
-    for (const [variant, states] of Object.entries(PINNED)) {
+    expect(r.out).toContain('packed search (symmetry, partial order); limit 100,000,000 states or 4.00 GiB RSS per variant');
+    for (const [variant, states] of Object.entries(PINNED_REDUCED)) {
       expect(r.out).toMatch(new RegExp(`^${variant}: ${states} states explored, \\d+ final, complete, [\\d.]+ m?s$`, 'm'));
     }
+    expect(r.out).toMatch(/^ {2}symmetry: none applies; partial order: \d+ states expanded only a persistent subset; [\d,]+ transitions; [\d,.]+ B\/state stored; [\d,]+ states\/s; peak RSS /m);
     for (const p of properties) expect(r.out.split(`  ${p.name} `).length - 1, p.name).toBe(3);
     for (const p of judged) expect(r.out).toMatch(new RegExp(`^  ${p.kind} +${p.name} +holds$`, 'm'));
     expect(r.out).toMatch(/^ {2}sometimes +sometimes-interval-sealed-with-data +witnessed \(\d+-event example\)$/m);
     expect(r.out).toMatch(/sometimes-refused-append +NOT witnessed \(needs --replicas 2\)/);
     expect(r.out).not.toContain('VIOLATED');
+    expect(r.out.trimEnd().split('\n').at(-1)).toBe('sbkit model --check: ok (3 variants, 334 states; every always/eventually property holds)');
+  });
+
+  it.each([
+    [['--symmetry', 'off', '--por', 'off'], 'packed search (no reductions)'],
+    [['--search', 'plain'], 'plain search (model/search.ts, no reductions); limit 200,000 states per variant'],
+  ])('%j visits every reachable state: the pinned counts', async (flags, header) => {
+    const r = await run(['model', '--check', ...flags]);
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(header);
+    for (const [variant, states] of Object.entries(PINNED)) {
+      expect(r.out).toMatch(new RegExp(`^${variant}: ${states} states explored, \\d+ final, complete, [\\d.]+ m?s$`, 'm'));
+    }
     expect(r.out.trimEnd().split('\n').at(-1)).toBe('sbkit model --check: ok (3 variants, 698 states; every always/eventually property holds)');
   });
 
@@ -72,9 +90,15 @@ describe('sbkit model --check', () => {
     const r = await run(['model', '--check', '--faults']);
     expect(r.code).toBe(0);
     expect(r.out).toContain('fault world: ≤ 1 abort, ≤ 1 indeterminate compare-and-set, cleanup');
-    expect(r.out).toMatch(/^off: 871 states explored/m);
-    expect(r.out).toMatch(/^best-effort: 53,552 states explored/m);
-    expect(r.out).toMatch(/^barrier: 23,216 states explored/m);
+    // with the reductions (symmetry, partial order); the plain search visits every state
+    expect(r.out).toMatch(/^off: 547 states explored/m);
+    expect(r.out).toMatch(/^best-effort: 24,770 states explored/m);
+    expect(r.out).toMatch(/^barrier: 13,988 states explored/m);
+    const all = await run(['model', '--check', '--faults', '--search', 'plain']);
+    expect(all.code).toBe(0);
+    expect(all.out).toMatch(/^off: 871 states explored/m);
+    expect(all.out).toMatch(/^best-effort: 53,552 states explored/m);
+    expect(all.out).toMatch(/^barrier: 23,216 states explored/m);
     expect(r.out.match(/sometimes-replica-restarted +witnessed/g)).toHaveLength(3);
     expect(r.out.match(/sometimes-indeterminate-commit +witnessed/g)).toHaveLength(3);
     expect(r.out).not.toContain('VIOLATED');
@@ -99,11 +123,23 @@ describe('sbkit model --check', () => {
   it('reports a search cut short by --max-states as incomplete, never ok', async () => {
     const r = await run(['model', '--check', '--max-states', '10']);
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/^off: 10 states explored, \d+ final, INCOMPLETE \(hit --max-states 10\)/m);
+    expect(r.out).toMatch(/^off: 10 states explored, \d+ final, INCOMPLETE \(hit --max-states 10: 10 states stored, \d+ successors? beyond the limit, BFS depth \d+\)/m);
     expect(r.out).not.toMatch(/ holds$/m);
     for (const p of judged) expect(r.out).toMatch(new RegExp(`${p.name} +UNKNOWN \\(no violation in the states explored; search incomplete\\)`));
     expect(r.out).toContain('NOT witnessed (search incomplete)');
-    expect(r.out).toMatch(/FAILED .*off: search incomplete \(hit --max-states 10\)/);
+    expect(r.out).toMatch(/FAILED .*off: search incomplete \(hit --max-states 10: /);
+  });
+
+  it('reports a search stopped by --max-memory as incomplete, with how far it got', async () => {
+    const { runModelCheck: check } = await import('./model-check.ts');
+    let t = 0;
+    const r = await check({ ...DEFAULT_MODEL_CHECK, variants: ['best-effort'], workers: 3, maxMemory: 1 << 26 }, { now: () => (t += 1), memory: () => 1 << 27 });
+    expect(r.exitCode).toBe(1);
+    expect(r.variants[0]).toMatchObject({ complete: false, figures: { stopped: 'max-memory' } });
+    const text = (await import('./model-check.ts')).renderModelCheck(r);
+    expect(text).toMatch(/^best-effort: 1 state explored, 0 final, INCOMPLETE \(hit --max-memory 64\.0 MiB: 1 state stored, 1 not yet expanded, BFS depth 0\)/m);
+    expect(text).not.toMatch(/ holds$/m);
+    expect(text).toMatch(/FAILED .*best-effort: search incomplete \(hit --max-memory 64\.0 MiB/);
   });
 
   it('prints one JSON object with --json', async () => {
@@ -115,7 +151,10 @@ describe('sbkit model --check', () => {
       variants: { variant: string; states: number; complete: boolean; properties: { name: string; kind: string; verdict: string; trace?: TraceEvent[]; text?: string[]; events?: number }[] }[];
     };
     expect(parsed.exitCode).toBe(1);
-    expect(parsed.config).toMatchObject({ workers: 2, processes: 1, replicas: 1, intervals: 1, maxStates: 200_000, modelBug: 'sweep-upgrade-race', variants: ['best-effort'] });
+    expect(parsed.config).toMatchObject({
+      workers: 2, processes: 1, replicas: 1, intervals: 1, maxStates: 100_000_000, modelBug: 'sweep-upgrade-race', variants: ['best-effort'],
+      search: 'packed', symmetry: true, por: true, maxMemory: 4 * 1024 ** 3, shard: null, core: null,
+    });
     const v = parsed.variants[0];
     expect(v?.complete).toBe(true);
     expect(v?.properties.map((p) => p.name)).toEqual(properties.map((p) => p.name));
@@ -125,7 +164,8 @@ describe('sbkit model --check', () => {
     expect(noLoss?.text).toHaveLength(noLoss?.events ?? -1);
     const clean = JSON.parse((await run(['model', '--check', '--variant', 'off', '--json'])).out) as typeof parsed;
     expect(clean.exitCode).toBe(0);
-    expect(clean.variants[0]?.states).toBe(PINNED.off);
+    expect(clean.variants[0]?.states).toBe(PINNED_REDUCED.off);
+    expect((clean.variants[0] as unknown as { figures: Record<string, unknown> }).figures).toMatchObject({ search: 'packed', stopped: null, configs: 1 });
   });
 
   it.each([
@@ -139,6 +179,19 @@ describe('sbkit model --check', () => {
     [['--workers', '2'], '--workers: only with --check'],
     [['--mermaid', '--model-bug', 'sweep-upgrade-race'], '--model-bug: only with --check'],
     [['--json'], '--json: only with --check'],
+    [['--check', '--search', 'plain', '--symmetry', 'off'], '--symmetry: only with --search packed'],
+    [['--check', '--search', 'plain', '--shard', '1/2'], '--shard: only with --search packed'],
+    [['--check', '--shard', '0/2'], '--shard: expected I/N with 1 ≤ I ≤ N ≤ 4096 (e.g. 2/4), got "0/2"'],
+    [['--check', '--shard', '3/2'], '--shard: expected I/N'],
+    [['--check', '--por', 'maybe'], '--por: expected one of on, off, got "maybe"'],
+    [['--check', '--max-memory', '1MiB'], '--max-memory: must be at least 67108864 bytes'],
+    [['--check', '--parts', '2'], '--parts: only with --core'],
+    [['--check', '--core', '--processes', '2'], '--core: the SPIN anchor has 1 process'],
+    [['--check', '--core', '--parts', '10'], '--parts: expected an integer from 1 to 9'],
+    [['--shard', '1/2'], '--shard: only with --check'],
+    [['--check', '--combine', 'a.json'], '--check: cannot be combined with --combine'],
+    [['--combine', 'a.json', '--workers', '3'], '--workers: not with --combine'],
+    [['--combine', 'no-such-file.json'], '--combine: cannot read no-such-file.json (ENOENT)'],
   ])('model %j exits 2 naming the flag', async (argv, message) => {
     const r = await run(['model', ...argv]);
     expect(r.code).toBe(2);
@@ -222,10 +275,10 @@ describe('the model check in the report', () => {
     expect(result.variants.map((v) => v.ms)).toEqual([1000, 1000, 1000]);
     expect(html).toContain('<a href="#model-check">Model check</a>');
     expect(html).toContain('<h2 id="model-check">Model check (exhaustive)</h2>');
-    expect(html).toContain(`<td class="l">distinct states explored</td><td class="r">${PINNED.off}</td><td class="r">${PINNED['best-effort']}</td><td class="r">${PINNED.barrier}</td>`);
+    expect(html).toContain(`<td class="l">distinct states explored</td><td class="r">${PINNED_REDUCED.off}</td><td class="r">${PINNED_REDUCED['best-effort']}</td><td class="r">${PINNED_REDUCED.barrier}</td>`);
     for (const p of judged) expect(html).toContain(`<td class="l">${p.name}</td>${'<td class="l zero">holds</td>'.repeat(3)}`);
     for (const p of sometimes) expect(html).toContain(`<td class="l">${p.name}</td>`);
-    expect(html).toContain('Model check (exhaustive): ok (3 variants, 698 states; every always/eventually property holds).');
+    expect(html).toContain('Model check (exhaustive): ok (3 variants, 334 states; every always/eventually property holds).');
     expect(html).not.toContain('1.00 s'); // the fake clock: 1000 ms per variant
   });
 

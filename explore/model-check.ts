@@ -5,12 +5,16 @@
  * (no enabled action), `sometimes` as a reachability witness. BFS makes every counterexample and
  * witness a shortest one.
  *
+ * Two searches: `packed` (model/packed/, the default: packed states, successors from system.ts memoized
+ * by verified read sets, symmetry and partial-order reductions, memory and state limits, shards) and
+ * `plain` (model/search.ts, the reference). Without reductions both visit the same states.
+ *
  * model/ and spec/ are imported lazily, so other subcommands do not load the model. Wall time is
  * measured with the injected clock and printed as a diagnostic; it never enters the HTML report.
  */
 import { type BatchSummary, type PartsSummary, type PersistConfig, type TraceEvent, VARIANTS, type Variant } from '../vocab/index.ts';
 import type { ModelConfig, Update } from '../model/config.ts';
-import { millis, plural, thousands } from './format.ts';
+import { bytes, fixed, millis, plural, thousands } from './format.ts';
 import { col, renderTable } from './table.ts';
 
 /** The bugs the model itself can exhibit (model/config.ts `ModelBugs`), by their gallery names. */
@@ -20,7 +24,14 @@ export const MODEL_BUG_NAMES = ['sweep-upgrade-race', 'indeterminate-cas-deletes
 export const CHECK_FAULTS = { aborts: 1, indeterminate: 1, cleanup: true } as const;
 export type ModelBugName = (typeof MODEL_BUG_NAMES)[number];
 
-export const DEFAULT_MAX_STATES = 200_000;
+/** The packed search stops at this many states or at `DEFAULT_MAX_MEMORY`, whichever comes first. */
+export const DEFAULT_MAX_STATES = 100_000_000;
+/** The plain (reference) search keeps everything as objects: ~4 KB per state. */
+export const DEFAULT_PLAIN_MAX_STATES = 200_000;
+export const DEFAULT_MAX_MEMORY = 4 * 1024 ** 3;
+
+export const SEARCHES = ['packed', 'plain'] as const;
+export type SearchKind = (typeof SEARCHES)[number];
 
 /** The system's shape; every field is a CLI flag. */
 export interface ModelCheckShape {
@@ -38,10 +49,26 @@ export interface ModelCheckRequest extends ModelCheckShape {
   readonly modelBug?: ModelBugName | undefined;
   /** Explore the fault world too (CHECK_FAULTS); the indeterminate bug implies it. */
   readonly faults?: boolean | undefined;
+  /** Default `packed`. */
+  readonly search?: SearchKind;
+  /** Packed only, default on: symmetry over workers with identical loads and over replicas. */
+  readonly symmetry?: boolean;
+  /** Packed only, default on: partial-order reduction (confluent events taken alone). */
+  readonly por?: boolean;
+  /** Packed only: stop when the process's RSS reaches this many bytes (default 4 GiB). */
+  readonly maxMemory?: number;
+  /** Packed only: stop a search after this many seconds (wall clock, measured with the hooks' clock). */
+  readonly maxSeconds?: number | undefined;
+  /** Packed only: explore shard `index` (0-based) of `count` (combine the shards' JSON with --combine). */
+  readonly shard?: { readonly index: number; readonly count: number } | undefined;
+  /** The SPIN anchor's configuration: each worker holds 0..parts one-part updates (see `coreConfigs`). */
+  readonly core?: { readonly parts: number } | undefined;
 }
 
 /** What `npm start`, `sbkit report` and a bare `sbkit model --check` run. */
 export const DEFAULT_MODEL_CHECK: ModelCheckRequest = { variants: VARIANTS, ...DEFAULT_SHAPE, maxStates: DEFAULT_MAX_STATES };
+
+export const searchOf = (req: ModelCheckRequest): SearchKind => req.search ?? 'packed';
 
 // ---------------------------------------------------------------------------------------------------
 // The workload: small enough to search exhaustively, rich enough that both routes are reachable.
@@ -85,6 +112,61 @@ export function checkConfig(variant: Variant, req: ModelCheckShape & { readonly 
   };
 }
 
+// ---------------------------------------------------------------------------------------------------
+// The SPIN anchor's configuration (../shared/anchors/spin/sharedbatch.pml, copied to bench/spin/)
+
+/** The core's update size: at least `CHECK_PERSIST.blobTargetSize`, so every update is one (hollow) part. */
+export const CORE_UPDATE_SIZE = 100;
+
+/**
+ * The Promela model's shape in our model: 1 replica, 1 process, W workers, 1 interval, the sweep, the knob
+ * fixed at 1000 B (every worker with data shares). "Worker w pushes 0..P parts" becomes: worker w holds
+ * `loads[w]` updates of 100 B (one part each) and exploration pushes one per step (`pushChunkUpdates: 1`). Promela
+ * chooses the count as it runs; here each load vector is its own configuration, and `coreConfigs` lists
+ * them all — with symmetry only one per orbit: worker 0 (the append worker) keeps its count, workers
+ * 1…W−1 take the counts in ascending order (renaming them maps every other vector onto one of these).
+ * Differences that make state counts incomparable one to one: our model has steps Promela folds
+ * (stage, open, finish-begin/-end, hand, mint, append), records the push order, and a best-effort worker
+ * with no data does nothing, where Promela's still joins and finishes empty.
+ */
+export function coreConfigs(
+  variant: Variant,
+  workers: number,
+  parts: number,
+  oneVectorPerOrbit: boolean,
+  modelBug?: ModelBugName,
+): { readonly loads: readonly number[]; readonly cfg: ModelConfig }[] {
+  const vectors: number[][] = [];
+  const rec = (prefix: number[]) => {
+    if (prefix.length === workers) {
+      vectors.push(prefix);
+      return;
+    }
+    const from = oneVectorPerOrbit && prefix.length >= 2 ? (prefix[prefix.length - 1] as number) : 0;
+    for (let n = from; n <= parts; n++) rec([...prefix, n]);
+  };
+  rec([]);
+  return vectors.map((loads) => {
+    const updates: Update[] = [];
+    loads.forEach((n, worker) => {
+      for (let i = 0; i < n; i++) updates.push({ id: updates.length, time: 0, worker, size: CORE_UPDATE_SIZE });
+    });
+    const cfg: ModelConfig = {
+      variant,
+      replicas: 1,
+      processes: 1,
+      workersPerProcess: workers,
+      intervals: 1,
+      updates,
+      persist: CHECK_PERSIST,
+      maxBytesChoices: [1000],
+      pushChunkUpdates: 1,
+      ...(modelBug === 'sweep-upgrade-race' ? { bugs: { sweepUpgradeRace: true } } : {}),
+    };
+    return { loads, cfg };
+  });
+}
+
 /** The workload in words, one line each: updates, knob, persist (for help, output and the report). */
 export const WORKLOAD_LINES: readonly string[] = [
   `updates: one per worker per interval, ${UPDATE_SIZES.small} B or ${UPDATE_SIZES.large} B alternating by worker and interval (w0 in interval 0: ${UPDATE_SIZES.small} B)`,
@@ -116,21 +198,51 @@ export interface PropertyOutcome {
   readonly verdict: PropertyVerdict;
   /** For `violated`: what the property saw. */
   readonly why?: string;
-  /** For `violated` and `witnessed`: the shortest trace from the initial state. */
+  /** For `violated` and `witnessed`: a trace from the initial state (replayed and re-judged on the model). */
   readonly trace?: readonly TraceEvent[];
+  /** For `violated`: false when the trace is shortest only within the partial-order-reduced graph. */
+  readonly shortest?: boolean;
   /** For `not-witnessed` in a complete search: why this configuration cannot show it, when known. */
   readonly note?: string;
 }
 
+/** How the search went: figures for the bench and the JSON (wall-clock ones are diagnostics only). */
+export interface SearchFigures {
+  readonly search: SearchKind;
+  /** The reductions that applied, in words ('none' for the plain search or with both off). */
+  readonly reduction: string;
+  /** Successor edges generated. */
+  readonly transitions: number;
+  /** Why an incomplete search stopped. */
+  readonly stopped: 'max-states' | 'max-memory' | 'max-time' | null;
+  /** Deepest BFS level, states stored but not expanded when it stopped, and successor edges it did not
+   * store because of --max-states. */
+  readonly depth: number;
+  readonly frontier: number;
+  readonly dropped: number;
+  /** Bytes of the packed state store (tuples, index, parents, edges); 0 for the plain search. */
+  readonly storeBytes: number;
+  readonly memoBytes: number;
+  /** The process's peak resident set so far (bytes). */
+  readonly peakRssBytes: number;
+  /** Configurations searched (more than one for --core: one per load vector). */
+  readonly configs: number;
+  /** States of the re-search that made the counterexamples shortest (0 when none ran). */
+  readonly refineStates: number;
+  /** --shard: which one, of how many, at which BFS depth the frontier was split, and its roots. */
+  readonly shard?: { readonly index: number; readonly count: number; readonly depth: number; readonly roots: number };
+}
+
 export interface VariantCheck {
   readonly variant: Variant;
-  /** Distinct states visited. */
+  /** Distinct states visited (representatives, with reductions). */
   readonly states: number;
   readonly finals: number;
   readonly complete: boolean;
   /** Wall-clock milliseconds (diagnostic only). */
   readonly ms: number;
   readonly properties: readonly PropertyOutcome[];
+  readonly figures: SearchFigures;
 }
 
 export interface ModelCheckResult {
@@ -159,41 +271,154 @@ export interface ModelCheckHooks {
   readonly now: () => number;
   /** `fraction` of the whole check, and what runs now (for the progress bar). */
   readonly onProgress?: (fraction: number, label: string) => void;
+  /** Resident memory in bytes (default: this process's RSS). */
+  readonly memory?: () => number;
 }
+
+/** What one search of one configuration found (either search), before it becomes a VariantCheck. */
+interface Found {
+  readonly states: number;
+  readonly finals: number;
+  readonly complete: boolean;
+  readonly violations: readonly { readonly property: string; readonly why: string; readonly trace: readonly TraceEvent[]; readonly shortest: boolean }[];
+  readonly witnesses: readonly { readonly property: string; readonly trace: readonly TraceEvent[] }[];
+  readonly figures: Omit<SearchFigures, 'configs' | 'peakRssBytes'> & { readonly porStates?: number | null };
+}
+
+const peakRss = (): number => process.resourceUsage().maxRSS * 1024;
 
 /** Runs the exhaustive search for each requested variant (lazily loading model/ and spec/). */
 export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHooks): Promise<ModelCheckResult> {
-  const [{ search }, { properties }] = await Promise.all([import('../model/search.ts'), import('../spec/properties.ts')]);
+  const [{ search }, { checkPacked }, { properties }] = await Promise.all([
+    import('../model/search.ts'),
+    import('../model/packed/check.ts'),
+    import('../spec/properties.ts'),
+  ]);
+  const kind = searchOf(req);
   const variants: VariantCheck[] = [];
   for (const [i, variant] of req.variants.entries()) {
-    const cfg = checkConfig(variant, req);
+    const configs =
+      req.core === undefined
+        ? [{ loads: [] as readonly number[], cfg: checkConfig(variant, req) }]
+        : coreConfigs(variant, req.workers, req.core.parts, req.symmetry !== false, req.modelBug);
     const started = hooks.now();
-    const r = search(cfg, {
-      maxStates: req.maxStates,
-      properties,
-      ...(hooks.onProgress === undefined
-        ? {}
-        : {
-            onProgress: (expanded: number, states: number) =>
-              hooks.onProgress?.((i + expanded / states) / req.variants.length, `${variant}: ${thousands(states)} states`),
-          }),
-    });
-    const ms = Math.round(hooks.now() - started);
-    const outcomes = properties.map((p): PropertyOutcome => {
-      if (p.kind === 'sometimes') {
-        const w = r.witnesses.find((x) => x.property === p.name);
-        if (w !== undefined) return { name: p.name, kind: p.kind, verdict: 'witnessed', trace: w.trace };
-        const note = r.complete ? unwitnessedNote(p.name, variant, req) : 'search incomplete';
-        return { name: p.name, kind: p.kind, verdict: 'not-witnessed', ...(note === undefined ? {} : { note }) };
+    const found: Found[] = [];
+    for (const [j, { cfg }] of configs.entries()) {
+      const onProgress =
+        hooks.onProgress === undefined
+          ? undefined
+          : (expanded: number, states: number) =>
+              hooks.onProgress?.((i + (j + expanded / states) / configs.length) / req.variants.length, `${variant}: ${thousands(states)} states`);
+      if (kind === 'plain') {
+        const r = search(cfg, { maxStates: req.maxStates, properties, ...(onProgress === undefined ? {} : { onProgress }) });
+        found.push({
+          states: r.states,
+          finals: r.finals,
+          complete: r.complete,
+          violations: r.violations.map((v) => ({ ...v, shortest: true })),
+          witnesses: r.witnesses,
+          figures: { search: 'plain', reduction: 'none', transitions: 0, stopped: r.complete ? null : 'max-states', depth: 0, frontier: 0, dropped: 0, storeBytes: 0, memoBytes: 0, refineStates: 0 },
+        });
+      } else {
+        const r = checkPacked(cfg, {
+          properties,
+          maxStates: req.maxStates,
+          maxBytes: req.maxMemory ?? DEFAULT_MAX_MEMORY,
+          ...(hooks.memory === undefined ? {} : { memory: hooks.memory }),
+          ...(req.maxSeconds === undefined ? {} : { maxMillis: req.maxSeconds * 1000, now: hooks.now }),
+          symmetry: req.symmetry !== false,
+          por: req.por !== false,
+          ...(req.shard === undefined ? {} : { shard: req.shard }),
+          ...(onProgress === undefined ? {} : { onProgress }),
+        });
+        found.push({
+          states: r.states,
+          finals: r.finals,
+          complete: r.complete,
+          violations: r.violations.map((v) => ({ ...v, shortest: r.shortest[v.property] === true })),
+          witnesses: r.witnesses,
+          figures: {
+            search: 'packed',
+            reduction: r.reduction,
+            porStates: r.porStates,
+            transitions: r.transitions,
+            stopped: r.stopped === 'max-memory' || r.stopped === 'max-states' || r.stopped === 'max-time' ? r.stopped : null,
+            depth: r.depth,
+            frontier: r.frontier,
+            dropped: r.dropped,
+            storeBytes: r.storeBytes,
+            memoBytes: r.memoBytes,
+            refineStates: r.refineStates,
+            ...(r.shard === undefined ? {} : { shard: r.shard }),
+          },
+        });
       }
-      const v = r.violations.find((x) => x.property === p.name);
-      if (v !== undefined) return { name: p.name, kind: p.kind, verdict: 'violated', why: v.why, trace: v.trace };
-      return { name: p.name, kind: p.kind, verdict: r.complete ? 'holds' : 'unknown' };
-    });
-    variants.push({ variant, states: r.states, finals: r.finals, complete: r.complete, ms, properties: outcomes });
+      if (!(found.at(-1)?.complete ?? false)) break;
+    }
+    const ms = Math.round(hooks.now() - started);
+    variants.push(variantCheck(variant, req, found, ms, properties));
   }
+  return combineSummary(req, variants);
+}
+
+/** The result of these variant checks: exit code and summary line. */
+export function combineSummary(req: ModelCheckRequest, variants: readonly VariantCheck[]): ModelCheckResult {
   const failed = variants.filter(variantFailed);
   return { exitCode: failed.length === 0 ? 0 : 1, request: req, variants, summary: summaryLine(req, variants) };
+}
+
+/** The reductions of several searches (one per load vector) in words. */
+function multiReduction(req: ModelCheckRequest, found: readonly Found[]): string {
+  if (searchOf(req) === 'plain') return 'none';
+  const parts = [
+    req.symmetry !== false ? 'symmetry: workers with identical loads, per load vector (append workers fixed)' : undefined,
+    req.por !== false ? `partial order: ${thousands(found.reduce((n, f) => n + (f.figures.porStates ?? 0), 0))} states expanded only a persistent subset` : undefined,
+  ].filter((x) => x !== undefined);
+  return parts.length === 0 ? 'none' : parts.join('; ');
+}
+
+/** Several searches (one per --core load vector) as one variant: counts add up; the shortest trace wins. */
+function variantCheck(variant: Variant, req: ModelCheckRequest, found: readonly Found[], ms: number, properties: readonly { name: string; kind: PropertyKind }[]): VariantCheck {
+  const complete = found.every((f) => f.complete);
+  const shortestOf = <T extends { readonly trace: readonly TraceEvent[] }>(xs: readonly (T | undefined)[]): T | undefined =>
+    xs.filter((x): x is T => x !== undefined).sort((a, b) => a.trace.length - b.trace.length)[0];
+  const outcomes = properties.map((p): PropertyOutcome => {
+    if (p.kind === 'sometimes') {
+      const w = shortestOf(found.map((f) => f.witnesses.find((x) => x.property === p.name)));
+      if (w !== undefined) return { name: p.name, kind: p.kind, verdict: 'witnessed', trace: w.trace };
+      const note = complete ? unwitnessedNote(p.name, variant, req) : 'search incomplete';
+      return { name: p.name, kind: p.kind, verdict: 'not-witnessed', ...(note === undefined ? {} : { note }) };
+    }
+    const v = shortestOf(found.map((f) => f.violations.find((x) => x.property === p.name)));
+    if (v !== undefined) return { name: p.name, kind: p.kind, verdict: 'violated', why: v.why, trace: v.trace, shortest: v.shortest };
+    return { name: p.name, kind: p.kind, verdict: complete ? 'holds' : 'unknown' };
+  });
+  const first = found[0]?.figures;
+  const sum = (f: (x: Found) => number) => found.reduce((n, x) => n + f(x), 0);
+  const last = found.at(-1)?.figures;
+  return {
+    variant,
+    states: sum((f) => f.states),
+    finals: sum((f) => f.finals),
+    complete,
+    ms,
+    properties: outcomes,
+    figures: {
+      search: first?.search ?? searchOf(req),
+      reduction: found.length === 1 ? (first?.reduction ?? 'none') : multiReduction(req, found),
+      transitions: sum((f) => f.figures.transitions),
+      stopped: last?.stopped ?? null,
+      depth: Math.max(0, ...found.map((f) => f.figures.depth)),
+      frontier: last?.frontier ?? 0,
+      dropped: sum((f) => f.figures.dropped),
+      storeBytes: sum((f) => f.figures.storeBytes),
+      memoBytes: sum((f) => f.figures.memoBytes),
+      peakRssBytes: peakRss(),
+      configs: found.length,
+      refineStates: sum((f) => f.figures.refineStates),
+      ...(last?.shard === undefined ? {} : { shard: last.shard }),
+    },
+  };
 }
 
 function summaryLine(req: ModelCheckRequest, variants: readonly VariantCheck[]): string {
@@ -202,7 +427,7 @@ function summaryLine(req: ModelCheckRequest, variants: readonly VariantCheck[]):
   for (const v of variants) {
     const violated = v.properties.filter((p) => p.verdict === 'violated').map((p) => p.name);
     if (violated.length > 0) problems.push(`${v.variant}: ${violated.join(', ')} VIOLATED`);
-    if (!v.complete) problems.push(`${v.variant}: search incomplete (hit --max-states ${thousands(req.maxStates)})`);
+    if (!v.complete) problems.push(`${v.variant}: search incomplete (${stopText(v, req)})`);
   }
   const what = `${plural(variants.length, 'variant')}, ${plural(states, 'state')}`;
   return problems.length === 0
@@ -277,12 +502,24 @@ export function formatTrace(trace: readonly TraceEvent[], indent: string): strin
   return trace.map((e, i) => `${indent}${i === trace.length - 1 ? '>>' : '  '} ${String(i + 1).padStart(width)}  ${formatTraceEvent(e)}`);
 }
 
+/** Why an incomplete search stopped, and how far it got. */
+function stopText(v: VariantCheck, req: ModelCheckRequest): string {
+  const f = v.figures;
+  if (f.search === 'plain') return `hit --max-states ${thousands(req.maxStates)}`;
+  if (f.stopped === 'max-time') {
+    return `hit --max-seconds ${thousands(req.maxSeconds ?? 0)}: ${plural(v.states, 'state')} stored, ${thousands(f.frontier)} not yet expanded, BFS depth ${f.depth}`;
+  }
+  return f.stopped === 'max-memory'
+    ? `hit --max-memory ${bytes(req.maxMemory ?? DEFAULT_MAX_MEMORY)}: ${plural(v.states, 'state')} stored, ${thousands(f.frontier)} not yet expanded, BFS depth ${f.depth}`
+    : `hit --max-states ${thousands(req.maxStates)}: ${plural(v.states, 'state')} stored, ${plural(f.dropped, 'successor')} beyond the limit, BFS depth ${f.depth}`;
+}
+
 function verdictText(p: PropertyOutcome): string {
   switch (p.verdict) {
     case 'holds':
       return 'holds';
     case 'violated':
-      return `VIOLATED (${plural(p.trace?.length ?? 0, 'event')})`;
+      return `VIOLATED (${plural(p.trace?.length ?? 0, 'event')}${p.shortest === false ? '; shortest under the partial-order reduction only' : ''})`;
     case 'unknown':
       return 'UNKNOWN (no violation in the states explored; search incomplete)';
     case 'witnessed':
@@ -292,16 +529,49 @@ function verdictText(p: PropertyOutcome): string {
   }
 }
 
+/** The search and its limits in words: `packed search (symmetry, partial order); limit … states, 4GiB`. */
+export function describeSearch(req: ModelCheckRequest): string {
+  if (searchOf(req) === 'plain') return `plain search (model/search.ts, no reductions); limit ${thousands(req.maxStates)} states per variant`;
+  const on = [req.symmetry !== false ? 'symmetry' : undefined, req.por !== false ? 'partial order' : undefined].filter((x) => x !== undefined);
+  return (
+    `packed search (${on.length === 0 ? 'no reductions' : on.join(', ')}); limit ${thousands(req.maxStates)} states or ${bytes(req.maxMemory ?? DEFAULT_MAX_MEMORY)} RSS per variant` +
+    (req.shard === undefined ? '' : `; shard ${req.shard.index + 1}/${req.shard.count}`)
+  );
+}
+
 function headerLines(req: ModelCheckRequest): string[] {
   return [
-    `model check: ${describeShape(req)}; model bug: ${req.modelBug ?? 'none'}; ${req.faults === true || req.modelBug === 'indeterminate-cas-deletes-batches' ? `fault world: ≤ ${CHECK_FAULTS.aborts} abort, ≤ ${CHECK_FAULTS.indeterminate} indeterminate compare-and-set, cleanup; ` : ''}limit ${thousands(req.maxStates)} states per variant`,
-    ...WORKLOAD_LINES.map((l) => `  ${l}`),
+    `model check: ${describeShape(req)}; model bug: ${req.modelBug ?? 'none'}; ${req.faults === true || req.modelBug === 'indeterminate-cas-deletes-batches' ? `fault world: ≤ ${CHECK_FAULTS.aborts} abort, ≤ ${CHECK_FAULTS.indeterminate} indeterminate compare-and-set, cleanup; ` : ''}${describeSearch(req)}`,
+    ...(req.core === undefined ? WORKLOAD_LINES : coreLines(req.core.parts)).map((l) => `  ${l}`),
   ];
 }
 
-function variantLine(v: VariantCheck, maxStates: number): string {
-  const complete = v.complete ? 'complete' : `INCOMPLETE (hit --max-states ${thousands(maxStates)})`;
+/** The --core workload in words. */
+export function coreLines(parts: number): string[] {
+  return [
+    `core (the SPIN anchor's shape): every worker holds 0..${parts} updates of ${CORE_UPDATE_SIZE} B, one part each, pushed one per step; knob 1000 B (every worker with data shares)`,
+    '         one search per load vector (with symmetry: worker 0 keeps its count, workers 1… ascending); counts and verdicts add up over them',
+  ];
+}
+
+function variantLine(v: VariantCheck, req: ModelCheckRequest): string {
+  const complete = v.complete ? 'complete' : `INCOMPLETE (${stopText(v, req)})`;
   return `${v.variant}: ${plural(v.states, 'state')} explored, ${thousands(v.finals)} final, ${complete}, ${millis(v.ms)}`;
+}
+
+/** The second line of a variant: the search's figures (diagnostics). */
+function figuresLine(v: VariantCheck): string {
+  const f = v.figures;
+  if (f.search === 'plain') return '  plain search';
+  const perState = v.states === 0 ? 0 : f.storeBytes / v.states;
+  const rate = v.ms === 0 ? 0 : (v.states * 1000) / v.ms;
+  return (
+    `  ${f.reduction}; ${plural(f.transitions, 'transition')}` +
+    (f.configs > 1 ? `; ${thousands(f.configs)} load vectors` : '') +
+    `; ${fixed(perState, 1)} B/state stored; ${thousands(Math.round(rate))} states/s; peak RSS ${bytes(f.peakRssBytes)}` +
+    (f.refineStates > 0 ? `; ${thousands(f.refineStates)} states re-searched for shortest counterexamples` : '') +
+    (f.shard === undefined ? '' : `; shard ${f.shard.index + 1}/${f.shard.count}: frontier split at depth ${f.shard.depth}, ${thousands(f.shard.roots)} roots`)
+  );
 }
 
 /** The full text output: header, then per variant its counts and every property with its verdict. */
@@ -309,7 +579,7 @@ export function renderModelCheck(r: ModelCheckResult): string {
   const lines = headerLines(r.request);
   const nameWidth = Math.max(...r.variants.flatMap((v) => v.properties.map((p) => p.name.length)));
   for (const v of r.variants) {
-    lines.push('', variantLine(v, r.request.maxStates));
+    lines.push('', variantLine(v, r.request), figuresLine(v));
     for (const p of v.properties) {
       lines.push(`  ${p.kind.padEnd(10)}  ${p.name.padEnd(nameWidth)}  ${verdictText(p)}`);
       if (p.verdict === 'violated') {
@@ -347,16 +617,29 @@ export function renderModelCheckTable(r: ModelCheckResult): string {
 
 /** The `--json` object: the request, the workload, and per variant its counts and property outcomes. */
 export function modelCheckJson(r: ModelCheckResult): unknown {
-  const { variants, maxStates, modelBug, ...shape } = r.request;
+  const q = r.request;
   return {
     exitCode: r.exitCode,
     summary: r.summary,
     config: {
-      ...shape,
-      variants,
-      maxStates,
-      modelBug: modelBug ?? null,
-      workload: { updates: 'one per worker per interval', sizes: [UPDATE_SIZES.small, UPDATE_SIZES.large], knobChoices: KNOB_CHOICES, persist: CHECK_PERSIST },
+      workers: q.workers,
+      processes: q.processes,
+      replicas: q.replicas,
+      intervals: q.intervals,
+      variants: q.variants,
+      maxStates: q.maxStates,
+      modelBug: q.modelBug ?? null,
+      search: searchOf(q),
+      symmetry: q.symmetry !== false,
+      por: q.por !== false,
+      maxMemory: q.maxMemory ?? DEFAULT_MAX_MEMORY,
+      maxSeconds: q.maxSeconds ?? null,
+      shard: q.shard ?? null,
+      core: q.core ?? null,
+      workload:
+        q.core === undefined
+          ? { updates: 'one per worker per interval', sizes: [UPDATE_SIZES.small, UPDATE_SIZES.large], knobChoices: KNOB_CHOICES, persist: CHECK_PERSIST }
+          : { updates: `0..${q.core.parts} per worker, one part each`, sizes: [CORE_UPDATE_SIZE], knobChoices: [1000], persist: CHECK_PERSIST },
     },
     variants: r.variants.map((v) => ({
       ...v,

@@ -12,7 +12,7 @@ import type { Criterion } from './criteria.ts';
 import { bytes, fixed, millis, percent, plural, thousands } from './format.ts';
 import { type Bar, barChart, byteUnit, escapeXml, lineChart } from './svg.ts';
 import { type TimingParams, timingOf } from './timing.ts';
-import { type ModelCheckResult, type PropertyOutcome, WORKLOAD_LINES, describeShape, formatTrace } from './model-check.ts';
+import { type ModelCheckResult, type PropertyOutcome, WORKLOAD_LINES, describeSearch, describeShape, formatTrace } from './model-check.ts';
 import {
   type CoverageSection,
   type GallerySection,
@@ -606,7 +606,7 @@ function modelCheckSection(m: ModelCheckSection): string {
       ),
   );
   return (
-    `<p class="note">Breadth-first search over every reachable state of the model (model/) on ${esc(describeShape(req))}${req.modelBug === undefined ? '' : `, with the model bug <code>${esc(req.modelBug)}</code> switched on`}; ` +
+    `<p class="note">Breadth-first search over the reachable states of the model (model/) on ${esc(describeShape(req))}${req.modelBug === undefined ? '' : `, with the model bug <code>${esc(req.modelBug)}</code> switched on`} (${esc(describeSearch(req))}: the state counts are of representatives when reductions are on); ` +
     `<em>always</em> properties are judged on every state, <em>eventually</em> on every final state, <em>sometimes</em> need one reachable witness. Counterexamples are shortest traces. ` +
     `Reproduce: <code>${esc(command)}</code> (the review bug: <code>npx sbkit model --check --variant best-effort --model-bug sweep-upgrade-race</code>).</p>` +
     `<pre>${esc(WORKLOAD_LINES.join('\n'))}</pre>` +

@@ -1119,81 +1119,122 @@ function sameActor(a: TraceEvent, b: TraceEvent): boolean {
 // Enabled actions
 
 /**
- * The fault world's actions (cfg.faults): abort a running replica, restart a down one, let the append's
- * compare-and-set apply and answer with an error, run a due cleanup. Faults that are retried and change
- * nothing are not explored (they are stuttering steps); `predict` enforces the config's bounds.
+ * Who proposes events. In the fault world (cfg.faults) first each replica's faults (abort a running
+ * replica, restart a down one, let the append's compare-and-set apply and answer with an error) and the
+ * cleanup; then, replica by replica, the mint (frontier, mint), each worker, the append operator (append,
+ * delete) and each process's registry (sweep). `candidates` asks them in this order; a down replica's
+ * sink proposes nothing. The packed search (model/packed/) memoizes each actor's proposals by what it
+ * reads. Faults that are retried and change nothing are not explored (they are stuttering steps);
+ * `predict` enforces the config's bounds.
  */
-function faultCandidates(s: SystemState, out: TraceEvent[]): void {
-  s.replicas.forEach((rep, r) => {
-    if (!rep.up) {
-      out.push({ kind: 'restart', replica: r, lower: 0 });
-      return;
-    }
-    out.push({ kind: 'abort', replica: r, reason: 'explored' });
-    if (rep.append !== null && isIn(rep.append, 'ready')) out.push({ kind: 'fault', replica: r, op: 'consensus.cas', fault: 'indeterminate-applied' });
-  });
-  out.push({ kind: 'cleanup', replica: 0, deleted: 0 });
+export type Actor =
+  | { readonly kind: 'faults'; readonly replica: number }
+  | { readonly kind: 'cleanup'; readonly replica: number }
+  | { readonly kind: 'mint'; readonly replica: number }
+  | { readonly kind: 'worker'; readonly replica: number; readonly worker: number }
+  | { readonly kind: 'append'; readonly replica: number }
+  | { readonly kind: 'registry'; readonly replica: number; readonly process: number };
+
+/** Every actor of the configuration, in the order `candidates` asks them. */
+export function actorsOf(cfg: ModelConfig): Actor[] {
+  const out: Actor[] = [];
+  if (cfg.faults !== undefined) {
+    for (let replica = 0; replica < cfg.replicas; replica++) out.push({ kind: 'faults', replica });
+    out.push({ kind: 'cleanup', replica: 0 });
+  }
+  for (let replica = 0; replica < cfg.replicas; replica++) {
+    out.push({ kind: 'mint', replica });
+    for (let worker = 0; worker < workersPerReplica(cfg); worker++) out.push({ kind: 'worker', replica, worker });
+    out.push({ kind: 'append', replica });
+    for (let process = 0; process < cfg.processes; process++) out.push({ kind: 'registry', replica, process });
+  }
+  return out;
 }
 
-/** One candidate per actor and choice; predicted fields are placeholders (predict ignores them). */
-function candidates(cfg: ModelConfig, s: SystemState): TraceEvent[] {
-  const out: TraceEvent[] = [];
-  const choices = mintChoices(cfg);
-  if (cfg.faults !== undefined) faultCandidates(s, out);
-  s.replicas.forEach((rep, r) => {
-    if (!rep.up) return;
-    out.push({ kind: 'frontier', replica: r, upper: 0 });
-    const desc = rep.mint.context.live;
-    if (desc === null) {
+/** One candidate per choice of this actor; predicted fields are placeholders (predict ignores them). */
+export function actorCandidates(cfg: ModelConfig, s: SystemState, actor: Actor): TraceEvent[] {
+  const r = actor.replica;
+  const rep = s.replicas[r] as ReplicaState;
+  if (actor.kind === 'faults') {
+    if (!rep.up) return [{ kind: 'restart', replica: r, lower: 0 }];
+    const out: TraceEvent[] = [{ kind: 'abort', replica: r, reason: 'explored' }];
+    if (rep.append !== null && isIn(rep.append, 'ready')) out.push({ kind: 'fault', replica: r, op: 'consensus.cas', fault: 'indeterminate-applied' });
+    return out;
+  }
+  if (actor.kind === 'cleanup') return [{ kind: 'cleanup', replica: 0, deleted: 0 }];
+  if (!rep.up) return [];
+  switch (actor.kind) {
+    case 'mint': {
+      const desc = rep.mint.context.live;
+      const out: TraceEvent[] = [{ kind: 'frontier', replica: r, upper: 0 }];
+      if (desc !== null) return out;
       if (cfg.knobs !== undefined) {
+        // The workload's knobs decide what the mint reads: one candidate, its values computed.
         out.push({ kind: 'mint', replica: r, desc: { lower: 0, upper: 0, appendWorker: 0, sharedId: 0, maxBytes: 0, barrier: false } });
-      } else {
-        for (const maxBytes of choices.maxBytes) {
-          for (const barrier of choices.barrier) {
-            out.push({ kind: 'mint', replica: r, desc: { lower: 0, upper: 0, appendWorker: 0, sharedId: 0, maxBytes, barrier } });
-          }
+        return out;
+      }
+      const choices = mintChoices(cfg);
+      for (const maxBytes of choices.maxBytes) {
+        for (const barrier of choices.barrier) {
+          out.push({ kind: 'mint', replica: r, desc: { lower: 0, upper: 0, appendWorker: 0, sharedId: 0, maxBytes, barrier } });
         }
       }
-    } else {
-      const sharedId = desc.sharedId;
-      rep.workers.forEach((wk, w) => {
-        const ref = { replica: r, process: processOf(cfg, w), worker: w, sharedId };
-        const path = pathOf(wk.value);
-        const h = rep.handles[w];
-        if (path === 'idle') out.push({ kind: 'stage', ...ref, updates: [], bytes: 0, route: 'none' });
-        else if (path === 'shared.opening') out.push({ kind: 'open', ...ref, created: false, participants: null });
-        else if (path === 'shared.holdingHandle' && h !== null && h !== undefined) {
-          const rest = h.context.staged.slice(h.context.pushed);
-          if (isIn(h, 'finishing')) out.push({ kind: 'finish-end', ...ref, received: null });
-          else if (rest.length > 0) out.push({ kind: 'push', ...ref, updates: rest });
-          else out.push({ kind: 'finish-begin', ...ref, last: false });
-        } else if (path.endsWith('reportingSkip')) out.push({ kind: 'skip', ...ref, early: false });
-        else if (path === 'fallback.writing') {
-          out.push({ kind: 'own-batch', ...ref, batch: { updates: [], parts: { hollow: 0, inline: 0 }, partBytes: [] } });
-        } else if (path === 'handing') out.push({ kind: 'hand', ...ref, batches: [] });
-      });
-      if (rep.append !== null) {
-        const none = { hollow: 0, inline: 0 };
-        if (isIn(rep.append, 'ready') || isIn(rep.append, 'committed')) {
-          out.push({ kind: 'append', replica: r, lower: 0, upper: 0, batches: 0, parts: none, updates: [], result: { ok: true } });
-          out.push({ kind: 'backpressure', replica: r, lower: 0, inlineBytes: 0, adding: 0, flushed: 0 });
-          out.push({ kind: 'bump', replica: r, from: 0, to: 0 });
-        } else if (isIn(rep.append, 'mismatched')) {
-          out.push({ kind: 'delete', replica: r, lower: 0, batches: 0, reason: 'mismatch' });
-        }
-      }
+      return out;
     }
-    rep.registries.forEach((reg, p) => {
+    case 'worker': {
+      const desc = rep.mint.context.live;
+      if (desc === null) return [];
+      const w = actor.worker;
+      const ref = { replica: r, process: processOf(cfg, w), worker: w, sharedId: desc.sharedId };
+      const path = pathOf((rep.workers[w] as Local<WorkerContext>).value);
+      const h = rep.handles[w];
+      if (path === 'idle') return [{ kind: 'stage', ...ref, updates: [], bytes: 0, route: 'none' }];
+      if (path === 'shared.opening') return [{ kind: 'open', ...ref, created: false, participants: null }];
+      if (path === 'shared.holdingHandle' && h !== null && h !== undefined) {
+        const rest = h.context.staged.slice(h.context.pushed, h.context.pushed + (cfg.pushChunkUpdates ?? h.context.staged.length));
+        if (isIn(h, 'finishing')) return [{ kind: 'finish-end', ...ref, received: null }];
+        if (rest.length > 0) return [{ kind: 'push', ...ref, updates: rest }];
+        return [{ kind: 'finish-begin', ...ref, last: false }];
+      }
+      if (path.endsWith('reportingSkip')) return [{ kind: 'skip', ...ref, early: false }];
+      if (path === 'fallback.writing') {
+        return [{ kind: 'own-batch', ...ref, batch: { updates: [], parts: { hollow: 0, inline: 0 }, partBytes: [] } }];
+      }
+      if (path === 'handing') return [{ kind: 'hand', ...ref, batches: [] }];
+      return [];
+    }
+    case 'append': {
+      if (rep.mint.context.live === null || rep.append === null) return [];
+      if (isIn(rep.append, 'ready') || isIn(rep.append, 'committed')) {
+        const none = { hollow: 0, inline: 0 };
+        return [
+          { kind: 'append', replica: r, lower: 0, upper: 0, batches: 0, parts: none, updates: [], result: { ok: true } },
+          { kind: 'backpressure', replica: r, lower: 0, inlineBytes: 0, adding: 0, flushed: 0 },
+          { kind: 'bump', replica: r, from: 0, to: 0 },
+        ];
+      }
+      if (isIn(rep.append, 'mismatched')) return [{ kind: 'delete', replica: r, lower: 0, batches: 0, reason: 'mismatch' }];
+      return [];
+    }
+    case 'registry': {
+      const p = actor.process;
+      const reg = rep.registries[p] as Registry;
       const sw = reg.sweep;
       if (isIn(sw, 'holding') && sw.context.holding !== null) {
-        out.push({ kind: 'sweep-release', replica: r, process: p, sharedId: sw.context.holding, closed: false });
-      } else if (isIn(sw, 'pending')) {
-        const next = sw.context.upgradeRace ? ids(reg, isLive).find((id) => id > sw.context.visited) : undefined;
-        if (next === undefined) out.push({ kind: 'sweep', replica: r, process: p, removed: [] });
-        else out.push({ kind: 'sweep-hold', replica: r, process: p, sharedId: next });
+        return [{ kind: 'sweep-release', replica: r, process: p, sharedId: sw.context.holding, closed: false }];
       }
-    });
-  });
+      if (!isIn(sw, 'pending')) return [];
+      const next = sw.context.upgradeRace ? ids(reg, isLive).find((id) => id > sw.context.visited) : undefined;
+      if (next === undefined) return [{ kind: 'sweep', replica: r, process: p, removed: [] }];
+      return [{ kind: 'sweep-hold', replica: r, process: p, sharedId: next }];
+    }
+  }
+}
+
+/** One candidate per actor and choice, actor by actor (`actorsOf`). */
+function candidates(cfg: ModelConfig, s: SystemState): TraceEvent[] {
+  const out: TraceEvent[] = [];
+  for (const actor of actorsOf(cfg)) out.push(...actorCandidates(cfg, s, actor));
   return out;
 }
 

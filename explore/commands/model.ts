@@ -2,17 +2,24 @@
  * `sbkit model`: prints the model's state machines as Mermaid diagrams (paste into any Mermaid
  * renderer), or with `--check` checks the model exhaustively against spec/'s properties (explore/model-check.ts).
  */
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { VARIANTS } from '../../vocab/index.ts';
-import { type FlagValues, choiceFlag, intFlag, optional, stringFlag, switchFlag } from '../args.ts';
+import { type Flag, type FlagValues, bad, bytesFlag, choiceFlag, good, intFlag, optional, stringFlag, switchFlag } from '../args.ts';
 import { type Command, EXIT, usageError, withArgs } from '../command.ts';
 import { loadDiagrams } from '../diagrams.ts';
 import {
+  DEFAULT_MAX_MEMORY,
   DEFAULT_MAX_STATES,
+  DEFAULT_PLAIN_MAX_STATES,
   DEFAULT_SHAPE,
+  SEARCHES,
+  type SearchKind,
   MODEL_BUG_NAMES,
   type ModelBugName,
   type ModelCheckRequest,
   WORKLOAD_LINES,
+  coreLines,
   modelCheckJson,
   renderModelCheck,
   runModelCheck,
@@ -25,7 +32,68 @@ import { reportRunError } from './errors.ts';
 const USAGE = 'sbkit model';
 
 /** Flags that only mean something with --check (given without it: exit 2). */
-const CHECK_ONLY = ['variant', 'workers', 'processes', 'replicas', 'intervals', 'max-states', 'model-bug', 'faults', 'json', 'emit-diagram'] as const;
+const CHECK_ONLY = [
+  'variant',
+  'workers',
+  'processes',
+  'replicas',
+  'intervals',
+  'max-states',
+  'model-bug',
+  'faults',
+  'json',
+  'emit-diagram',
+  'search',
+  'symmetry',
+  'por',
+  'max-memory',
+  'max-seconds',
+  'shard',
+  'core',
+  'parts',
+] as const;
+/** Flags of the packed search only (given with --search plain: exit 2). */
+const PACKED_ONLY = ['symmetry', 'por', 'max-memory', 'max-seconds', 'shard'] as const;
+
+/** `--shard i/n`: 1 ≤ i ≤ n ≤ 4096, returned 0-based. */
+function shardFlag(help: string): Flag<{ readonly index: number; readonly count: number } | undefined> {
+  return {
+    help,
+    placeholder: 'I/N',
+    takesValue: true,
+    repeatable: false,
+    defaultValue: undefined,
+    parse: (raw) => {
+      const m = /^(\d+)\/(\d+)$/.exec(raw.trim());
+      const i = Number(m?.[1]);
+      const n = Number(m?.[2]);
+      if (m === null || !(n >= 1 && n <= 4096 && i >= 1 && i <= n)) return bad(`expected I/N with 1 ≤ I ≤ N ≤ 4096 (e.g. 2/4), got ${JSON.stringify(raw)}`);
+      return good({ index: i - 1, count: n });
+    },
+  };
+}
+
+/** `--combine FILE[,FILE…]` (repeatable): shard outputs to combine. */
+function filesFlag(help: string): Flag<readonly string[]> {
+  return {
+    help,
+    placeholder: 'FILES',
+    takesValue: true,
+    repeatable: true,
+    defaultValue: [],
+    parse: (raw, prev) => {
+      const files = raw.split(',').map((f) => f.trim());
+      if (files.some((f) => f.length === 0)) return bad(`expected comma-separated file names, got ${JSON.stringify(raw)}`);
+      return good([...prev, ...files]);
+    },
+  };
+}
+
+const onOff = (help: string) => optional(choiceFlag<'on' | 'off'>({ help, choices: ['on', 'off'], defaultValue: 'on' }), 'on');
+
+/** Whether a --check flag was given (switches: set; others: a value). */
+const given = (v: FlagValues<typeof MODEL_FLAGS>, name: (typeof CHECK_ONLY)[number]): boolean =>
+  name === 'json' ? v.json : name === 'core' ? v.core : name === 'faults' ? v.faults : v[name] !== undefined;
 
 export const MODEL_FLAGS = {
   machine: optional(stringFlag({ help: 'print only this machine (see --list)', placeholder: 'NAME', defaultValue: '' }), 'all'),
@@ -38,9 +106,18 @@ export const MODEL_FLAGS = {
   replicas: optional(intFlag({ help: '--check: replicas', defaultValue: DEFAULT_SHAPE.replicas, min: 1, max: 4 }), String(DEFAULT_SHAPE.replicas)),
   intervals: optional(intFlag({ help: '--check: batch intervals', defaultValue: DEFAULT_SHAPE.intervals, min: 1, max: 8 }), String(DEFAULT_SHAPE.intervals)),
   'max-states': optional(
-    intFlag({ help: '--check: stop after N distinct states per variant (reported as incomplete: exit 1)', defaultValue: DEFAULT_MAX_STATES, min: 1, max: 50_000_000 }),
-    DEFAULT_MAX_STATES.toLocaleString('en-US'),
+    intFlag({ help: '--check: stop after N distinct states per variant (reported as incomplete: exit 1)', defaultValue: DEFAULT_MAX_STATES, min: 1, max: 2_000_000_000 }),
+    `${DEFAULT_MAX_STATES.toLocaleString('en-US')}; plain: ${DEFAULT_PLAIN_MAX_STATES.toLocaleString('en-US')}`,
   ),
+  search: optional(choiceFlag<SearchKind>({ help: '--check: packed (fast: packed states, reductions, limits) or plain (model/search.ts, the reference)', choices: SEARCHES, defaultValue: 'packed' }), 'packed'),
+  symmetry: onOff('--check: symmetry reduction over workers with identical loads (append workers fixed) and over replicas'),
+  por: onOff('--check: partial-order reduction (confluent events taken alone; verdicts kept, counterexamples re-searched to be shortest)'),
+  'max-memory': optional(bytesFlag({ help: '--check: stop a search when this process\'s RSS reaches this (reported as incomplete: exit 1)', defaultValue: DEFAULT_MAX_MEMORY, min: 64 * 1024 * 1024 }), '4GiB'),
+  'max-seconds': optional(intFlag({ help: '--check: stop each search after this many seconds (reported as incomplete: exit 1; the re-search for shortest counterexamples gets as long again)', defaultValue: 3600, min: 1, max: 1_000_000 }), 'none'),
+  shard: shardFlag('--check: explore only shard I of N (frontier split by hash at a BFS depth); combine the shards\' --json with --combine'),
+  combine: filesFlag('combine the --json outputs of every --shard I/N run into one verdict (exit 1 if one is missing or failed)'),
+  core: switchFlag("--check: the SPIN anchor's configuration (1 process, 1 interval, each worker 0..--parts one-part updates; see bench/spin/)"),
+  parts: optional(intFlag({ help: '--core: the most parts (updates) a worker holds', defaultValue: 1, min: 1, max: 9 }), '1'),
   'model-bug': optional(choiceFlag<ModelBugName>({ help: `--check: switch a bug on in the model (${MODEL_BUG_NAMES.join(', ')}: the review bug of #37591, an append misreading its own indeterminate write — implies --faults); the check must then fail`, choices: MODEL_BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' }), 'none'),
   faults: switchFlag('--check: explore the fault world too: an abort and restart of a replica, an append compare-and-set that applies but answers with an error, leaked-blob cleanup'),
   json: switchFlag('--check / --coverage: print one JSON object instead of text'),
@@ -60,12 +137,24 @@ const HELP = {
     '`check`), per variant, and judges each property of spec/properties.ts: always (every state) and\n' +
     'eventually (every final state) print "holds" or "VIOLATED" with a shortest counterexample trace;\n' +
     'sometimes prints "witnessed (N-event example)" or "NOT witnessed". Exit 0 = every always/eventually\n' +
-    'property holds and every search completed; 1 = a violation, or --max-states was hit.',
+    'property holds and every search completed; 1 = a violation, or --max-states / --max-memory was hit.',
   notes: [
     `The workload of --check (small, so every interleaving can be visited; both routes are reachable):\n${WORKLOAD_LINES.map((l) => `  ${l}`).join('\n')}`,
-    'The state space grows fast: the defaults have a few hundred states per variant; --workers 3 or\n' +
-      '--intervals 2 a few thousand (seconds); --workers 2 --processes 2 or --replicas 2 ~100,000 (a minute).\n' +
+    'The packed search (default) stores states as a few integers each and takes successors from\n' +
+      "model/system.ts, memoized by what each event reads (model/packed/read-sets.ts, checked on every miss).\n" +
+      'Reductions (on by default; --symmetry off / --por off): workers with identical loads are\n' +
+      'interchangeable (the append worker stays fixed), so are replicas; confluent events (stage, own-batch,\n' +
+      'hand, finish-end) are taken alone where they commute with every other enabled event. Both keep\n' +
+      'every verdict; with the partial-order reduction a violation is re-searched without it so that its\n' +
+      'trace is a shortest one. Every printed trace was replayed on the model. Without reductions the\n' +
+      'packed search visits exactly the states of --search plain (the reference).',
+    'The state space grows fast: the defaults have a few hundred states per variant; each extra worker\n' +
+      'multiplies it by roughly 10-40 (less with the reductions). A search that would not fit stops at\n' +
+      '--max-memory (default 4GiB RSS) or --max-states and says how far it got; it never reads "holds".\n' +
       'sometimes-refused-append needs --replicas 2.',
+    'Splitting one check over machines: run `--shard I/N --json > shard-I.json` for I = 1…N (each explores\n' +
+      'the states below its hash-partition of the BFS frontier), then `sbkit model --combine shard-1.json,…`.',
+    `--core is the SPIN anchor's shape (bench/spin/, npm run bench:spin):\n${coreLines(2).map((l) => `  ${l}`).join('\n')}`,
     'Examples:\n' +
       '  sbkit model --mermaid --machine builder\n' +
       '  sbkit model --check\n' +
@@ -74,6 +163,9 @@ const HELP = {
       '  sbkit model --check --variant best-effort --model-bug sweep-upgrade-race --emit-diagram race.md\n' +
       '  sbkit model --check --faults                          # aborts, restarts, indeterminate commits, cleanup\n' +
       '  sbkit model --check --model-bug indeterminate-cas-deletes-batches   # must fail: deletes what the shard took\n' +
+      '  sbkit model --check --workers 4 --shard 1/2 --json > s1.json; sbkit model --check --workers 4 --shard 2/2 --json > s2.json\n' +
+      '  sbkit model --combine s1.json,s2.json\n' +
+      '  sbkit model --check --core --workers 3 --parts 2 --variant best-effort\n' +
       '  sbkit model --coverage',
   ],
 };
@@ -82,19 +174,33 @@ type ModelValues = FlagValues<typeof MODEL_FLAGS>;
 
 /** `--check`: the exhaustive search on the requested shape, printed as text or JSON. */
 async function checkModel(io: Io, v: ModelValues): Promise<number> {
-  const clash = v.list ? '--list' : v.machine !== undefined ? '--machine' : v.mermaid ? '--mermaid' : undefined;
+  const clash = v.list ? '--list' : v.machine !== undefined ? '--machine' : v.mermaid ? '--mermaid' : v.combine.length > 0 ? '--combine' : undefined;
   if (clash !== undefined) return usageError(io, USAGE, `--check: cannot be combined with ${clash}`);
   const coverageOnly = v.runs !== undefined ? '--runs' : v.seed !== undefined ? '--seed' : undefined;
   if (coverageOnly !== undefined) return usageError(io, USAGE, `${coverageOnly}: only with --coverage`);
+  const search = v.search ?? 'packed';
+  const packedOnly = PACKED_ONLY.find((name) => v[name] !== undefined);
+  if (search === 'plain' && packedOnly !== undefined) return usageError(io, USAGE, `--${packedOnly}: only with --search packed`);
+  if (v.parts !== undefined && !v.core) return usageError(io, USAGE, '--parts: only with --core');
+  if (v.core && (v.processes ?? 1) !== 1) return usageError(io, USAGE, '--core: the SPIN anchor has 1 process (drop --processes)');
+  if (v.core && (v.replicas ?? 1) !== 1) return usageError(io, USAGE, '--core: the SPIN anchor has 1 replica (drop --replicas)');
+  if (v.core && (v.intervals ?? 1) !== 1) return usageError(io, USAGE, '--core: the SPIN anchor has 1 interval (drop --intervals)');
   const request: ModelCheckRequest = {
     variants: v.variant === undefined || v.variant === 'all' ? VARIANTS : [v.variant],
     workers: v.workers ?? DEFAULT_SHAPE.workers,
     processes: v.processes ?? DEFAULT_SHAPE.processes,
     replicas: v.replicas ?? DEFAULT_SHAPE.replicas,
     intervals: v.intervals ?? DEFAULT_SHAPE.intervals,
-    maxStates: v['max-states'] ?? DEFAULT_MAX_STATES,
+    maxStates: v['max-states'] ?? (search === 'plain' ? DEFAULT_PLAIN_MAX_STATES : DEFAULT_MAX_STATES),
     modelBug: v['model-bug'],
     faults: v.faults,
+    search,
+    ...(search === 'packed'
+      ? { symmetry: v.symmetry !== 'off', por: v.por !== 'off', maxMemory: v['max-memory'] ?? DEFAULT_MAX_MEMORY }
+      : {}),
+    ...(v['max-seconds'] === undefined ? {} : { maxSeconds: v['max-seconds'] }),
+    ...(v.shard === undefined ? {} : { shard: v.shard }),
+    ...(v.core ? { core: { parts: v.parts ?? 1 } } : {}),
   };
   try {
     const r = await withProgress(io, { json: v.json, title: 'model check' }, (update) => runModelCheck(request, { now: () => io.now(), onProgress: update }));
@@ -122,7 +228,7 @@ async function emitModelDiagram(r: Awaited<ReturnType<typeof runModelCheck>>, fi
 async function coverageOfModel(io: Io, v: ModelValues): Promise<number> {
   const clash = v.check ? '--check' : v.list ? '--list' : v.machine !== undefined ? '--machine' : v.mermaid ? '--mermaid' : undefined;
   if (clash !== undefined) return usageError(io, USAGE, `--coverage: cannot be combined with ${clash}`);
-  const stray = CHECK_ONLY.find((name) => name !== 'variant' && name !== 'json' && (name === 'faults' ? v.faults : v[name] !== undefined));
+  const stray = CHECK_ONLY.find((name) => name !== 'variant' && name !== 'json' && given(v, name));
   if (stray !== undefined) return usageError(io, USAGE, `--${stray}: only with --check`);
   const { runCoverage, renderCoverage, coverageJson } = await import('../coverage.ts');
   try {
@@ -135,9 +241,34 @@ async function coverageOfModel(io: Io, v: ModelValues): Promise<number> {
   }
 }
 
+/** `--combine`: one verdict from the shards' JSON files. */
+async function combineShards(io: Io, v: ModelValues): Promise<number> {
+  const stray = CHECK_ONLY.find((name) => name !== 'json' && given(v, name));
+  if (stray !== undefined) return usageError(io, USAGE, `--${stray}: not with --combine (the shards' files say how they ran)`);
+  const clash = v.list ? '--list' : v.machine !== undefined ? '--machine' : v.mermaid ? '--mermaid' : undefined;
+  if (clash !== undefined) return usageError(io, USAGE, `--combine: cannot be combined with ${clash}`);
+  const files: { file: string; text: string }[] = [];
+  for (const file of v.combine) {
+    try {
+      files.push({ file, text: await readFile(resolve(io.cwd, file), 'utf8') });
+    } catch (e) {
+      return usageError(io, USAGE, `--combine: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+    }
+  }
+  const { combineModelChecks, CombineError } = await import('../model-combine.ts');
+  try {
+    const r = combineModelChecks(files);
+    io.out(v.json ? `${JSON.stringify(modelCheckJson(r), null, 2)}\n` : renderModelCheck(r));
+    return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
+  } catch (e) {
+    if (e instanceof CombineError) return usageError(io, USAGE, `--combine: ${e.message}`);
+    return reportRunError(io, USAGE, e);
+  }
+}
+
 /** Without `--check`: the machines' names (`--list`) or their Mermaid source. */
 async function printMachines(io: Io, v: ModelValues): Promise<number> {
-  const stray = CHECK_ONLY.find((name) => (name === 'json' || name === 'faults' ? v[name] : v[name] !== undefined));
+  const stray = CHECK_ONLY.find((name) => given(v, name));
   if (stray !== undefined) return usageError(io, USAGE, `--${stray}: only with --check`);
   const coverageOnly = v.runs !== undefined ? '--runs' : v.seed !== undefined ? '--seed' : undefined;
   if (coverageOnly !== undefined) return usageError(io, USAGE, `${coverageOnly}: only with --coverage`);
@@ -161,5 +292,8 @@ async function printMachines(io: Io, v: ModelValues): Promise<number> {
 export const modelCommand: Command = {
   name: 'model',
   summary: "print the model's state machines as Mermaid diagrams, or check the model exhaustively (--check)",
-  run: (argv, io) => withArgs(HELP, MODEL_FLAGS, argv, io, (v) => (v.coverage ? coverageOfModel(io, v) : v.check ? checkModel(io, v) : printMachines(io, v))),
+  run: (argv, io) =>
+    withArgs(HELP, MODEL_FLAGS, argv, io, (v) =>
+      v.coverage ? coverageOfModel(io, v) : v.check ? checkModel(io, v) : v.combine.length > 0 ? combineShards(io, v) : printMachines(io, v),
+    ),
 };

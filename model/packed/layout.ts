@@ -1,0 +1,429 @@
+/**
+ * The packed state: a `SystemState` (state.ts) cut into its components, each replaced by a small integer
+ * (its id in that component kind's intern table).
+ *
+ * A component is one machine's `Local` (mint, append, worker, handle, sweep, builder) or one field of a
+ * replica, the shard or the history. Slots, per replica r: up, incarnation, mint, append, then per process
+ * p its sweep and one builder slot per batch id (ids < intervals: lowers strictly increase, so an
+ * incarnation mints at most K descriptions), then per worker w its worker and handle; after the replicas:
+ * shard and the seven history fields (the last, `faults`, is the fault world's).
+ *
+ * `materialize` rebuilds a SystemState from a packed vector. Given a read set, it builds every other
+ * component as a *guard*: a Proxy that throws `ReadSetError` on any property access, arithmetic or
+ * serialization. `extract` turns a predicted next state back into slot writes, and refuses a state in
+ * which a guard moved to another slot. That is how read-sets.ts's table is verified on every cache miss.
+ *
+ * Invariants:
+ * - the same component value has the same id wherever it sits (intern tables are per kind, not per slot);
+ * - id 0 of a nullable kind (append, handle, builder) is `null`;
+ * - a registry's `builders` never ends in `null` (system.ts pads with null only below the id it sets),
+ *   so the slots determine the array; `pack` throws otherwise. A materialization with undeclared builder
+ *   slots has one element per id (guards where undeclared): only `withBuilder`'s padding reads the length.
+ */
+import type { ModelConfig } from '../config.ts';
+import { workersPerReplica } from '../config.ts';
+import type { History, Registry, ReplicaState, SystemState } from '../state.ts';
+
+export const SLOT_KINDS = [
+  'up',
+  'incarnation',
+  'mint',
+  'append',
+  'worker',
+  'handle',
+  'sweep',
+  'builder',
+  'shard',
+  'appends',
+  'shardUppers',
+  'finishesBegun',
+  'finishesEnded',
+  'ownBatches',
+  'deleted',
+  'faults',
+] as const;
+export type SlotKind = (typeof SLOT_KINDS)[number];
+
+/** History counters: a slot of these kinds holds the number itself (no intern table). */
+export const COUNTER_KINDS: ReadonlySet<SlotKind> = new Set(['finishesBegun', 'finishesEnded', 'ownBatches', 'deleted', 'incarnation']);
+
+const HISTORY_FIELDS = ['appends', 'shardUppers', 'finishesBegun', 'finishesEnded', 'ownBatches', 'deleted', 'faults'] as const;
+const NULLABLE: ReadonlySet<SlotKind> = new Set(['append', 'handle', 'builder']);
+
+/** A read of a component the read set did not declare (read-sets.ts). */
+export class ReadSetError extends Error {
+  override readonly name = 'ReadSetError';
+}
+
+/** Slot arithmetic for one configuration. */
+export class Layout {
+  readonly workers: number;
+  readonly ids: number;
+  readonly kinds: SlotKind[] = [];
+  readonly labels: string[] = [];
+  private readonly replicaBase: number[] = [];
+  readonly shard: number;
+  readonly appends: number;
+  readonly shardUppers: number;
+  readonly finishesBegun: number;
+  readonly finishesEnded: number;
+  readonly ownBatches: number;
+  readonly deleted: number;
+  readonly faults: number;
+  /** Slots of every builder (the view and the sweep read them all). */
+  readonly allBuilders: readonly number[];
+  readonly historySlots: readonly number[];
+  /** Every replica's `up` and `incarnation`: every event and actor reads these (they are copied by
+   * system.ts's withReplica, and booleans cannot be guarded). */
+  readonly status: readonly number[];
+
+  constructor(readonly cfg: ModelConfig) {
+    this.workers = workersPerReplica(cfg);
+    this.ids = cfg.intervals;
+    const builders: number[] = [];
+    const status: number[] = [];
+    for (let r = 0; r < cfg.replicas; r++) {
+      status.push(this.kinds.length, this.kinds.length + 1);
+      this.push('up', `r${r}.up`);
+      this.push('incarnation', `r${r}.incarnation`);
+      this.replicaBase.push(this.kinds.length);
+      this.push('mint', `r${r}.mint`);
+      this.push('append', `r${r}.append`);
+      for (let p = 0; p < cfg.processes; p++) {
+        this.push('sweep', `r${r}.p${p}.sweep`);
+        for (let id = 0; id < this.ids; id++) {
+          builders.push(this.kinds.length);
+          this.push('builder', `r${r}.p${p}.builders[${id}]`);
+        }
+      }
+      for (let w = 0; w < this.workers; w++) {
+        this.push('worker', `r${r}.workers[${w}]`);
+        this.push('handle', `r${r}.handles[${w}]`);
+      }
+    }
+    this.allBuilders = builders;
+    this.status = status;
+    this.shard = this.push('shard', 'shard');
+    this.appends = this.push('appends', 'history.appends');
+    this.shardUppers = this.push('shardUppers', 'history.shardUppers');
+    this.finishesBegun = this.push('finishesBegun', 'history.finishesBegun');
+    this.finishesEnded = this.push('finishesEnded', 'history.finishesEnded');
+    this.ownBatches = this.push('ownBatches', 'history.ownBatches');
+    this.deleted = this.push('deleted', 'history.deleted');
+    this.faults = this.push('faults', 'history.faults');
+    this.historySlots = [this.appends, this.shardUppers, this.finishesBegun, this.finishesEnded, this.ownBatches, this.deleted, this.faults];
+  }
+
+  private push(kind: SlotKind, label: string): number {
+    this.kinds.push(kind);
+    this.labels.push(label);
+    return this.kinds.length - 1;
+  }
+
+  get slots(): number {
+    return this.kinds.length;
+  }
+
+  isCounter(slot: number): boolean {
+    return COUNTER_KINDS.has(this.kinds[slot] as SlotKind);
+  }
+
+  up(r: number): number {
+    return this.base(r) - 2;
+  }
+  incarnation(r: number): number {
+    return this.base(r) - 1;
+  }
+  mint(r: number): number {
+    return this.base(r);
+  }
+  append(r: number): number {
+    return this.base(r) + 1;
+  }
+  sweep(r: number, p: number): number {
+    return this.base(r) + 2 + p * (1 + this.ids);
+  }
+  builder(r: number, p: number, id: number): number {
+    if (!Number.isInteger(id) || id < 0 || id >= this.ids) {
+      throw new RangeError(`batch id ${id} is outside the packed layout (ids < intervals = ${this.ids})`);
+    }
+    return this.sweep(r, p) + 1 + id;
+  }
+  buildersOf(r: number, p: number): number[] {
+    return Array.from({ length: this.ids }, (_, id) => this.sweep(r, p) + 1 + id);
+  }
+  worker(r: number, w: number): number {
+    return this.base(r) + 2 + this.cfg.processes * (1 + this.ids) + 2 * w;
+  }
+  handle(r: number, w: number): number {
+    return this.worker(r, w) + 1;
+  }
+  workersOf(r: number): number[] {
+    return Array.from({ length: this.workers }, (_, w) => this.worker(r, w));
+  }
+
+  private base(r: number): number {
+    const b = this.replicaBase[r];
+    if (b === undefined) throw new RangeError(`replica ${r} is outside the packed layout (replicas: ${this.cfg.replicas})`);
+    return b;
+  }
+}
+
+/**
+ * Component values by id, one table per kind; ids are assigned by first sight. Keyed by a hash of the
+ * value's JSON (the string itself is not kept: it would double the memory of the table), equal values
+ * found by deep equality within a bucket.
+ */
+export class Interner {
+  /** Counters: the id is the number itself. */
+  constructor(private readonly counter = false) {}
+  private readonly byHash = new Map<number, number>();
+  private readonly collisions = new Map<number, number[]>();
+  readonly values: unknown[] = [];
+  intern(value: unknown, key?: string): number {
+    if (this.counter) {
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0x7fffffff) {
+        throw new RangeError(`a history counter must be a non-negative int32, got ${String(value)}`);
+      }
+      return value;
+    }
+    const h = hashString(key ?? JSON.stringify(value) ?? 'undefined');
+    const first = this.byHash.get(h);
+    if (first !== undefined) {
+      if (sameValue(this.values[first], value)) return first;
+      for (const id of this.collisions.get(h) ?? []) if (sameValue(this.values[id], value)) return id;
+    }
+    const id = this.values.length;
+    this.values.push(value);
+    if (first === undefined) this.byHash.set(h, id);
+    else this.collisions.set(h, [...(this.collisions.get(h) ?? []), id]);
+    return id;
+  }
+  get size(): number {
+    return this.values.length;
+  }
+
+  at(id: number): unknown {
+    return this.counter ? id : this.values[id];
+  }
+}
+
+/** A 32-bit hash of a string (FNV-1a with a final mix). */
+function hashString(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  return (h ^ (h >>> 13)) >>> 0;
+}
+
+export type Interners = Record<SlotKind, Interner>;
+
+export function interners(): Interners {
+  const out = {} as Record<SlotKind, Interner>;
+  for (const kind of SLOT_KINDS) {
+    out[kind] = new Interner(COUNTER_KINDS.has(kind));
+    if (NULLABLE.has(kind)) out[kind].intern(null);
+  }
+  return out;
+}
+
+/** Deep equality of plain JSON data (no allocation): what `JSON.stringify` equality would say. */
+export function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in x) {
+    if (x[k] === undefined) continue;
+    n += 1;
+    if (!sameValue(x[k], y[k])) return false;
+  }
+  for (const k in y) if (y[k] !== undefined) n -= 1;
+  return n === 0;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Guards
+
+/** One guard per slot, made once: any access throws, naming the slot and the current reader. */
+function makeGuard(label: string, reader: () => string): object {
+  const refuse = (what: string): never => {
+    throw new ReadSetError(`${reader()} read ${label} (${what}) without declaring it in model/packed/read-sets.ts`);
+  };
+  return new Proxy(Object.create(null) as object, {
+    get: (_t, key) => refuse(`property ${String(key)}`),
+    has: (_t, key) => refuse(`'in' ${String(key)}`),
+    ownKeys: () => refuse('its keys'),
+    getOwnPropertyDescriptor: (_t, key) => refuse(`property ${String(key)}`),
+    set: (_t, key) => refuse(`a write of ${String(key)}`),
+    defineProperty: (_t, key) => refuse(`a write of ${String(key)}`),
+  });
+}
+
+/** Packs and materializes states of one layout. */
+export class Codec {
+  readonly tables: Interners = interners();
+  private readonly guards: readonly object[];
+  private readonly guardSlot = new Map<object, number>();
+  /** The component objects of the last materialization, by slot (guards where undeclared). */
+  private readonly given: unknown[];
+  private readonly declared: Uint8Array;
+  /** Who is reading now (for the guard's message), e.g. `predict(push …)`. */
+  reader = 'the model';
+
+  constructor(readonly layout: Layout) {
+    this.guards = layout.labels.map((label) => makeGuard(label, () => this.reader));
+    this.guards.forEach((g, slot) => this.guardSlot.set(g, slot));
+    this.given = new Array<unknown>(layout.slots).fill(undefined);
+    this.declared = new Uint8Array(layout.slots);
+  }
+
+  value(slot: number, id: number): unknown {
+    return this.tables[this.layout.kinds[slot] as SlotKind].at(id);
+  }
+
+  /** Interns every component of `state` into `out`. */
+  pack(state: SystemState, out: Int32Array): void {
+    const L = this.layout;
+    const put = (slot: number, v: unknown) => {
+      out[slot] = this.tables[L.kinds[slot] as SlotKind].intern(v);
+    };
+    state.replicas.forEach((rep, r) => {
+      put(L.up(r), rep.up);
+      put(L.incarnation(r), rep.incarnation);
+      put(L.mint(r), rep.mint);
+      put(L.append(r), rep.append);
+      rep.registries.forEach((reg, p) => {
+        put(L.sweep(r, p), reg.sweep);
+        if (reg.builders.length > L.ids) throw new RangeError(`registry r${r}.p${p} has ${reg.builders.length} builder ids; the layout has ${L.ids}`);
+        if (reg.builders.length > 0 && reg.builders[reg.builders.length - 1] === null) {
+          throw new RangeError(`registry r${r}.p${p}'s builders end in null: the packed layout cannot represent that`);
+        }
+        for (let id = 0; id < L.ids; id++) put(L.builder(r, p, id), reg.builders[id] ?? null);
+      });
+      for (let w = 0; w < L.workers; w++) {
+        put(L.worker(r, w), rep.workers[w]);
+        put(L.handle(r, w), rep.handles[w] ?? null);
+      }
+    });
+    put(L.shard, state.shard);
+    HISTORY_FIELDS.forEach((f, i) => put(L.historySlots[i] as number, state.history[f]));
+  }
+
+  /**
+   * The SystemState of `vec`. With `reads`, every slot not in it is a guard (and `extract` must then be
+   * given the same materialization).
+   */
+  materialize(vec: Int32Array, reads?: readonly number[] | Int32Array): SystemState {
+    const L = this.layout;
+    this.declared.fill(reads === undefined ? 1 : 0);
+    if (reads !== undefined) for (const slot of reads) this.declared[slot] = 1;
+    const get = (slot: number): unknown => {
+      const v = this.declared[slot] === 1 ? this.value(slot, vec[slot] as number) : this.guards[slot];
+      this.given[slot] = v;
+      return v;
+    };
+    const replicas: ReplicaState[] = [];
+    for (let r = 0; r < L.cfg.replicas; r++) {
+      const registries: Registry[] = [];
+      for (let p = 0; p < L.cfg.processes; p++) {
+        // SUBTLE: with every builder slot declared, the array is the real one (trailing nulls trimmed);
+        // with any undeclared, it has one element per id and a guard in each undeclared one (a null there
+        // is a fact the memo key does not hold, so it must not look like "nothing was written").
+        const builders: unknown[] = [];
+        let length = 0;
+        let anyUndeclared = false;
+        for (let id = 0; id < L.ids; id++) {
+          const slot = L.builder(r, p, id);
+          if (this.declared[slot] !== 1) anyUndeclared = true;
+          else if ((vec[slot] as number) !== 0) length = id + 1;
+        }
+        if (anyUndeclared) length = L.ids;
+        for (let id = 0; id < length; id++) builders.push(get(L.builder(r, p, id)));
+        for (let id = length; id < L.ids; id++) this.given[L.builder(r, p, id)] = null;
+        registries.push({ sweep: get(L.sweep(r, p)), builders } as unknown as Registry);
+      }
+      const workers: unknown[] = [];
+      const handles: unknown[] = [];
+      for (let w = 0; w < L.workers; w++) {
+        workers.push(get(L.worker(r, w)));
+        handles.push(get(L.handle(r, w)));
+      }
+      replicas.push({
+        up: get(L.up(r)),
+        incarnation: get(L.incarnation(r)),
+        mint: get(L.mint(r)),
+        append: get(L.append(r)),
+        workers,
+        handles,
+        registries,
+      } as unknown as ReplicaState);
+    }
+    const history = {} as Record<string, unknown>;
+    HISTORY_FIELDS.forEach((f, i) => {
+      history[f] = get(L.historySlots[i] as number);
+    });
+    return { shard: get(L.shard), replicas, history: history as unknown as History } as unknown as SystemState;
+  }
+
+  /**
+   * Writes `next`'s components over `out` (a copy of the vector `next` was predicted from, materialized
+   * last). A guard left in its own slot means "unchanged"; a guard anywhere else is a read-set error.
+   * Returns the changed slots and ids as [slot, id, slot, id …].
+   */
+  extract(next: SystemState, out: Int32Array): number[] {
+    const L = this.layout;
+    const writes: number[] = [];
+    const put = (slot: number, v: unknown) => {
+      if (typeof v === 'object' && v !== null) {
+        const from = this.guardSlot.get(v);
+        if (from !== undefined) {
+          if (from !== slot) throw new ReadSetError(`${this.reader} moved ${L.labels[from]} to ${L.labels[slot]} without declaring it`);
+          return;
+        }
+      }
+      // SUBTLE: a slot outside the read set is not in the memo key, so another state with the same key
+      // may hold something else there: a write to it is recorded even when it equals this state's value.
+      if (this.declared[slot] !== 1) {
+        const id = this.tables[L.kinds[slot] as SlotKind].intern(v);
+        out[slot] = id;
+        writes.push(slot, id);
+        return;
+      }
+      const before = this.given[slot];
+      if (v === before) return;
+      // a rebuilt but equal component (a machine that changed nothing) is no write
+      if (before !== undefined && sameValue(v, before)) return;
+      const id = this.tables[L.kinds[slot] as SlotKind].intern(v);
+      if (out[slot] !== id) {
+        out[slot] = id;
+        writes.push(slot, id);
+      }
+    };
+    next.replicas.forEach((rep, r) => {
+      put(L.up(r), rep.up);
+      put(L.incarnation(r), rep.incarnation);
+      put(L.mint(r), rep.mint);
+      put(L.append(r), rep.append);
+      rep.registries.forEach((reg, p) => {
+        put(L.sweep(r, p), reg.sweep);
+        if (reg.builders.length > L.ids) throw new RangeError(`registry r${r}.p${p} has ${reg.builders.length} builder ids; the layout has ${L.ids}`);
+        for (let id = 0; id < L.ids; id++) put(L.builder(r, p, id), reg.builders[id] ?? null);
+      });
+      for (let w = 0; w < L.workers; w++) {
+        put(L.worker(r, w), rep.workers[w]);
+        put(L.handle(r, w), rep.handles[w] ?? null);
+      }
+    });
+    put(L.shard, next.shard);
+    HISTORY_FIELDS.forEach((f, i) => put(L.historySlots[i] as number, next.history[f]));
+    return writes;
+  }
+}

@@ -1,0 +1,136 @@
+/**
+ * THE table of what each event kind, actor and the property view read: the packed search memoizes
+ * `predict(cfg, state, event)` by (event, the ids of exactly these components), `actorCandidates` by
+ * (actor, its components) and the properties' verdicts by (final, the view's components).
+ *
+ * Verified, not trusted: on every cache miss the state is materialized with every other component
+ * replaced by a guard that throws `ReadSetError` (layout.ts), so a read set that is too small fails
+ * loudly instead of memoizing a wrong successor. A read set that is too large only costs cache hits.
+ *
+ * Adding an event kind to vocab's `TraceEvent` means one entry here (the mapped type makes a missing
+ * entry a compile error; `eventReads` throws on an unknown kind at run time) and, if the event carries
+ * a worker index or update ids, a rule in symmetry.ts's `EVENT_SHAPES`.
+ */
+import type { TraceEvent, TraceEventKind, WorkerRef } from '../../vocab/index.ts';
+import type { Actor } from '../system.ts';
+import type { Layout } from './layout.ts';
+
+type EventOf<K extends TraceEventKind> = Extract<TraceEvent, { kind: K }>;
+
+/** What every worker event reads: every replica's status, its replica's live description (mint), its
+ * worker and its handle. */
+const worker = (e: WorkerRef, L: Layout): number[] => [...L.status, L.mint(e.replica), L.worker(e.replica, e.worker), L.handle(e.replica, e.worker)];
+/** What every replica-level event reads at least: every replica's status. */
+const replica = (L: Layout, ...slots: number[]): number[] => [...L.status, ...slots];
+/** Everything a replica's sink holds (an abort judges what it leaves behind). */
+const sinkOf = (r: number, L: Layout): number[] => [
+  L.mint(r),
+  L.append(r),
+  ...L.workersOf(r).flatMap((w) => [w, w + 1]),
+  ...Array.from({ length: L.cfg.processes }, (_, p) => [L.sweep(r, p), ...L.buildersOf(r, p)]).flat(),
+];
+const process = (e: WorkerRef, L: Layout): number => Math.floor(e.worker / L.cfg.workersPerProcess);
+const current = (e: WorkerRef & { readonly sharedId: number }, L: Layout): number => L.builder(e.replica, process(e, L), e.sharedId);
+
+/**
+ * `reads`: the components predict may read for the event. `adds`: history counters it only adds to
+ * (`counter + k`, with k a function of the read components): they stay out of the memo key, the outcome
+ * stores k, and every miss re-predicts with the counters shifted to check that nothing else depends on
+ * them (engine.ts). Counters added to by several events commute.
+ */
+export interface EventRule<E extends TraceEvent> {
+  readonly reads: (e: E, L: Layout) => readonly number[];
+  readonly adds?: (e: E, L: Layout) => readonly number[];
+  /**
+   * Partial-order reduction (search.ts): the event commutes with every other actor's event and none can
+   * disable it, so while it is enabled the search may take it alone. Checked where it is used: the
+   * search takes it alone only where it commutes with every other enabled event (a diamond), so a
+   * declaration can only be wrong about events that become enabled *while* it waits; the argument for
+   * each is written beside it, and tests compare the reduced search with the full one.
+   */
+  readonly confluent?: true;
+}
+
+export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>> } = {
+  frontier: { reads: (e, L) => replica(L, L.mint(e.replica)) },
+  mint: { reads: (e, L) => replica(L, L.mint(e.replica)) },
+  // confluent: writes only its own worker; reads the live description, which nothing changes before
+  // every worker handed (append/delete) — frontier changes only `desired`.
+  stage: { reads: (e, L) => worker(e, L), confluent: true },
+  // a created entry counts the registry's entries (the sweep trigger)
+  open: { reads: (e, L) => [...worker(e, L), L.sweep(e.replica, process(e, L)), ...L.buildersOf(e.replica, process(e, L))] },
+  push: { reads: (e, L) => [...worker(e, L), current(e, L)] },
+  'finish-begin': { reads: (e, L) => [...worker(e, L), current(e, L)], adds: (_e, L) => [L.finishesBegun] },
+  // confluent: writes its own worker and handle, a counter, and its builder only as its own receipt
+  // (no guard reads receipts) or, with the barrier, its reference (the last one kills a finalized
+  // entry, which no one may join any more); a pending sweep it would race is already enabled.
+  'finish-end': { reads: (e, L) => [...worker(e, L), current(e, L)], adds: (_e, L) => [L.finishesEnded], confluent: true },
+  skip: { reads: (e, L) => [...worker(e, L), current(e, L)] },
+  // confluent: writes only its own worker and a counter.
+  'own-batch': { reads: (e, L) => worker(e, L), adds: (_e, L) => [L.ownBatches], confluent: true },
+  // confluent: records its own slot of the append's hands; the append needs every hand first.
+  hand: { reads: (e, L) => [...worker(e, L), L.append(e.replica)], confluent: true },
+  // the history record lists every worker's route
+  append: {
+    reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), ...L.workersOf(e.replica), L.shard, L.appends, L.shardUppers),
+  },
+  // inline backpressure refuses the append and flushes its inline parts: the shard's inline bytes decide
+  backpressure: { reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), L.shard) },
+  // the as-of is ahead of the shard: an empty compare-and-append moves the shard's upper to the lower
+  bump: { reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), L.shard, L.shardUppers) },
+  // a delete of batches the shard took (an indeterminate commit misread) counts in the fault history
+  delete: { reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), L.appends, L.faults), adds: (_e, L) => [L.deleted] },
+  sweep: { reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)) },
+  'sweep-hold': { reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)) },
+  'sweep-release': { reads: (e, L) => replica(L, L.sweep(e.replica, e.process), L.builder(e.replica, e.process, e.sharedId)) },
+  // never enabled in the model: predict refuses it from the config alone
+  drop: { reads: () => [] },
+  // the fault world: an indeterminate compare-and-set commits the append (its history record lists
+  // every worker's route)
+  fault: {
+    reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), ...L.workersOf(e.replica), L.shard, L.appends, L.shardUppers, L.faults),
+  },
+  // an abort counts what the incarnation leaves behind: its whole sink
+  abort: { reads: (e, L) => replica(L, ...sinkOf(e.replica, L), L.faults) },
+  // a restart starts a fresh incarnation at the shard's upper
+  restart: { reads: (_e, L) => replica(L, L.shard, L.faults) },
+  // the final cleanup waits for every replica to seal
+  cleanup: { reads: (_e, L) => replica(L, L.faults, ...Array.from({ length: L.cfg.replicas }, (_, r) => L.mint(r))) },
+};
+
+export type EventRules = { readonly [K in TraceEventKind]: EventRule<EventOf<K>> };
+
+export function eventRule(
+  event: TraceEvent,
+  L: Layout,
+  rules: EventRules = EVENT_RULES,
+): { readonly reads: readonly number[]; readonly adds: readonly number[]; readonly confluent: boolean } {
+  const rule = (rules as Record<string, EventRule<TraceEvent> | undefined>)[event.kind];
+  if (rule === undefined) throw new Error(`model/packed/read-sets.ts has no rule for event kind ${JSON.stringify(event.kind)}`);
+  const adds = rule.adds?.(event, L) ?? [];
+  for (const slot of adds) {
+    if (!L.isCounter(slot)) throw new Error(`model/packed/read-sets.ts: ${event.kind} adds to ${L.labels[slot]}, which is not a counter`);
+  }
+  return { reads: rule.reads(event, L), adds, confluent: rule.confluent === true };
+}
+
+export const ACTOR_READS: { readonly [K in Actor['kind']]: (a: Extract<Actor, { kind: K }>, L: Layout) => readonly number[] } = {
+  faults: (a, L) => replica(L, L.append(a.replica)),
+  cleanup: (_a, L) => replica(L),
+  mint: (a, L) => replica(L, L.mint(a.replica)),
+  worker: (a, L) => replica(L, L.mint(a.replica), L.worker(a.replica, a.worker), L.handle(a.replica, a.worker)),
+  append: (a, L) => replica(L, L.mint(a.replica), L.append(a.replica)),
+  // only the review bug's sweep visits live entries one by one (sweep-hold), so only then does it read them
+  registry: (a, L) => replica(L, L.sweep(a.replica, a.process), ...(L.cfg.bugs?.sweepUpgradeRace === true ? L.buildersOf(a.replica, a.process) : [])),
+};
+
+export type ActorRules = typeof ACTOR_READS;
+
+export function actorReads(actor: Actor, L: Layout, rules: ActorRules = ACTOR_READS): readonly number[] {
+  const rule = (rules as Record<string, ((a: Actor, L: Layout) => readonly number[]) | undefined>)[actor.kind];
+  if (rule === undefined) throw new Error(`model/packed/read-sets.ts has no read set for actor kind ${JSON.stringify(actor.kind)}`);
+  return rule(actor, L);
+}
+
+/** viewOf (model/view.ts) reads every replica's status, every builder (its instances) and the whole history. */
+export const viewReads = (L: Layout): readonly number[] => [...L.status, ...L.allBuilders, ...L.historySlots];

@@ -1,0 +1,371 @@
+/**
+ * The packed exhaustive search: the same breadth-first search as model/search.ts (the reference), over
+ * packed states (layout.ts) whose successors come from system.ts itself.
+ *
+ * A state is a vector of component ids. Its successors are computed actor by actor (system.ts
+ * `actorsOf`, in `candidates`' order): the actor's candidate events are memoized by the ids of the
+ * components the actor reads, and each candidate's outcome — not enabled, or the model's expected event
+ * and the slots it writes — is memoized by the ids of the components the event reads (read-sets.ts).
+ * On a cache miss the search calls system.ts's `actorCandidates` / `predict` on a state materialized with
+ * guards for every undeclared component, so the model is never re-implemented here and a wrong read set
+ * throws. Property verdicts are memoized the same way by the view's components.
+ *
+ * Optional reductions and limits: a symmetry `Reducer` (symmetry.ts) maps every new state to its orbit's
+ * representative and records the permutation so that traces are un-permuted; `maxStates` and
+ * `maxBytes` stop the search and say how far it got; `shard` explores one hash-partition of the
+ * frontier at a fixed BFS depth (shards may overlap below it; their verdicts combine, see combine.ts).
+ *
+ * Every trace this search returns has been replayed with system.ts `step` from `initialState` and
+ * re-judged on the state it reaches (so what is printed is a real run), or the search throws.
+ */
+import type { TraceEvent } from '../../vocab/index.ts';
+import type { Property } from '../../spec/properties.ts';
+import type { ModelConfig } from '../config.ts';
+import type { SystemState } from '../state.ts';
+import { initialState, isFinal, step } from '../system.ts';
+import { viewOf } from '../view.ts';
+import { Engine } from './engine.ts';
+import { StateStore } from './state-store.ts';
+import { PagedInts } from './tuple-set.ts';
+
+/** A symmetry reduction: canonical representatives and the permutations that got there. */
+export interface Reducer {
+  /** Rewrites `vec` to its orbit's representative; returns the id of the permutation applied (0: none). */
+  canonicalize(vec: Int32Array): number;
+  /** The real trace: `events[k]` was taken from the k-th representative, then `syms[k]` applied. */
+  unpermute(events: readonly TraceEvent[], syms: readonly number[]): TraceEvent[];
+  readonly description: string;
+  /** The engine whose component ids it reads (the search must use the same one). */
+  readonly engine: Engine;
+}
+
+export interface PackedSearchOptions {
+  readonly maxStates: number;
+  /** Stop when the process's memory (`memory()`, default RSS) reaches this many bytes. */
+  readonly maxBytes?: number;
+  readonly memory?: () => number;
+  /** Check the memory (and `timeUp`) every this many expanded states (default 4096). */
+  readonly memoryEvery?: number;
+  /** Stop (stopped: 'max-time') when this returns true. */
+  readonly timeUp?: () => boolean;
+  /** The properties to judge (ignored when an engine is passed: the engine's are judged). */
+  readonly properties?: readonly Property[];
+  readonly stopAtFirstViolation?: boolean;
+  /** Stop as soon as every property named here is settled (violated, or witnessed). */
+  readonly until?: readonly string[];
+  readonly onProgress?: (expanded: number, states: number) => void;
+  readonly progressEvery?: number;
+  readonly reducer?: Reducer;
+  /**
+   * Partial-order reduction: where an event declared confluent in read-sets.ts is enabled and commutes
+   * with every other enabled event, take it alone. Preserves every terminal state; since every property
+   * here is monotone (checked on every edge: a violation or witness never disappears), verdicts are
+   * preserved too, but traces are shortest only within the reduced graph.
+   */
+  readonly por?: boolean;
+  /** Explore only shard `index` of `count`: frontier states at `depth` (default: the first BFS level
+   * with at least 16·count states) whose hash is ≡ index (mod count). */
+  readonly shard?: { readonly index: number; readonly count: number; readonly depth?: number };
+  /** Sees every final (terminal) state found, materialized (tests). */
+  readonly onFinal?: (state: SystemState) => void;
+}
+
+export interface PackedViolation {
+  readonly property: string;
+  readonly kind: Property['kind'];
+  readonly why: string;
+  readonly trace: readonly TraceEvent[];
+}
+
+export type StopReason = 'max-states' | 'max-memory' | 'max-time' | 'violation' | 'settled';
+
+export interface PackedSearchResult {
+  readonly states: number;
+  readonly finals: number;
+  /** Successor edges generated (including ones to states seen before). */
+  readonly transitions: number;
+  readonly complete: boolean;
+  readonly stopped: StopReason | null;
+  /** Deepest BFS level reached (events from the initial state). */
+  readonly depth: number;
+  /** States stored but not yet expanded when the search stopped. */
+  readonly frontier: number;
+  /** Successor edges to states not stored because of maxStates. */
+  readonly dropped: number;
+  readonly violations: readonly PackedViolation[];
+  readonly witnesses: readonly { readonly property: string; readonly trace: readonly TraceEvent[] }[];
+  readonly unreached: readonly string[];
+  /** Bytes of the state store (tuples, index, parents, edges) and of the memo tables. */
+  readonly storeBytes: number;
+  readonly memoBytes: number;
+  readonly memo: { readonly candidates: number; readonly outcomes: number; readonly views: number; readonly components: number; readonly diamonds: number };
+  readonly shard?: { readonly index: number; readonly count: number; readonly depth: number; readonly roots: number };
+  /** The reductions in words. */
+  readonly reduction: string;
+  /** With the partial-order reduction: how many states expanded only a persistent subset. */
+  readonly porStates: number | null;
+}
+
+
+export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine: Engine = new Engine(cfg, opts.properties ?? [])): PackedSearchResult {
+  const properties = engine.properties;
+  const S = engine.slots;
+  const store = new StateStore(S);
+  const reducer = opts.reducer;
+  if (reducer !== undefined && reducer.engine !== engine) throw new Error('searchPacked: the reducer was made for another engine (pass that engine)');
+  const cur = new Int32Array(S);
+  const next = new Int32Array(S);
+  const enabled: number[] = [];
+  const da = new Int32Array(S);
+  const db = new Int32Array(S);
+  const dab = new Int32Array(S);
+  const dba = new Int32Array(S);
+  /** o then u and u then o both run from `cur` and meet in the same state. */
+  // SUBTLE: whether two outcomes commute depends only on the pair: each outcome fixes its event's read
+  // values and its writes, so the state after both (in either order) is fixed too.
+  const diamonds = new Map<number, boolean>();
+  const diamond = (o: number, u: number): boolean => {
+    const key = o * 0x4000000 + u;
+    const hit = diamonds.get(key);
+    if (hit !== undefined) return hit;
+    const r = commutes(o, u);
+    if (o < 0x4000000 && u < 0x4000000) diamonds.set(key, r);
+    return r;
+  };
+  const commutes = (o: number, u: number): boolean => {
+    if (engine.disjoint(o, u)) return true;
+    engine.apply(o, cur, da);
+    engine.apply(u, cur, db);
+    const u2 = engine.again(u, da);
+    const o2 = u2 < 0 ? -1 : engine.again(o, db);
+    if (o2 < 0) return false;
+    engine.apply(u2 as number, da, dab);
+    engine.apply(o2, db, dba);
+    for (let i = 0; i < S; i++) if (dab[i] !== dba[i]) return false;
+    return true;
+  };
+  let reduced = 0;
+  /**
+   * A proper subset of `enabled` that is persistent, or null: one confluent event, else the enabled
+   * events of one process group (processes share only the read-only live description, hands that
+   * commute and counters that only add up), in both cases only if each commutes with every enabled
+   * event outside it.
+   */
+  const ampleSet = (): number[] | null => {
+    for (const o of enabled) {
+      if (engine.confluent(o) && enabled.every((u) => u === o || diamond(o, u))) return [o];
+    }
+    const groups = new Map<number, number[]>();
+    for (const o of enabled) {
+      const g = engine.groupOf(o);
+      const list = groups.get(g);
+      if (list === undefined) groups.set(g, [o]);
+      else list.push(o);
+    }
+    if (groups.size < 2) return null;
+    const bySize = [...groups.values()].sort((a, b) => a.length - b.length);
+    for (const set of bySize) {
+      if (!engine.isProcessGroup(engine.groupOf(set[0] as number))) continue;
+      const inside = new Set(set);
+      if (set.every((o) => enabled.every((u) => inside.has(u) || diamond(o, u)))) return set;
+    }
+    return null;
+  };
+
+  /** With a reducer: per state, the symmetry applied to reach its representative. */
+  const symOf = reducer === undefined ? null : new PagedInts();
+  engine.initial(cur);
+  symOf?.push(reducer?.canonicalize(cur) ?? 0);
+  store.add(cur, -1, -1);
+
+  const traceTo = (n: number): TraceEvent[] => {
+    const evs: TraceEvent[] = [];
+    const syms: number[] = [];
+    for (let at = n; at > 0; at = store.parents.get(at)) {
+      evs.push(engine.expectedOf(store.edges.get(at)));
+      syms.push(symOf?.get(at) ?? 0);
+    }
+    evs.reverse();
+    syms.reverse();
+    return reducer === undefined ? evs : reducer.unpermute(evs, [symOf?.get(0) ?? 0, ...syms]);
+  };
+
+  const violations: PackedViolation[] = [];
+  const witnesses: { property: string; trace: readonly TraceEvent[] }[] = [];
+  const settled = new Set<number>();
+  const maskOf = (kind: Property['kind']) => properties.reduce((m, p, k) => (p.kind === kind ? m | (1 << k) : m), 0);
+  const alwaysMask = maskOf('always');
+  const eventuallyMask = maskOf('eventually');
+  const sometimesMask = maskOf('sometimes');
+  let unsettled = alwaysMask | eventuallyMask | sometimesMask;
+  const untilMask = (opts.until ?? []).reduce((m, name) => {
+    const k = properties.findIndex((p) => p.name === name);
+    if (k < 0) throw new RangeError(`until: no property named ${name}`);
+    return m | (1 << k);
+  }, 0);
+  let finals = 0;
+  let transitions = 0;
+  let complete = true;
+  let stopped: StopReason | null = null;
+  const progressEvery = Math.max(1, opts.progressEvery ?? 1024);
+  const memory = opts.memory ?? (() => process.memoryUsage().rss);
+  const memoryEvery = Math.max(1, opts.memoryEvery ?? 4096);
+  let dropped = 0;
+
+  // BFS levels are contiguous ranges of state numbers.
+  let levelEnd = 1;
+  let depth = 0;
+  const shard = opts.shard;
+  let shardDepth = -1;
+  let shardRange: [number, number] | null = null;
+  let roots = 0;
+  const owned = (n: number): boolean => {
+    if (shardRange === null || shard === undefined || n < shardRange[0] || n >= shardRange[1]) return true;
+    let h = 0x811c9dc5;
+    for (let i = 0; i < S; i++) h = Math.imul(h ^ (cur[i] as number), 0x01000193);
+    return (h >>> 0) % shard.count === shard.index;
+  };
+
+  let head = 0;
+  for (; head < store.size; head++) {
+    if (head === levelEnd) {
+      // a new BFS level: states [head, store.size)
+      depth += 1;
+      levelEnd = store.size;
+      const wide = shard?.depth === undefined ? levelEnd - head >= 16 * (shard?.count ?? 0) : depth === shard.depth;
+      if (shard !== undefined && shardDepth < 0 && wide) {
+        shardDepth = depth;
+        shardRange = [head, levelEnd];
+      }
+    }
+    if (opts.onProgress !== undefined && head > 0 && head % progressEvery === 0) opts.onProgress(head, store.size);
+    if (head % memoryEvery === 0) {
+      if (opts.maxBytes !== undefined && memory() >= opts.maxBytes) {
+        complete = false;
+        stopped = 'max-memory';
+        break;
+      }
+      if (opts.timeUp?.() === true) {
+        complete = false;
+        stopped = 'max-time';
+        break;
+      }
+    }
+    store.read(head, cur);
+    if (!owned(head)) continue;
+    if (shardRange !== null && head >= shardRange[0] && head < shardRange[1]) roots += 1;
+    const successors = engine.expand(cur, enabled);
+    transitions += successors;
+    const final = successors === 0;
+    if (final) {
+      finals += 1;
+      opts.onFinal?.(engine.codec.materialize(cur));
+    }
+    if (opts.por === true && successors > 1) {
+      const ample = ampleSet();
+      if (ample !== null) {
+        enabled.length = 0;
+        enabled.push(...ample);
+        reduced += 1;
+      }
+    }
+    const needBits = unsettled !== 0 || opts.por === true;
+    const bits = needBits ? engine.verdicts(cur, final) : 0;
+    if (unsettled !== 0) {
+      const news = ((~bits & (alwaysMask | (final ? eventuallyMask : 0))) | (bits & sometimesMask)) & unsettled;
+      for (let k = 0; news !== 0 && k < properties.length; k++) {
+        if ((news & (1 << k)) === 0) continue;
+        unsettled &= ~(1 << k);
+        settled.add(k);
+        const prop = properties[k] as Property;
+        const ok = (bits & (1 << k)) !== 0;
+        if (prop.kind === 'sometimes') {
+          if (ok) {
+            witnesses.push({ property: prop.name, trace: verifiedTrace(cfg, traceTo(head), prop, true).trace });
+            settled.add(k);
+          }
+        } else if (!ok && (prop.kind === 'always' || final)) {
+          const v = verifiedTrace(cfg, traceTo(head), prop, false);
+          violations.push({ property: prop.name, kind: prop.kind, why: v.why, trace: v.trace });
+          settled.add(k);
+        }
+      }
+      if (opts.stopAtFirstViolation === true && violations.length > 0) {
+        stopped = 'violation';
+        break;
+      }
+      if (untilMask !== 0 && (unsettled & untilMask) === 0) {
+        stopped = 'settled';
+        break;
+      }
+    }
+    for (const o of enabled) {
+      engine.apply(o, cur, next);
+      if (opts.por === true && engine.viewDiffers(cur, next)) {
+        // the reduction keeps verdicts only for monotone properties: check every edge it takes
+        const after = engine.verdicts(next, false);
+        const lost = ((~bits & alwaysMask) & ~(~after & alwaysMask)) | (bits & sometimesMask & ~after);
+        if (lost !== 0) {
+          const k = Math.clz32(lost & -lost) ^ 31;
+          throw new Error(
+            `the partial-order reduction needs monotone properties, but ${properties[k]?.name} changes back after ` +
+              `${JSON.stringify(engine.expectedOf(o))}: run without it`,
+          );
+        }
+      }
+      const sym = reducer === undefined ? 0 : reducer.canonicalize(next);
+      if (store.size >= opts.maxStates) {
+        if (store.find(next) < 0) {
+          complete = false;
+          dropped += 1;
+          stopped ??= 'max-states';
+        }
+        continue;
+      }
+      if (store.add(next, head, o) < 0) symOf?.push(sym);
+    }
+  }
+  return {
+    states: store.size,
+    finals,
+    transitions,
+    complete: complete && stopped === null,
+    stopped,
+    depth,
+    frontier: store.size - head,
+    dropped,
+    violations,
+    witnesses,
+    unreached: properties.filter((p, k) => p.kind === 'sometimes' && !settled.has(k)).map((p) => p.name),
+    storeBytes: store.bytes() + (symOf?.bytes() ?? 0),
+    memoBytes: engine.memoBytes(),
+    memo: { ...engine.memoSizes(), diamonds: diamonds.size },
+    ...(shard === undefined ? {} : { shard: { index: shard.index, count: shard.count, depth: shardDepth, roots } }),
+    reduction: [reducer?.description, opts.por === true ? `partial order: ${reduced} states expanded only a persistent subset` : undefined].filter((x) => x !== undefined).join('; ') || 'none',
+    porStates: opts.por === true ? reduced : null,
+  };
+}
+
+/**
+ * Replays `trace` with system.ts `step` from the initial state and judges `prop` on the state it
+ * reaches: the witness must show, the violation must fail (with its `why`). Throws if the model rejects
+ * an event or disagrees: then the packed search itself is wrong.
+ */
+export function verifiedTrace(
+  cfg: ModelConfig,
+  trace: readonly TraceEvent[],
+  prop: Property,
+  witness: boolean,
+): { readonly trace: readonly TraceEvent[]; readonly why: string; readonly state: SystemState } {
+  let s = initialState(cfg);
+  trace.forEach((e, i) => {
+    const r = step(cfg, s, e);
+    if (!r.ok) throw new Error(`packed search: event ${i + 1} of its ${prop.name} trace is not accepted by the model: ${r.reason}`);
+    s = r.state;
+  });
+  const verdict = prop.check(viewOf(cfg, s, isFinal(cfg, s)));
+  if (verdict.ok !== witness) {
+    throw new Error(`packed search: the replayed ${prop.name} trace ${witness ? 'does not show the witness' : 'does not violate the property'}`);
+  }
+  return { trace, why: verdict.ok ? '' : verdict.why, state: s };
+}

@@ -1,0 +1,258 @@
+import { describe, expect, it } from 'vitest';
+import type { TraceEvent } from '../../vocab/index.ts';
+import { properties, type Property } from '../../spec/properties.ts';
+import type { ModelConfig } from '../config.ts';
+import type { SystemState } from '../state.ts';
+import { initialState, serialize, step, successors } from '../system.ts';
+import { config, randomWalk, rng, u } from '../test-support/driver.ts';
+import { checkPacked } from './check.ts';
+import { Engine } from './engine.ts';
+import { searchPacked, type PackedSearchResult } from './search.ts';
+import { COMPONENT_SHAPES } from './shapes.ts';
+import { Loads, Renamer, SymmetryReducer, compose, fixedWorkers, identity, inGroup, inverse, loadClasses, type Sym } from './symmetry.ts';
+
+/** W workers of one process, one update each: 10 B for even workers, 100 B for odd (the check's workload). */
+const alternating = (variant: ModelConfig['variant'], workers: number, over: Partial<ModelConfig> = {}): ModelConfig =>
+  config({
+    variant,
+    workersPerProcess: workers,
+    updates: Array.from({ length: workers }, (_, w) => u(w, 0, w, w % 2 === 0 ? 10 : 100)),
+    maxBytesChoices: [0, 50, 1000],
+    ...over,
+  });
+
+const twoReplicas = (variant: ModelConfig['variant']): ModelConfig =>
+  config({ variant, replicas: 2, workersPerProcess: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 10)], maxBytesChoices: [1000] });
+
+function replay(cfg: ModelConfig, trace: readonly TraceEvent[]): SystemState[] {
+  const states = [initialState(cfg)];
+  for (const e of trace) {
+    const r = step(cfg, states.at(-1) as SystemState, e);
+    if (!r.ok) throw new Error(r.reason);
+    states.push(r.state);
+  }
+  return states;
+}
+
+/** Every symmetry of the group at `s` (small configurations only). */
+function groupAt(cfg: ModelConfig, s: SystemState): Sym[] {
+  const loads = new Loads(cfg);
+  const W = cfg.processes * cfg.workersPerProcess;
+  const perms = (xs: number[]): number[][] => (xs.length <= 1 ? [xs] : xs.flatMap((x, i) => perms([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p])));
+  const workerPerms = perms(Array.from({ length: W }, (_, w) => w));
+  const replicaPerms = perms(Array.from({ length: cfg.replicas }, (_, r) => r));
+  const out: Sym[] = [];
+  const choose = (r: number, acc: number[][]): void => {
+    if (r === cfg.replicas) {
+      for (const replicas of replicaPerms) {
+        const g: Sym = { replicas, workers: acc };
+        if (inGroup(cfg, loads, s, g)) out.push(g);
+      }
+      return;
+    }
+    for (const p of workerPerms) choose(r + 1, [...acc, p]);
+  };
+  choose(0, []);
+  return out;
+}
+
+const key = (e: TraceEvent, s: SystemState) => `${JSON.stringify(e)} -> ${serialize(s)}`;
+
+describe('a symmetry renames everything that carries a worker, a replica or an update', () => {
+  const configs: [string, ModelConfig][] = [
+    ['best-effort, 4 workers', alternating('best-effort', 4)],
+    ['barrier, 5 workers', alternating('barrier', 5, { maxBytesChoices: [1000] })],
+    ['best-effort, review bug, 4 workers', alternating('best-effort', 4, { maxBytesChoices: [1000], bugs: { sweepUpgradeRace: true } })],
+    ['best-effort, 2 replicas', twoReplicas('best-effort')],
+    ['barrier, 2 replicas', twoReplicas('barrier')],
+    ['best-effort, 4 workers, faults', alternating('best-effort', 4, { maxBytesChoices: [1000], faults: { aborts: 1, indeterminate: 1, cleanup: true } })],
+    ['barrier, 2 replicas, faults', { ...twoReplicas('barrier'), faults: { aborts: 1, indeterminate: 1, cleanup: true } }],
+  ];
+
+  it.each(configs)('%s: the renamed trace is a run of the model and reaches the renamed state (every prefix)', (_name, cfg) => {
+    const renamer = new Renamer(cfg, new Loads(cfg));
+    const group = groupAt(cfg, initialState(cfg)).filter((g) => JSON.stringify(g) !== JSON.stringify(identity(cfg)));
+    expect(group.length).toBeGreaterThan(0);
+    const pick = rng(11);
+    for (let walk = 0; walk < 12; walk++) {
+      const { trace } = randomWalk(cfg, pick);
+      const states = replay(cfg, trace);
+      const g = group[walk % group.length] as Sym;
+      const moved = replay(cfg, trace.map((e) => renamer.event(e, g)));
+      states.forEach((s, k) => expect(serialize(moved[k] as SystemState)).toBe(serialize(renamer.state(s, g))));
+    }
+  });
+
+  it.each(configs)('%s: moving a state commutes with its successors, at every state of a walk', (_name, cfg) => {
+    const renamer = new Renamer(cfg, new Loads(cfg));
+    const pick = rng(5);
+    for (let walk = 0; walk < 3; walk++) {
+      randomWalk(cfg, pick, (s, next) => {
+        const group = groupAt(cfg, s);
+        const g = group[pick(group.length)] as Sym;
+        const expected = next.map((x) => key(renamer.event(x.event, g), renamer.state(x.next, g))).sort();
+        const actual = successors(cfg, renamer.state(s, g)).map((x) => key(x.event, x.next)).sort();
+        expect(actual).toEqual(expected);
+      });
+    }
+  });
+
+  it('the append worker stays fixed: moving it breaks the replay (so the group must not contain it)', () => {
+    const cfg = alternating('best-effort', 4);
+    const renamer = new Renamer(cfg, new Loads(cfg));
+    const moves0: Sym = { replicas: [0], workers: [[2, 1, 0, 3]] };
+    expect(inGroup(cfg, new Loads(cfg), initialState(cfg), moves0)).toBe(false);
+    const { trace } = randomWalk(cfg, rng(3));
+    expect(() => replay(cfg, trace.map((e) => renamer.event(e, moves0)))).toThrow(/mint\.desc\.appendWorker expected 0, got 2/);
+  });
+
+  it('workers with different loads are never exchanged', () => {
+    const cfg = alternating('best-effort', 4);
+    const loads = new Loads(cfg);
+    expect(loadClasses(cfg, loads)).toEqual([
+      [0, 2],
+      [1, 3],
+    ]);
+    expect(() => loads.rename(1, [1, 0, 2, 3])).toThrow(/worker 1 and worker 0 do not have identical loads/);
+  });
+
+  it('the fixed set holds the live and every future append worker, and only shrinks', () => {
+    const cfg = alternating('best-effort', 4, { intervals: 3, updates: [u(0, 0, 0, 10)] });
+    const { trace } = randomWalk(cfg, rng(9));
+    const fixed = replay(cfg, trace).map((s) => fixedWorkers(s.replicas[0]?.mint as never));
+    expect(fixed[0]).toEqual([0, 1, 2]);
+    expect(fixed.at(-1)).toEqual([]);
+    fixed.forEach((f, i) => i > 0 && expect(f.every((w) => fixed[i - 1]?.includes(w))).toBe(true));
+  });
+
+  it('a shape is strict: a field it does not list is an error, not left unrenamed', () => {
+    const cfg = alternating('best-effort', 4);
+    const renamer = new Renamer(cfg, new Loads(cfg));
+    const s = initialState(cfg);
+    const worker = s.replicas[0]?.workers[0];
+    expect(() => renamer.component('worker', { ...worker, context: { ...worker?.context, deliverer: 1 } }, 0, identity(cfg))).toThrow(
+      /worker\.context has a field "deliverer" its shape does not list/,
+    );
+    expect(Object.keys(COMPONENT_SHAPES).sort()).toEqual([
+      'append', 'appends', 'builder', 'deleted', 'faults', 'finishesBegun', 'finishesEnded', 'handle', 'incarnation', 'mint', 'ownBatches', 'shard', 'shardUppers', 'sweep', 'up', 'worker',
+    ]);
+  });
+
+  it('composes and inverts', () => {
+    const a: Sym = { replicas: [1, 0], workers: [[0, 2, 1], [1, 0, 2]] };
+    const b: Sym = { replicas: [1, 0], workers: [[2, 1, 0], [0, 1, 2]] };
+    const id: Sym = { replicas: [0, 1], workers: [[0, 1, 2], [0, 1, 2]] };
+    expect(compose(inverse(a), a)).toEqual(id);
+    expect(compose(a, inverse(a))).toEqual(id);
+    expect(compose(b, a).replicas).toEqual([0, 1]);
+    expect(compose(b, a).workers[0]).toEqual([0, 1, 2].map((w) => (b.workers[1] as number[])[(a.workers[0] as number[])[w] as number]));
+  });
+});
+
+/** What the full and the reduced search must agree on: verdicts and shortest lengths. */
+const verdicts = (r: PackedSearchResult) => ({
+  violations: r.violations.map((v) => `${v.property}:${v.trace.length}`).sort(),
+  witnesses: r.witnesses.map((w) => w.property).sort(),
+  unreached: [...r.unreached].sort(),
+  complete: r.complete,
+});
+
+describe('the symmetric search keeps verdicts, witnesses and shortest counterexample lengths', () => {
+  const cases: [string, ModelConfig][] = [
+    ['best-effort, 3 workers', alternating('best-effort', 3)],
+    ['barrier, 4 workers', alternating('barrier', 4, { maxBytesChoices: [50, 1000] })],
+    ['best-effort, 4 workers, knob 50', alternating('best-effort', 4, { maxBytesChoices: [50] })],
+    ['review bug, 4 workers', alternating('best-effort', 4, { maxBytesChoices: [50], bugs: { sweepUpgradeRace: true } })],
+    ['review bug, 5 workers, the barrier', alternating('barrier', 5, { maxBytesChoices: [50], bugs: { sweepUpgradeRace: true } })],
+    ['2 replicas', twoReplicas('best-effort')],
+    ['2 intervals', alternating('best-effort', 2, { intervals: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 100), u(2, 1, 0, 100), u(3, 1, 1, 10)] })],
+    ['faults, 3 workers', alternating('best-effort', 3, { maxBytesChoices: [1000], updates: [u(0, 0, 0, 10), u(1, 0, 1, 10), u(2, 0, 2, 10)], faults: { aborts: 1, indeterminate: 0, cleanup: false } })],
+    ['faults, 2 replicas', { ...twoReplicas('best-effort'), faults: { aborts: 1, indeterminate: 1, cleanup: true } }],
+  ];
+  it.each(cases)('%s', (_name, cfg) => {
+    const full = searchPacked(cfg, { maxStates: 1_000_000, properties });
+    const engine = new Engine(cfg, properties);
+    const reducer = new SymmetryReducer(engine);
+    const sym = searchPacked(cfg, { maxStates: 1_000_000, reducer }, engine);
+    expect(verdicts(sym)).toEqual(verdicts(full));
+    expect(sym.states).toBeLessThanOrEqual(full.states);
+    // every printed trace is un-permuted into a real run (searchPacked replays each; check again here)
+    for (const t of [...sym.violations, ...sym.witnesses]) expect(() => replay(cfg, t.trace)).not.toThrow();
+  });
+
+  it('reduces the state space where workers are interchangeable', () => {
+    const states = (cfg: ModelConfig) => {
+      const engine = new Engine(cfg, properties);
+      const reducer = new SymmetryReducer(engine);
+      return [searchPacked(cfg, { maxStates: 1_000_000 }).states, searchPacked(cfg, { maxStates: 1_000_000, reducer }, engine).states, reducer.description];
+    };
+    expect(states(alternating('best-effort', 5, { maxBytesChoices: [50] }))).toEqual([114_834, 36_116, expect.stringMatching(/classes \{0,2,4\} \{1,3\}, append workers fixed/)]);
+    expect(states(twoReplicas('best-effort'))).toEqual([95_836, 45_051, expect.stringMatching(/2 replicas/)]);
+  });
+});
+
+describe('the partial-order reduction keeps every final state and every verdict', () => {
+  const cases: [string, ModelConfig][] = [
+    ['best-effort, 3 workers', alternating('best-effort', 3)],
+    ['barrier, 3 workers', alternating('barrier', 3)],
+    ['off, 3 workers', alternating('off', 3)],
+    ['review bug, 3 workers', alternating('best-effort', 3, { bugs: { sweepUpgradeRace: true } })],
+    ['barrier with the review bug', alternating('barrier', 3, { bugs: { sweepUpgradeRace: true } })],
+    ['2 replicas', twoReplicas('barrier')],
+    ['2 processes', config({ variant: 'best-effort', processes: 2, workersPerProcess: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 10), u(2, 0, 2, 10)], maxBytesChoices: [1000] })],
+    ['2 processes, review bug', config({ variant: 'best-effort', processes: 2, workersPerProcess: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 100), u(2, 0, 2, 10), u(3, 0, 3, 100)], maxBytesChoices: [50], bugs: { sweepUpgradeRace: true } })],
+    ['2 processes, barrier, 2 replicas', config({ variant: 'barrier', replicas: 2, processes: 2, workersPerProcess: 1, updates: [u(0, 0, 0, 10), u(1, 0, 1, 10)], maxBytesChoices: [1000] })],
+    ['2 processes, 2 intervals', config({ variant: 'best-effort', processes: 2, workersPerProcess: 1, intervals: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 10), u(2, 1, 0, 10), u(3, 1, 1, 10)], maxBytesChoices: [1000] })],
+    ['faults', { ...config({ variant: 'best-effort' }), faults: { aborts: 1, indeterminate: 1, cleanup: true } }],
+    ['faults, the indeterminate-as-mismatch bug', { ...config({ variant: 'best-effort' }), faults: { aborts: 0, indeterminate: 1, cleanup: false }, bugs: { indeterminateAsMismatch: true } }],
+  ];
+  it.each(cases)('%s', (_name, cfg) => {
+    const finals = (por: boolean) => {
+      const out = new Set<string>();
+      const r = searchPacked(cfg, { maxStates: 1_000_000, properties, por, onFinal: (s) => out.add(serialize(s)) });
+      return { r, out };
+    };
+    const full = finals(false);
+    const reduced = finals(true);
+    expect(reduced.out).toEqual(full.out);
+    expect(reduced.r.states).toBeLessThan(full.r.states);
+    const names = (r: PackedSearchResult) => ({ v: r.violations.map((v) => v.property).sort(), w: r.witnesses.map((w) => w.property).sort() });
+    expect(names(reduced.r)).toEqual(names(full.r));
+    // with the re-search, every counterexample is a shortest one again
+    const checked = checkPacked(cfg, { properties, maxStates: 1_000_000, symmetry: true, por: true });
+    expect(checked.violations.map((v) => `${v.property}:${v.trace.length}`).sort()).toEqual(full.r.violations.map((v) => `${v.property}:${v.trace.length}`).sort());
+    expect(Object.values(checked.shortest).every((x) => x)).toBe(true);
+  });
+
+  it('refuses a property that is not monotone (its verdict would depend on the interleavings it skips)', () => {
+    const pending: Property = {
+      name: 'no-finish-pending',
+      kind: 'always',
+      guards: 'test',
+      statement: 'no finish is between begin and end (not monotone)',
+      check: (v) => (v.finishes.begun === v.finishes.ended ? { ok: true } : { ok: false, why: 'a finish is pending' }),
+    };
+    const cfg = alternating('best-effort', 3, { maxBytesChoices: [1000] });
+    expect(() => searchPacked(cfg, { maxStates: 100_000, por: true }, new Engine(cfg, [pending]))).toThrow(/needs monotone properties, but no-finish-pending changes back/);
+  });
+});
+
+describe('shards cover the state space between them', () => {
+  it('the union of the shards\' verdicts is the whole search\'s, with its shortest lengths', () => {
+    const cfg = alternating('best-effort', 2, { bugs: { sweepUpgradeRace: true } });
+    const whole = checkPacked(cfg, { properties, maxStates: 1_000_000, por: false });
+    const shards = [0, 1, 2].map((index) => checkPacked(cfg, { properties, maxStates: 1_000_000, por: false, shard: { index, count: 3 } }));
+    for (const s of shards) {
+      expect(s.complete).toBe(true);
+      expect(s.shard?.count).toBe(3);
+      expect(s.states).toBeLessThan(whole.states);
+    }
+    const shortest = new Map<string, number>();
+    for (const v of shards.flatMap((s) => s.violations)) shortest.set(v.property, Math.min(shortest.get(v.property) ?? Infinity, v.trace.length));
+    expect(Object.fromEntries(shortest)).toEqual(Object.fromEntries(whole.violations.map((v) => [v.property, v.trace.length])));
+    const witnessed = new Set(shards.flatMap((s) => s.witnesses.map((w) => w.property)));
+    expect([...witnessed].sort()).toEqual(whole.witnesses.map((w) => w.property).sort());
+    expect(new Set(shards.map((s) => s.shard?.depth)).size).toBe(1);
+    expect(shards.reduce((n, s) => n + (s.shard?.roots ?? 0), 0)).toBeGreaterThanOrEqual(48);
+  });
+});

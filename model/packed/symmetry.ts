@@ -1,0 +1,663 @@
+/**
+ * Symmetry reduction for the packed search: interchangeable workers within a process, and replicas.
+ *
+ * A symmetry `g = (ρ, π)` moves replica r to ρ(r) and, inside it, worker w to π_r(w) (staying in its
+ * process), renaming every worker index, replica index and update id by shapes.ts (an update moves to
+ * the update of the same rank in its new worker's id-sorted list). It is an automorphism of the model
+ * when
+ * - π_r only exchanges workers with *identical loads*: the same (time, size) list in id order; and
+ * - π_r fixes every worker that is or will be an append worker of replica r: the live description's
+ *   `appendWorker` and `(seq + j) mod P·W` for each description still to be minted (at most
+ *   `intervals − lower`, one fewer while one is live: lowers strictly increase). SUBTLE: this is the
+ *   one protocol rule the reduction knows (vocab Description: appendWorker = seq mod workers); the
+ *   model gives the append worker no role yet, but a symmetry moving a future append worker would not
+ *   commute with mint once it does. The fixed set only shrinks along a run, so the group only grows.
+ * Replicas are always interchangeable (every replica writes the same desired collection).
+ *
+ * Canonical form by sorting: in each class of movable workers, workers are ordered by a key that
+ * describes the worker without naming absolute indices (its own components with its update ids by rank
+ * and others' as placeholders, and its role in shared components: positions in push orders, receiver,
+ * deliverer, its hand, its history); ties keep their order. Replicas are then ordered by their
+ * component ids. The result is a member of the orbit (always sound); ties make it occasionally not the
+ * orbit's unique representative (fewer merges, never wrong ones).
+ */
+import type { TraceEvent } from '../../vocab/index.ts';
+import type { ModelConfig } from '../config.ts';
+import { processOf, workersPerReplica } from '../config.ts';
+import type { MintContext } from '../mint.ts';
+import type { Local } from '../local.ts';
+import type { ReplicaState, SystemState } from '../state.ts';
+import type { Engine } from './engine.ts';
+import { SLOT_KINDS, type SlotKind } from './layout.ts';
+import type { Reducer } from './search.ts';
+import { COMPONENT_SHAPES, eventShape, type Shape } from './shapes.ts';
+import { TupleMap } from './tuple-set.ts';
+
+/** `replicas[r]` = where replica r goes; `workers[r][w]` = where worker w of (source) replica r goes. */
+export interface Sym {
+  readonly replicas: readonly number[];
+  readonly workers: readonly (readonly number[])[];
+}
+
+export function identity(cfg: ModelConfig): Sym {
+  const W = workersPerReplica(cfg);
+  return {
+    replicas: Array.from({ length: cfg.replicas }, (_, r) => r),
+    workers: Array.from({ length: cfg.replicas }, () => Array.from({ length: W }, (_, w) => w)),
+  };
+}
+
+/** (b ∘ a): first a, then b. */
+export function compose(b: Sym, a: Sym): Sym {
+  return {
+    replicas: a.replicas.map((r) => b.replicas[r] as number),
+    workers: a.workers.map((pi, r) => pi.map((w) => (b.workers[a.replicas[r] as number] as readonly number[])[w] as number)),
+  };
+}
+
+export function inverse(g: Sym): Sym {
+  const replicas = new Array<number>(g.replicas.length);
+  const workers = new Array<number[]>(g.replicas.length);
+  g.replicas.forEach((to, r) => {
+    replicas[to] = r;
+    const inv = new Array<number>(g.workers[r]?.length ?? 0);
+    (g.workers[r] as readonly number[]).forEach((wTo, w) => {
+      inv[wTo] = w;
+    });
+    workers[to] = inv;
+  });
+  return { replicas, workers };
+}
+
+const isIdentity = (g: Sym): boolean => g.replicas.every((r, i) => r === i) && g.workers.every((pi) => pi.every((w, i) => w === i));
+
+// ---------------------------------------------------------------------------------------------------
+// Loads and renaming
+
+/** Per worker its update ids ascending, and per update its (worker, rank). */
+export class Loads {
+  readonly idsOf: readonly (readonly number[])[];
+  private readonly owner = new Map<number, { readonly worker: number; readonly rank: number }>();
+  /** Workers with equal signature strings are interchangeable (if in the same process). */
+  readonly signature: readonly string[];
+
+  constructor(readonly cfg: ModelConfig) {
+    const W = workersPerReplica(cfg);
+    const byWorker: { id: number; time: number; size: number }[][] = Array.from({ length: W }, () => []);
+    for (const u of cfg.updates) byWorker[u.worker]?.push(u);
+    for (const list of byWorker) list.sort((a, b) => a.id - b.id);
+    this.idsOf = byWorker.map((list) => list.map((u) => u.id));
+    byWorker.forEach((list, worker) => list.forEach((u, rank) => this.owner.set(u.id, { worker, rank })));
+    this.signature = byWorker.map((list) => JSON.stringify(list.map((u) => [u.time, u.size])));
+  }
+
+  ownerOf(id: number): { readonly worker: number; readonly rank: number } {
+    const o = this.owner.get(id);
+    if (o === undefined) throw new Error(`update id ${id} is not in the configuration's workload`);
+    return o;
+  }
+
+  /** The update `id` becomes when its worker moves by `pi`. */
+  rename(id: number, pi: readonly number[]): number {
+    const { worker, rank } = this.ownerOf(id);
+    const into = pi[worker] as number;
+    const to = this.idsOf[into]?.[rank];
+    if (to === undefined || this.signature[into] !== this.signature[worker]) throw new Error(`worker ${worker} and worker ${into} do not have identical loads`);
+    return to;
+  }
+}
+
+function checkKeys(value: Record<string, unknown>, fields: Readonly<Record<string, Shape>>, where: string): void {
+  for (const k of Object.keys(value)) {
+    if (!(k in fields)) throw new Error(`model/packed/shapes.ts: ${where} has a field ${JSON.stringify(k)} its shape does not list`);
+  }
+  for (const k of Object.keys(fields)) {
+    if (!(k in value)) throw new Error(`model/packed/shapes.ts: ${where} lacks the field ${JSON.stringify(k)} its shape lists`);
+  }
+}
+
+/** Renames values by shapes.ts under one symmetry. */
+export class Renamer {
+  constructor(
+    readonly cfg: ModelConfig,
+    readonly loads: Loads,
+  ) {}
+
+  /** `value` of `shape`, inside (source) replica `r`, moved by `g`. */
+  rename(shape: Shape, value: unknown, r: number, g: Sym, where = 'value'): unknown {
+    const pi = g.workers[r] as readonly number[];
+    switch (shape.t) {
+      case 'opaque':
+        return value;
+      case 'worker':
+        return value === null ? null : pi[value as number];
+      case 'process':
+        return processOf(this.cfg, pi[(value as number) * this.cfg.workersPerProcess] as number);
+      case 'replica':
+        return g.replicas[value as number];
+      case 'ids':
+        return (value as readonly number[]).map((id) => this.loads.rename(id, pi));
+      case 'idSet':
+        return (value as readonly number[]).map((id) => this.loads.rename(id, pi)).sort((a, b) => a - b);
+      case 'byWorker': {
+        const xs = value as readonly unknown[];
+        const out = new Array<unknown>(xs.length);
+        xs.forEach((x, w) => {
+          out[pi[w] as number] = this.rename(shape.of, x, r, g, `${where}[${w}]`);
+        });
+        return out;
+      }
+      case 'byReplica': {
+        const xs = value as readonly unknown[];
+        const out = new Array<unknown>(xs.length);
+        xs.forEach((x, q) => {
+          out[g.replicas[q] as number] = this.rename(shape.of, x, q, g, `${where}[${q}]`);
+        });
+        return out;
+      }
+      case 'list':
+        return (value as readonly unknown[]).map((x, i) => this.rename(shape.of, x, r, g, `${where}[${i}]`));
+      case 'sortedByWorker': {
+        const out = (value as readonly unknown[]).map((x, i) => this.rename(shape.of, x, r, g, `${where}[${i}]`) as { worker: number });
+        return out.map((x, i) => [x, i] as const).sort((a, b) => a[0].worker - b[0].worker || a[1] - b[1]).map(([x]) => x);
+      }
+      case 'record': {
+        const v = value as Record<string, unknown>;
+        checkKeys(v, shape.fields, where);
+        const out: Record<string, unknown> = {};
+        for (const k of Object.keys(v)) out[k] = this.rename(shape.fields[k] as Shape, v[k], r, g, `${where}.${k}`);
+        return out;
+      }
+      case 'nullable':
+        return value === null ? null : this.rename(shape.of, value, r, g, where);
+      case 'local': {
+        const v = value as Local<unknown>;
+        checkKeys(v as unknown as Record<string, unknown>, { value: { t: 'opaque' }, context: shape.context }, where);
+        return { value: v.value, context: this.rename(shape.context, v.context, r, g, `${where}.context`) };
+      }
+      case 'ofReplica': {
+        const v = value as Record<string, unknown>;
+        return this.rename(shape.of, value, v[shape.field] as number, g, where);
+      }
+    }
+  }
+
+  component(kind: SlotKind, value: unknown, r: number, g: Sym): unknown {
+    return this.rename(COMPONENT_SHAPES[kind], value, r, g, kind);
+  }
+
+  event(e: TraceEvent, g: Sym): TraceEvent {
+    return this.rename(eventShape(e.kind), e, e.replica, g, e.kind) as TraceEvent;
+  }
+
+  /** A whole SystemState moved by `g` (tests, and the reference for the packed renaming). */
+  state(s: SystemState, g: Sym): SystemState {
+    const replicas = new Array<ReplicaState>(s.replicas.length);
+    s.replicas.forEach((rep, r) => {
+      const pi = g.workers[r] as readonly number[];
+      const workers = new Array<unknown>(rep.workers.length);
+      const handles = new Array<unknown>(rep.handles.length);
+      rep.workers.forEach((wk, w) => {
+        workers[pi[w] as number] = this.component('worker', wk, r, g);
+        handles[pi[w] as number] = this.component('handle', rep.handles[w] ?? null, r, g);
+      });
+      replicas[g.replicas[r] as number] = {
+        up: rep.up,
+        incarnation: rep.incarnation,
+        mint: this.component('mint', rep.mint, r, g),
+        append: this.component('append', rep.append, r, g),
+        workers,
+        handles,
+        registries: rep.registries.map((reg) => ({
+          sweep: this.component('sweep', reg.sweep, r, g),
+          builders: reg.builders.map((b) => this.component('builder', b, r, g)),
+        })),
+      } as unknown as ReplicaState;
+    });
+    const h = s.history;
+    return {
+      shard: s.shard,
+      replicas,
+      history: {
+        appends: this.component('appends', h.appends, 0, g),
+        shardUppers: h.shardUppers,
+        finishesBegun: h.finishesBegun,
+        finishesEnded: h.finishesEnded,
+        ownBatches: h.ownBatches,
+        deleted: h.deleted,
+        faults: this.component('faults', h.faults, 0, g),
+      },
+    } as unknown as SystemState;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The group
+
+export interface SymmetryOptions {
+  /** Exchange workers with identical loads within a process (default true). */
+  readonly workers?: boolean;
+  /** Exchange replicas (default true). */
+  readonly replicas?: boolean;
+}
+
+/**
+ * Workers of replica r that are or will be append workers (they must stay fixed). With `restarts`
+ * (the fault world may still abort), a restarted incarnation mints again from seq 0 at a lower no
+ * smaller than this one: its append workers are among 0 … intervals − lower − 1 (mod P·W) too.
+ */
+export function fixedWorkers(mint: Local<MintContext>, restarts = false): number[] {
+  const c = mint.context;
+  const out = new Set<number>();
+  if (c.live !== null) out.add(c.live.appendWorker);
+  const future = c.intervals - c.lower - (c.live === null ? 0 : 1);
+  for (let j = 0; j < Math.min(future, c.workers); j++) out.add((c.seq + j) % c.workers);
+  if (restarts) for (let j = 0; j < Math.min(c.intervals - c.lower, c.workers); j++) out.add(j % c.workers);
+  return [...out].sort((a, b) => a - b);
+}
+
+/** Classes of workers with identical loads in the same process (each sorted; singletons omitted). */
+export function loadClasses(cfg: ModelConfig, loads: Loads): number[][] {
+  const classes = new Map<string, number[]>();
+  loads.signature.forEach((sig, w) => {
+    const key = `${processOf(cfg, w)}|${sig}`;
+    const c = classes.get(key);
+    if (c === undefined) classes.set(key, [w]);
+    else c.push(w);
+  });
+  return [...classes.values()].filter((c) => c.length > 1);
+}
+
+/** Whether `g` is in the symmetry group at `s` (so it is an automorphism from `s` on). */
+export function inGroup(cfg: ModelConfig, loads: Loads, s: SystemState, g: Sym): boolean {
+  return s.replicas.every((rep, r) => {
+    const pi = g.workers[r] as readonly number[];
+    const fixed = fixedWorkers(rep.mint, (cfg.faults?.aborts ?? 0) > 0);
+    return pi.every((to, w) => processOf(cfg, to) === processOf(cfg, w) && loads.signature[to] === loads.signature[w]) && fixed.every((w) => pi[w] === w);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Sorting keys: a worker described without absolute indices
+
+/**
+ * `value` of `shape` as seen by worker `self` of replica `r`: its own update ids by rank (`o0`, `o1` …),
+ * everyone else's as `x`; worker fields as `self` / `other`; worker-indexed arrays reduced to `self`'s
+ * element; id sets reduced to the ranks of `self`'s ids in them (ascending order is not equivariant);
+ * records sorted by worker reduced to the multiset of what they say about `self`.
+ */
+function describe(shape: Shape, value: unknown, self: number, r: number, loads: Loads, full: boolean): unknown {
+  switch (shape.t) {
+    case 'opaque':
+      return full ? value : undefined;
+    case 'worker':
+      return value === null ? null : value === self ? 'self' : full ? 'other' : undefined;
+    case 'process':
+    case 'replica':
+      return full ? value : undefined;
+    case 'ids': {
+      const xs = value as readonly number[];
+      const out = new Array<string>(xs.length);
+      for (let i = 0; i < xs.length; i++) out[i] = rankOf(loads, xs[i] as number, self);
+      return out;
+    }
+    case 'idSet': {
+      const xs = value as readonly number[];
+      const mine: string[] = [];
+      for (const x of xs) {
+        const o = rankOf(loads, x, self);
+        if (o !== 'x') mine.push(o);
+      }
+      mine.sort();
+      return full ? [mine, xs.length] : mine;
+    }
+    case 'byWorker':
+      return describe(shape.of, (value as readonly unknown[])[self], self, r, loads, true);
+    case 'byReplica':
+      return full ? value : undefined;
+    case 'list': {
+      const xs = value as readonly unknown[];
+      const out = new Array<unknown>(xs.length);
+      for (let i = 0; i < xs.length; i++) out[i] = describe(shape.of, xs[i], self, r, loads, full);
+      return out;
+    }
+    case 'sortedByWorker': {
+      const out: string[] = [];
+      for (const x of value as readonly { worker: number }[]) out.push(JSON.stringify(describe(shape.of, x, self, r, loads, x.worker === self)));
+      return out.sort();
+    }
+    case 'record': {
+      const v = value as Record<string, unknown>;
+      const out: Record<string, unknown> = {};
+      for (const k in shape.fields) out[k] = describe(shape.fields[k] as Shape, v[k], self, r, loads, full);
+      return out;
+    }
+    case 'nullable':
+      return value === null ? null : describe(shape.of, value, self, r, loads, full);
+    case 'local': {
+      const v = value as Local<unknown>;
+      return [full ? v.value : undefined, describe(shape.context, v.context, self, r, loads, full)];
+    }
+    case 'ofReplica':
+      return (value as Record<string, unknown>)[shape.field] === r ? describe(shape.of, value, self, r, loads, full) : null;
+  }
+}
+
+/** `self`'s own update ids by rank (`o0` …); anyone else's as `x`. */
+function rankOf(loads: Loads, id: number, self: number): string {
+  const o = loads.ownerOf(id);
+  return o.worker === self ? `o${o.rank}` : 'x';
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The reducer
+
+const KIND_INDEX = new Map<SlotKind, number>(SLOT_KINDS.map((k, i) => [k, i]));
+
+export class SymmetryReducer implements Reducer {
+  readonly description: string;
+  private readonly cfg: ModelConfig;
+  private readonly loads: Loads;
+  private readonly renamer: Renamer;
+  private readonly classes: number[][];
+  private readonly syms: Sym[] = [];
+  private readonly symIds = new Map<string, number>();
+  private readonly fixedMemo = new Map<number, number[]>();
+  private readonly parts = new Map<string, number>();
+  /** ownParts[0 worker | 1 handle][w][component id] = part id. */
+  private readonly ownParts: [number[][], number[][]];
+  /** Per shared slot: component id → what it says about each worker. */
+  private readonly roleBySlot: (Int32Array | undefined)[][];
+  private readonly movableMemo = new Map<number, readonly (readonly number[])[]>();
+  /** Per replica, per process: the shared slots whose roles enter a worker's key. */
+  private readonly sharedByReplica: readonly (readonly (readonly number[])[])[];
+  private readonly keyWidth: number;
+  private readonly keys: Int32Array;
+  private readonly flat: Int32Array;
+  private readonly flatIds = new TupleMap(10);
+  private readonly order: number[] = [];
+  private readonly renameMemo = new TupleMap(14);
+  private readonly keyBuf: Int32Array;
+  private readonly out: Int32Array;
+  private readonly withWorkers: boolean;
+  private readonly withReplicas: boolean;
+
+  constructor(
+    readonly engine: Engine,
+    opts: SymmetryOptions = {},
+  ) {
+    this.cfg = engine.cfg;
+    this.loads = new Loads(this.cfg);
+    this.renamer = new Renamer(this.cfg, this.loads);
+    this.classes = loadClasses(this.cfg, this.loads);
+    this.withWorkers = opts.workers !== false && this.classes.length > 0;
+    this.withReplicas = opts.replicas !== false && this.cfg.replicas > 1;
+    this.keyBuf = new Int32Array(8 + engine.layout.slots);
+    const L = engine.layout;
+    this.ownParts = [Array.from({ length: L.workers }, () => []), Array.from({ length: L.workers }, () => [])];
+    this.sharedByReplica = Array.from({ length: this.cfg.replicas }, (_, r) =>
+      Array.from({ length: this.cfg.processes }, (_, p) => [...L.buildersOf(r, p), L.append(r), L.appends]),
+    );
+    this.keyWidth = 2 + L.ids + 2;
+    this.roleBySlot = Array.from({ length: L.slots }, () => []);
+    this.keys = new Int32Array(this.keyWidth * L.workers);
+    this.flat = new Int32Array(this.cfg.replicas * L.workers);
+    this.out = new Int32Array(L.slots);
+    this.intern(identity(this.cfg));
+    const what: string[] = [];
+    if (this.withWorkers) what.push(`workers with identical loads (classes ${this.classes.map((c) => `{${c.join(',')}}`).join(' ')}, append workers fixed)`);
+    if (this.withReplicas) what.push(`${this.cfg.replicas} replicas`);
+    this.description = what.length === 0 ? 'symmetry: none applies' : `symmetry: ${what.join('; ')}`;
+  }
+
+  /** How many distinct symmetries were used. */
+  get used(): number {
+    return this.syms.length;
+  }
+
+  sym(id: number): Sym {
+    const g = this.syms[id];
+    if (g === undefined) throw new RangeError(`unknown symmetry id ${id}`);
+    return g;
+  }
+
+  private intern(g: Sym): number {
+    const key = JSON.stringify(g);
+    const hit = this.symIds.get(key);
+    if (hit !== undefined) return hit;
+    this.syms.push(g);
+    this.symIds.set(key, this.syms.length - 1);
+    return this.syms.length - 1;
+  }
+
+  private value(slot: number, id: number): unknown {
+    return this.engine.codec.value(slot, id);
+  }
+
+  private fixed(mintId: number, r: number): number[] {
+    let f = this.fixedMemo.get(mintId);
+    if (f === undefined) {
+      f = fixedWorkers(this.value(this.engine.layout.mint(r), mintId) as Local<MintContext>, (this.cfg.faults?.aborts ?? 0) > 0);
+      this.fixedMemo.set(mintId, f);
+    }
+    return f;
+  }
+
+  /** The id of a described value (equal descriptions, equal ids: equivariant by construction). */
+  private describedId(kind: SlotKind, value: unknown, self: number, r: number, full: boolean): number {
+    const text = JSON.stringify(describe(COMPONENT_SHAPES[kind], value, self, r, this.loads, full)) ?? 'null';
+    let p = this.parts.get(text);
+    if (p === undefined) {
+      p = this.parts.size;
+      this.parts.set(text, p);
+    }
+    return p;
+  }
+
+  /** What worker `w`'s own component (worker or handle) `id` says, with its update ids by rank. */
+  private ownPart(kindIndex: 0 | 1, id: number, w: number, r: number): number {
+    const table = this.ownParts[kindIndex][w] as number[];
+    const hit = table[id];
+    if (hit !== undefined) return hit;
+    const kind = kindIndex === 0 ? 'worker' : 'handle';
+    const slot = kindIndex === 0 ? this.engine.layout.worker(r, w) : this.engine.layout.handle(r, w);
+    const p = this.describedId(kind, this.value(slot, id), w, r, true);
+    table[id] = p;
+    return p;
+  }
+
+  /** For a shared component (builder, append, history appends): what it says about each worker of replica r. */
+  private roles(slot: number, id: number, r: number): Int32Array {
+    const table = this.roleBySlot[slot] as (Int32Array | undefined)[];
+    const hit = table[id];
+    if (hit !== undefined) return hit;
+    const kind = this.engine.layout.kinds[slot] as SlotKind;
+    const value = this.value(slot, id);
+    const out = new Int32Array(this.engine.layout.workers);
+    for (let w = 0; w < out.length; w++) out[w] = this.describedId(kind, value, w, r, false);
+    table[id] = out;
+    return out;
+  }
+
+  /** Fills `keys` (row per worker of replica r, `width` ints) with each worker's sorting key in `vec`. */
+  private workerKeys(vec: Int32Array, r: number, keys: Int32Array, width: number): void {
+    const L = this.engine.layout;
+    const W = L.workers;
+    const shared = this.sharedByReplica[r] as readonly (readonly number[])[];
+    for (let w = 0; w < W; w++) {
+      keys[w * width] = this.ownPart(0, vec[L.worker(r, w)] as number, w, r);
+      keys[w * width + 1] = this.ownPart(1, vec[L.handle(r, w)] as number, w, r);
+    }
+    for (let p = 0; p < shared.length; p++) {
+      const slots = shared[p] as readonly number[];
+      const from = p * this.cfg.workersPerProcess;
+      const to = from + this.cfg.workersPerProcess;
+      for (let i = 0; i < slots.length; i++) {
+        const slot = slots[i] as number;
+        const roles = this.roles(slot, vec[slot] as number, r);
+        for (let w = from; w < to; w++) keys[w * width + 2 + i] = roles[w] as number;
+      }
+    }
+  }
+
+  /** Per class, its workers not in `fixed` (memoized by the fixed set). */
+  private movableOf(fixed: readonly number[]): readonly (readonly number[])[] {
+    let mask = 0;
+    for (const w of fixed) mask |= 1 << (w & 31);
+    const key = fixed.length === 0 ? 0 : mask;
+    let hit = this.movableMemo.get(key);
+    if (hit === undefined || fixed.some((w) => w >= 31)) {
+      hit = this.classes.map((cls) => cls.filter((w) => !fixed.includes(w)));
+      if (fixed.every((w) => w < 31)) this.movableMemo.set(key, hit);
+    }
+    return hit;
+  }
+
+  private renamed(slot: number, id: number, r: number, symId: number): number {
+    const kind = this.engine.layout.kinds[slot] as SlotKind;
+    const buf = this.keyBuf;
+    buf[0] = KIND_INDEX.get(kind) as number;
+    buf[1] = id;
+    buf[2] = r;
+    buf[3] = symId;
+    const hit = this.renameMemo.get(buf, 4);
+    if (hit >= 0) return hit;
+    const v = this.renamer.component(kind, this.value(slot, id), r, this.sym(symId));
+    const to = this.engine.codec.tables[kind].intern(v);
+    this.renameMemo.set(buf, 4, to);
+    return to;
+  }
+
+  /** `vec` moved by symmetry `symId`, written to `out`. */
+  apply(vec: Int32Array, symId: number, out: Int32Array): void {
+    const L = this.engine.layout;
+    const g = this.sym(symId);
+    for (let r = 0; r < this.cfg.replicas; r++) {
+      const to = g.replicas[r] as number;
+      const pi = g.workers[r] as readonly number[];
+      out[L.up(to)] = vec[L.up(r)] as number;
+      out[L.incarnation(to)] = vec[L.incarnation(r)] as number;
+      out[L.mint(to)] = this.renamed(L.mint(r), vec[L.mint(r)] as number, r, symId);
+      out[L.append(to)] = this.renamed(L.append(r), vec[L.append(r)] as number, r, symId);
+      for (let p = 0; p < this.cfg.processes; p++) {
+        out[L.sweep(to, p)] = vec[L.sweep(r, p)] as number;
+        for (let id = 0; id < L.ids; id++) {
+          out[L.builder(to, p, id)] = this.renamed(L.builder(r, p, id), vec[L.builder(r, p, id)] as number, r, symId);
+        }
+      }
+      for (let w = 0; w < L.workers; w++) {
+        out[L.worker(to, pi[w] as number)] = this.renamed(L.worker(r, w), vec[L.worker(r, w)] as number, r, symId);
+        out[L.handle(to, pi[w] as number)] = this.renamed(L.handle(r, w), vec[L.handle(r, w)] as number, r, symId);
+      }
+    }
+    out[L.shard] = vec[L.shard] as number;
+    out[L.appends] = this.renamed(L.appends, vec[L.appends] as number, 0, symId);
+    out[L.faults] = this.renamed(L.faults, vec[L.faults] as number, 0, symId);
+    for (const s of [L.shardUppers, L.finishesBegun, L.finishesEnded, L.ownBatches, L.deleted]) out[s] = vec[s] as number;
+  }
+
+  canonicalize(vec: Int32Array): number {
+    const L = this.engine.layout;
+    let symId = 0;
+    if (this.withWorkers) {
+      let moved = false;
+      const width = this.keyWidth;
+      const keys = this.keys;
+      const flat = this.flat;
+      for (let r = 0; r < this.cfg.replicas; r++) {
+        for (let w = 0; w < L.workers; w++) flat[r * L.workers + w] = w;
+        const movables = this.movableOf(this.fixed(vec[L.mint(r)] as number, r));
+        let keysReady = false;
+        for (const movable of movables) {
+          if (movable.length < 2) continue;
+          if (!keysReady) {
+            this.workerKeys(vec, r, keys, width);
+            keysReady = true;
+          }
+          // insertion sort of the class's workers by key (then index): classes are small
+          const order = this.order;
+          order.length = 0;
+          for (const w of movable) {
+            let i = order.length;
+            order.push(w);
+            while (i > 0 && this.before(keys, width, w, order[i - 1] as number)) {
+              order[i] = order[i - 1] as number;
+              i -= 1;
+            }
+            order[i] = w;
+          }
+          for (let i = 0; i < order.length; i++) {
+            const w = order[i] as number;
+            const to = movable[i] as number;
+            flat[r * L.workers + w] = to;
+            if (to !== w) moved = true;
+          }
+        }
+      }
+      if (moved) {
+        symId = this.internFlat(flat);
+        this.apply(vec, symId, this.out);
+        vec.set(this.out);
+      }
+    }
+    if (this.withReplicas) {
+      const span = L.workers * 2 + 4 + this.cfg.processes * (1 + L.ids);
+      const order = Array.from({ length: this.cfg.replicas }, (_, r) => r);
+      const cmp = (a: number, b: number): number => {
+        const ba = L.up(a);
+        const bb = L.up(b);
+        for (let i = 0; i < span; i++) {
+          const d = (vec[ba + i] as number) - (vec[bb + i] as number);
+          if (d !== 0) return d;
+        }
+        return a - b;
+      };
+      order.sort(cmp);
+      if (order.some((r, i) => r !== i)) {
+        const replicas = new Array<number>(this.cfg.replicas);
+        order.forEach((r, i) => {
+          replicas[r] = i;
+        });
+        const g: Sym = { replicas, workers: identity(this.cfg).workers };
+        const rid = this.intern(g);
+        this.apply(vec, rid, this.out);
+        vec.set(this.out);
+        symId = this.intern(compose(g, this.sym(symId)));
+      }
+    }
+    return symId;
+  }
+
+  /** Worker a's key sorts before worker b's (ties: by index). */
+  private before(keys: Int32Array, width: number, a: number, b: number): boolean {
+    for (let i = 0; i < width; i++) {
+      const d = (keys[a * width + i] as number) - (keys[b * width + i] as number);
+      if (d !== 0) return d < 0;
+    }
+    return a < b;
+  }
+
+  /** The id of the worker-only symmetry whose `flat[r·W + w]` is where worker w of replica r goes. */
+  private internFlat(flat: Int32Array): number {
+    const hit = this.flatIds.get(flat, flat.length);
+    if (hit >= 0) return hit;
+    const W = this.engine.layout.workers;
+    const g: Sym = {
+      replicas: Array.from({ length: this.cfg.replicas }, (_, r) => r),
+      workers: Array.from({ length: this.cfg.replicas }, (_, r) => Array.from(flat.subarray(r * W, (r + 1) * W))),
+    };
+    const id = this.intern(g);
+    this.flatIds.set(flat, flat.length, id);
+    return id;
+  }
+
+  unpermute(events: readonly TraceEvent[], syms: readonly number[]): TraceEvent[] {
+    // syms[0] took the initial state to its representative; syms[k + 1] was applied after events[k].
+    let total = this.sym(syms[0] ?? 0);
+    return events.map((e, k) => {
+      const real = isIdentity(total) ? e : this.renamer.event(e, inverse(total));
+      total = compose(this.sym(syms[k + 1] ?? 0), total);
+      return real;
+    });
+  }
+}
