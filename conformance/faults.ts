@@ -42,6 +42,8 @@ export const DEFAULT_FAULT_RATE = 0.1;
 
 /** Storage calls and scheduling steps a fault schedule covers (runs rarely take more). */
 const HORIZON = 600;
+/** The storage calls a hot schedule covers (see faultScheduleArb). */
+const HOT_CALLS = 12;
 
 /** Weights (per mille) of each code at RATE. */
 export function faultWeights(rate: number): Record<FaultCode, number> {
@@ -64,8 +66,23 @@ export function faultScheduleArb(rate: number, maxReplicas: number): fc.Arbitrar
     { weight: Math.round(1000 * (1 - pAbort)), arbitrary: fc.constant([] as AbortAt[]) },
     { weight: Math.round(1000 * pAbort), arbitrary: fc.array(abort, { minLength: 1, maxLength: 2 }) },
   );
+  // A quarter of the schedules start hot: each of their first HOT_CALLS storage calls (a writer's claim,
+  // the first state read and append, an as-of bump's compare-and-set — measured at call 0–10 —, the first
+  // PUTs) ends indeterminate-applied with probability 3·RATE, so an indeterminate bump is not left to chance.
+  const applied = Math.round(3000 * rate);
+  const hotWeights = { ...weights, 'indeterminate-applied': applied, ok: Math.max(0, weights.ok - (applied - weights['indeterminate-applied'])) };
+  const hot = fc.oneof(...FAULT_CODES.map((c, i) => ({ weight: hotWeights[c], arbitrary: fc.constant(i) })).filter((x) => x.weight > 0));
+  const storage = fc.oneof(
+    { weight: 3, arbitrary: fc.array(code, { maxLength: HORIZON, size: 'max' }) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.array(hot, { minLength: HOT_CALLS, maxLength: HOT_CALLS }), fc.array(code, { maxLength: HORIZON - HOT_CALLS, size: 'max' }))
+        .map(([first, rest]) => [...first, ...rest]),
+    },
+  );
   return fc.record({
-    storage: fc.array(code, { maxLength: HORIZON, size: 'max' }),
+    storage,
     aborts,
     heal: fc.integer({ min: 0, max: HORIZON }),
   });
