@@ -12,6 +12,8 @@
 import type { BugName, TraceEvent } from '../vocab/index.ts';
 import type { FaultPlan, Scheduler } from '../impl/seams.ts';
 import { runSink, type RunResult } from '../impl/run.ts';
+import type { RunConfig } from '../impl/run-config.ts';
+import { badInputRefused } from './bad-input.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { predictAppends } from '../model/predict.ts';
@@ -84,10 +86,13 @@ export function modelConfigOf(w: Workload, updates: readonly Update[] = material
 export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugName): Promise<RunReport> {
   const scheduler = schedulerFor(schedule);
   const plan = schedule.faults === undefined ? undefined : new SchedulePlan(schedule.faults, () => scheduler.steps);
-  const { run, trace, updates } = startRun(workload, scheduler, bug, plan);
+  const { run, trace, updates, config } = startRun(workload, scheduler, bug, plan);
   const outcome = await scheduler.drive(run);
   const log = scheduler.log;
-  const judged = judge(workload, trace, outcome, modelConfigOf(workload, updates, plan !== undefined));
+  const clean = judge(workload, trace, outcome, modelConfigOf(workload, updates, plan !== undefined));
+  // Bad input (conformance/bad-input.ts): this run's config with one field corrupted must be refused.
+  const refused = badInputRefused(config);
+  const judged = refused === undefined ? clean : { ...clean, failures: [...clean.failures, { kind: 'impl-error' as const, check: 'bad-input-refused', why: refused }] };
   const faults: FaultTally =
     plan === undefined
       ? NO_FAULTS
@@ -116,10 +121,21 @@ export function startRun(
   scheduler: Scheduler,
   bug?: BugName,
   faults?: FaultPlan,
-): { run: Promise<RunResult>; trace: TraceEvent[]; updates: readonly Update[] } {
+): { run: Promise<RunResult>; trace: TraceEvent[]; updates: readonly Update[]; config: RunConfig } {
+  const { config, trace, updates } = runConfigOf(workload, scheduler, bug, faults);
+  return { run: runSink(config), trace, updates, config };
+}
+
+/** The implementation's run configuration for `workload`, recording its trace. */
+export function runConfigOf(
+  workload: Workload,
+  scheduler: Scheduler,
+  bug?: BugName,
+  faults?: FaultPlan,
+): { config: RunConfig; trace: TraceEvent[]; updates: readonly Update[] } {
   const updates = materialize(workload);
   const trace: TraceEvent[] = [];
-  const run = runSink({
+  const config: RunConfig = {
     variant: workload.variant,
     replicas: workload.replicas,
     processes: workload.processes,
@@ -136,8 +152,8 @@ export function startRun(
     scheduler,
     observer: { event: (e) => trace.push(e) },
     ...(faults === undefined ? {} : { faults, cleanup: true }),
-  });
-  return { run, trace, updates };
+  };
+  return { config, trace, updates };
 }
 
 /** Every check on one finished (or stuck) run: liveness, properties, audit, refinement. */

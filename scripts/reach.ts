@@ -8,6 +8,9 @@
  *   npm run coverage:check -- --no-run …    reuse the last run's data (.sbkit/reach/) instead of running
  *
  * What runs: the product's check at its default budget, twice — `sbkit check` and `sbkit check --faults`
+ * — and then its gallery, `sbkit check --bug NAME` for every bug (each must exit 1: found), the only runs
+ * that reach the code behind a bug switch. Every run also tries its config with one field corrupted
+ * (conformance/bad-input.ts), which reaches resolveRunConfig's typed errors.
  * (the fault world is part of the product) — each with `--jobs 1 --seed 1`. One job: `--jobs N` splits
  * the budget over seeds derived per job (conformance/parallel.ts), so the runs, and the reach, would
  * depend on the machine's cores; worker threads themselves are covered (NODE_V8_COVERAGE reaches them:
@@ -32,6 +35,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUG_NAMES } from '../vocab/index.ts';
 import { docRefs, drift, type FileCoverage, refText, unreached } from './reach-data.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -51,6 +55,10 @@ export const EXCLUDED = [
   'impl/persist/file-blob.ts',
   'impl/persist/backends.ts',
   'impl/persist/latency.ts',
+  // production mode and the crash test only: they put a real run's trace in the shard's order and run
+  // one replica in a child process, both with real stores (explore/production.ts, explore/crash/)
+  'impl/linearize.ts',
+  'impl/replica-process.ts',
 ] as const;
 
 /** The two invocations: the product's check at its default budget, with and without the fault world. */
@@ -58,6 +66,13 @@ export const CHECKS: readonly (readonly string[])[] = [
   ['check', '--jobs', '1', '--seed', '1'],
   ['check', '--jobs', '1', '--seed', '1', '--faults'],
 ];
+
+/**
+ * The gallery: `sbkit check --bug NAME` for every bug impl/bugs.ts can switch on — how the check shows
+ * its power, and the only runs that reach the code behind a bug switch. Each must fail (exit 1: found,
+ * shrunk, replayed); one that passes is a check that lost its power, and nothing is measured.
+ */
+export const GALLERY: readonly string[] = BUG_NAMES;
 
 const FLAGS = ['--gate', '--list', '--doc', '--no-run'] as const;
 const args = process.argv.slice(2);
@@ -77,8 +92,8 @@ const common = [
   ...EXCLUDED.flatMap((e) => ['--exclude', e]),
 ];
 
-function c8Run(argv: readonly string[]): number {
-  const r = spawnSync(process.execPath, [c8, ...argv], { cwd: root, stdio: 'inherit' });
+function c8Run(argv: readonly string[], quiet = false): number {
+  const r = spawnSync(process.execPath, [c8, ...argv], { cwd: root, stdio: quiet ? ['ignore', 'ignore', 'inherit'] : 'inherit' });
   return r.status ?? 1;
 }
 
@@ -92,7 +107,15 @@ if (!has('--no-run')) {
       process.exit(3);
     }
   }
-  console.log(`coverage:check: both checks ran in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  for (const bug of GALLERY) {
+    const check = ['check', '--jobs', '1', '--seed', '1', '--bug', bug];
+    const status = c8Run([...common, '--reporter', 'none', '--clean=false', process.execPath, 'bin/sbkit.js', ...check], true);
+    if (status !== 1) {
+      console.error(`coverage:check: \`sbkit ${check.join(' ')}\` exited ${status}, not 1: the check no longer finds ${bug}, so its reach is not measured`);
+      process.exit(3);
+    }
+  }
+  console.log(`coverage:check: both checks and the gallery (${GALLERY.length} bugs, each found) ran in ${((Date.now() - started) / 1000).toFixed(0)} s`);
 } else if (!existsSync(join(dataDir, 'tmp'))) {
   console.error('coverage:check: --no-run, but no data in .sbkit/reach/: run without it first');
   process.exit(2);

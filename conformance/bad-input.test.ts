@@ -1,0 +1,26 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { passThroughScheduler } from '../impl/seams.ts';
+import { CORRUPTIONS, badInputRefused, corruptionFor } from './bad-input.ts';
+import { runConfigOf } from './harness.ts';
+import { workloadArb } from './workload.ts';
+
+const configs = fc.sample(workloadArb('barrier'), { numRuns: 300, seed: 5 }).map((w) => runConfigOf(w, passThroughScheduler).config);
+
+describe('bad input, a property of every run', () => {
+  it('every corruption of a generated config is refused with a typed error naming the field', () => {
+    for (const c of configs.slice(0, 40)) for (const k of CORRUPTIONS) expect(badInputRefused(c, k), k.describe).toBeUndefined();
+  });
+
+  it('over a few hundred workloads every corruption is tried', () => {
+    const tried = new Set(configs.map((c) => corruptionFor(c).describe));
+    expect([...tried].sort()).toEqual(CORRUPTIONS.map((k) => k.describe).sort());
+  });
+
+  it('fails when a corrupted config is accepted, or refused without naming the field', () => {
+    const c = configs[0];
+    if (c === undefined) throw new Error('no config');
+    expect(badInputRefused(c, { names: 'replicas', describe: 'a corruption the validator misses', corrupt: (x) => x })).toMatch(/accepted — the run would have started on it/);
+    expect(badInputRefused(c, { names: 'frobnicate', describe: 'replicas 0, blamed on another field', corrupt: (x) => ({ ...x, replicas: 0 }) })).toMatch(/does not name frobnicate/);
+  });
+});

@@ -1,0 +1,87 @@
+/**
+ * Bad input, as a property of every run: "bad input gets a clear, typed error naming what was wrong,
+ * never a hang or silent data loss". Each run also hands the implementation's validation
+ * (`resolveRunConfig`, what `runSink` calls before it starts anything) its own run configuration with
+ * one field corrupted, and requires an `SbkitError` whose message names that field. Which corruption a
+ * run tries follows from its workload alone (deterministic, replayable); over the default budget every
+ * one is tried many times.
+ *
+ * Validation is synchronous and runs before any task exists, so a configuration it lets through is
+ * reported as such (never started: nothing here can hang).
+ */
+import { SbkitError } from '../impl/errors.ts';
+import { resolveRunConfig, type RunConfig } from '../impl/run-config.ts';
+import type { Update } from '../impl/update.ts';
+import { MAX_ABS_DIFF } from '../impl/update.ts';
+
+export interface Corruption {
+  /** What the error message must name. */
+  readonly names: string;
+  readonly describe: string;
+  readonly corrupt: (c: RunConfig) => RunConfig;
+}
+
+/** A config whose first update is replaced (a run with no update gets one first). */
+const withUpdate = (c: RunConfig, change: (u: Update) => unknown): RunConfig => {
+  const first: Update = c.updates[0] ?? { id: 0, key: 'k', value: new Uint8Array(1), diff: 1, time: c.asOf ?? 0 };
+  return { ...c, updates: [change(first) as Update, ...c.updates.slice(1)] };
+};
+
+const cast = <T>(v: unknown): T => v as T;
+
+export const CORRUPTIONS: readonly Corruption[] = [
+  { names: 'variant', describe: 'variant "fast"', corrupt: (c) => ({ ...c, variant: cast('fast') }) },
+  { names: 'replicas', describe: 'replicas 0', corrupt: (c) => ({ ...c, replicas: 0 }) },
+  { names: 'processes', describe: 'processes 1.5', corrupt: (c) => ({ ...c, processes: 1.5 }) },
+  { names: 'workersPerProcess', describe: 'workersPerProcess -1', corrupt: (c) => ({ ...c, workersPerProcess: -1 }) },
+  { names: 'intervals', describe: 'intervals NaN', corrupt: (c) => ({ ...c, intervals: Number.NaN }) },
+  { names: 'asOf', describe: 'asOf = intervals', corrupt: (c) => ({ ...c, asOf: Math.max(1, c.intervals) }) },
+  { names: 'asOf', describe: 'asOf -1', corrupt: (c) => ({ ...c, asOf: -1 }) },
+  { names: 'maxBytes', describe: 'maxBytes -1', corrupt: (c) => ({ ...c, maxBytes: -1 }) },
+  { names: 'maxBytes', describe: 'maxBytes "1MiB"', corrupt: (c) => ({ ...c, maxBytes: cast('1MiB') }) },
+  { names: 'barrier', describe: 'barrier "yes"', corrupt: (c) => ({ ...c, barrier: cast('yes') }) },
+  { names: 'pushChunkUpdates', describe: 'pushChunkUpdates 0', corrupt: (c) => ({ ...c, pushChunkUpdates: 0 }) },
+  { names: 'pacing', describe: 'pacing "fast"', corrupt: (c) => ({ ...c, pacing: cast('fast') }) },
+  { names: 'maxRestarts', describe: 'maxRestarts -1', corrupt: (c) => ({ ...c, maxRestarts: -1 }) },
+  { names: 'shardId', describe: 'shardId "a b"', corrupt: (c) => ({ ...c, shardId: 'a b' }) },
+  { names: 'persist.blobTargetSize', describe: 'persist.blobTargetSize 0', corrupt: (c) => ({ ...c, persist: { ...c.persist, blobTargetSize: 0 } }) },
+  { names: 'persist.inlineSingleMaxBytes', describe: 'persist.inlineSingleMaxBytes -1', corrupt: (c) => ({ ...c, persist: { ...c.persist, inlineSingleMaxBytes: -1 } }) },
+  { names: 'persist.inlineTotalMaxBytes', describe: 'persist.inlineTotalMaxBytes 0.5', corrupt: (c) => ({ ...c, persist: { ...c.persist, inlineTotalMaxBytes: 0.5 } }) },
+  { names: 'updates', describe: 'updates not an array', corrupt: (c) => ({ ...c, updates: cast({}) }) },
+  { names: 'updates[0]', describe: 'updates[0] null', corrupt: (c) => withUpdate(c, () => null) },
+  { names: 'updates[0].id', describe: 'updates[0].id -1', corrupt: (c) => withUpdate(c, (u) => ({ ...u, id: -1 })) },
+  {
+    names: 'appears twice',
+    describe: 'an update id twice',
+    corrupt: (c) => {
+      const w = withUpdate(c, (u) => u);
+      return { ...w, updates: [...w.updates, w.updates[0] as Update] };
+    },
+  },
+  { names: 'key', describe: 'an update key 7', corrupt: (c) => withUpdate(c, (u) => ({ ...u, key: 7 })) },
+  { names: 'lone surrogate', describe: 'an update key with a lone surrogate', corrupt: (c) => withUpdate(c, (u) => ({ ...u, key: 'a\uD800' })) },
+  { names: 'value', describe: 'an update value "x"', corrupt: (c) => withUpdate(c, (u) => ({ ...u, value: 'x' })) },
+  { names: 'diff', describe: 'an update diff 0.5', corrupt: (c) => withUpdate(c, (u) => ({ ...u, diff: 0.5 })) },
+  { names: 'diff', describe: 'an update diff beyond ±(2^52 − 1)', corrupt: (c) => withUpdate(c, (u) => ({ ...u, diff: MAX_ABS_DIFF + 1 })) },
+  { names: 'time', describe: 'an update time = intervals', corrupt: (c) => withUpdate(c, (u) => ({ ...u, time: c.intervals })) },
+  { names: 'time', describe: 'an update time below the as-of', corrupt: (c) => withUpdate({ ...c, asOf: Math.min(1, c.intervals - 1) }, (u) => ({ ...u, time: Math.min(1, c.intervals - 1) - 1 })) },
+];
+
+/** The corruption a run tries: from its shape and data, so the same workload tries the same one. */
+export function corruptionFor(c: RunConfig): Corruption {
+  const k = c.updates.length * 7 + c.intervals * 3 + c.replicas + c.workersPerProcess * 5 + c.processes * 11;
+  return CORRUPTIONS[k % CORRUPTIONS.length] as Corruption;
+}
+
+/** Undefined when the corrupted config is refused as it must be; else why it was not. */
+export function badInputRefused(c: RunConfig, corruption: Corruption = corruptionFor(c)): string | undefined {
+  const bad = corruption.corrupt(c);
+  try {
+    resolveRunConfig(bad);
+  } catch (e) {
+    if (!(e instanceof SbkitError)) return `${corruption.describe}: threw ${e instanceof Error ? e.name : typeof e}, not a typed SbkitError (${String(e)})`;
+    if (!e.message.includes(corruption.names)) return `${corruption.describe}: refused (${e.code}) but the message does not name ${corruption.names}: "${e.message}"`;
+    return undefined;
+  }
+  return `${corruption.describe}: accepted — the run would have started on it`;
+}
