@@ -29,6 +29,7 @@ export const BUG_VARIANTS: Readonly<Record<BugName, readonly Variant[]>> = {
   'cleanup-deletes-in-flight-part': ['off', 'best-effort', 'barrier'],
   'mismatch-delete-error-swallowed': ['off', 'best-effort', 'barrier'],
   'barrier-flag-read-per-worker': ['best-effort', 'barrier'],
+  'empty-finish-hands-nothing': ['best-effort', 'barrier'],
 };
 
 export interface CheckOptions {

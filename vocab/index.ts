@@ -32,7 +32,8 @@ export type BugName =
   | 'restart-rewrites-appended-interval'
   | 'cleanup-deletes-in-flight-part'
   | 'mismatch-delete-error-swallowed'
-  | 'barrier-flag-read-per-worker';
+  | 'barrier-flag-read-per-worker'
+  | 'empty-finish-hands-nothing';
 export const BUG_NAMES: readonly BugName[] = [
   'sweep-upgrade-race',
   'drop-without-finish',
@@ -46,6 +47,7 @@ export const BUG_NAMES: readonly BugName[] = [
   'cleanup-deletes-in-flight-part',
   'mismatch-delete-error-swallowed',
   'barrier-flag-read-per-worker',
+  'empty-finish-hands-nothing',
 ];
 
 /** Gallery bugs that show only when storage fails or replicas are aborted (`sbkit check --faults`). */

@@ -45,10 +45,14 @@ async function writeRoute(r: ReplicaState, ref: WorkerRef, desc: Description, st
   // A switch, not ts-pattern's `match`: this runs per worker and description (a conformance hot path).
   switch (route) {
     case 'shared':
-    case 'empty':
-      // `empty`: nothing staged, so the handle is opened and finished without a push; its finish returns
-      // what the builder delivers to it (the shared batch if this handle is the deliverer, else nothing).
       return writeShared(r, ref.worker, desc, staged, barrier);
+    case 'empty': {
+      // Nothing staged: the handle is opened and finished without a push; its finish returns what the
+      // builder delivers to it (the shared batch if this handle held the last reference or is the deliverer).
+      const received = await writeShared(r, ref.worker, desc, staged, barrier);
+      // BUG (empty-finish-hands-nothing): "no data, nothing to hand" drops a batch the finish delivered.
+      return r.deps.bugs.has('empty-finish-hands-nothing') ? [] : received;
+    }
     case 'own':
       await reportSkip(r, ref, desc, barrier);
       return [await writeOwn(r, ref, desc, staged)];
