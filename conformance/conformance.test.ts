@@ -55,7 +55,11 @@ describe(`conformance of the clean implementation (${runs} runs per variant, see
   it.each(VARIANTS)('%s: hits every persist limit exactly and at ±1, and takes the rarer paths, in the default budget', async (variant) => {
     const result = await runCheck({ variant, runs, seed });
     const reached = result.variants[0]?.reached ?? {};
-    const expected = LIMITS.filter((l) => !(variant === 'off' && l === 'barrier-flag-flip'));
+    // off never shares: no barrier flag to flip, no empty finish. Best-effort's empty finish receives the
+    // batch only when it drops an instance's last reference after every pushing handle began its finish:
+    // 1–7 runs in 500 over seeds 1–6, too rare to assert here (impl/test/no-data.test.ts shows it).
+    const sharedOnly: readonly string[] = ['barrier-flag-flip', 'empty-finish', 'empty-finish-receives'];
+    const expected = LIMITS.filter((l) => !(variant === 'off' && sharedOnly.includes(l)) && !(variant === 'best-effort' && l === 'empty-finish-receives'));
     for (const limit of expected) expect(reached[limit] ?? 0, `${limit} never reached in ${runs} ${variant} runs`).toBeGreaterThan(0);
   });
 });

@@ -32,6 +32,7 @@ const workload: Workload = {
   inlineTotalMaxBytes: 1024 * 1024,
   pushChunkUpdates: 256,
   pacing: 'lockstep',
+  noData: 'skip',
 };
 
 describe('the fault schedule', () => {

@@ -80,6 +80,7 @@ export function modelConfigOf(w: Workload, updates: readonly Update[] = material
     // The model computes what every mint reads and how every push is chunked, from the workload.
     knobs: { maxBytesByLower: w.knob, barrierByDesired: w.barrierFlags },
     pushChunkUpdates: w.pushChunkUpdates,
+    noData: w.noData,
   };
 }
 
@@ -147,6 +148,7 @@ export function runConfigOf(
     barrier: ({ desired }) => barrierAt(workload, desired),
     persist: persistOf(workload),
     pushChunkUpdates: workload.pushChunkUpdates,
+    noData: workload.noData,
     pacing: workload.pacing,
     bugs: bug === undefined ? [] : [bug],
     scheduler,

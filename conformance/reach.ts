@@ -19,7 +19,10 @@
  * - `backpressure-2-replicas`: inline backpressure in a run of two replicas (the refusal and the retry
  *   are two steps; another replica may append in between);
  * - `bump`: the shard was behind a sink's lower (as-of ahead of it) and the append bumped it;
- * - `barrier-flag-flip`: one replica minted descriptions with the barrier flag on and off.
+ * - `barrier-flag-flip`: one replica minted descriptions with the barrier flag on and off;
+ * - `empty-finish`: a worker with no data opened a handle and finished it empty (no-data policy
+ *   `finish`, route `empty`); `empty-finish-receives`: such a finish returned the shared batch (it held
+ *   the last reference, or was the barrier's deliverer) and the worker handed it. Neither exists in `off`.
  */
 import type { TraceEvent } from '../vocab/index.ts';
 import type { Workload } from './workload.ts';
@@ -40,6 +43,8 @@ export const LIMITS = [
   'backpressure-2-replicas',
   'bump',
   'barrier-flag-flip',
+  'empty-finish',
+  'empty-finish-receives',
 ] as const;
 export type Limit = (typeof LIMITS)[number];
 
@@ -58,6 +63,7 @@ export function limitsReached(trace: readonly TraceEvent[], w: Workload): Set<Li
   const handedInline = new Map<number, number>();
   const flags = new Map<number, Set<boolean>>();
   const knob = new Map<number, number>(); // replica → the live description's knob
+  const empty = new Set<string>(); // replica/worker of workers whose live description routed empty
   let inlineState = 0;
   for (const e of trace) {
     switch (e.kind) {
@@ -72,12 +78,17 @@ export function limitsReached(trace: readonly TraceEvent[], w: Workload): Set<Li
       }
       case 'stage':
         if (e.route !== 'none' && e.bytes === knob.get(e.replica)) reached.add('threshold=');
+        if (e.route === 'empty') {
+          reached.add('empty-finish');
+          empty.add(`${e.replica}/${e.worker}`);
+        } else empty.delete(`${e.replica}/${e.worker}`);
         break;
       case 'own-batch':
         e.batch.partBytes.forEach(part);
         break;
       case 'finish-end':
         e.received?.partBytes.forEach(part);
+        if (e.received !== null && empty.has(`${e.replica}/${e.worker}`)) reached.add('empty-finish-receives');
         break;
       case 'hand': {
         let inline = 0;

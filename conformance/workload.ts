@@ -18,7 +18,7 @@
  * the inline bytes the first description's append carries (lockstep), minus one, exactly, or plus one.
  */
 import fc from 'fast-check';
-import type { PersistConfig, Variant } from '../vocab/index.ts';
+import type { NoDataPolicy, PersistConfig, Variant } from '../vocab/index.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 
 export const LOAD_CLASSES = ['tiny', 'medium', 'none', 'large', 'boundary', 'inline-edge', 'cut-edge'] as const;
@@ -49,7 +49,13 @@ export interface Workload {
   /** 'lockstep': the input advances once the sink caught up; 'free': it may run ahead, so one
    * description can span several frontier steps. */
   readonly pacing: 'lockstep' | 'free';
+  /** What a worker with no data for a shared description does (impl RunConfig.noData, the model's
+   * noData): 'skip' (nothing; a skip under the barrier) or 'finish' (open a handle, finish it empty). */
+  readonly noData: NoDataPolicy;
 }
+
+/** The no-data policy of workloads made before it existed (replay tokens) and the minimizer's goal. */
+export const DEFAULT_NO_DATA: NoDataPolicy = 'skip';
 
 export const THRESHOLD = 8192;
 export const INLINE_SINGLE_MAX = 4096;
@@ -117,6 +123,8 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
       inlineTotal: fc.constantFrom<InlineTotalMode>('default', 'default', 'small', 'edge-1', 'edge', 'edge+1'),
       pushChunkUpdates: fc.constantFrom(256, 1),
       pacing: fc.constantFrom('lockstep' as const, 'free' as const),
+      // Both policies in every budget; drawn last, so every other field is drawn as before it existed.
+      noData: fc.constantFrom<NoDataPolicy>('skip', 'finish'),
     })
     .map((g) => {
       const workers = g.workersPerProcess * g.processes;
@@ -137,6 +145,7 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
         inlineTotalMaxBytes: DEFAULT_INLINE_TOTAL,
         pushChunkUpdates: g.pushChunkUpdates,
         pacing: g.pacing,
+        noData: g.noData,
       };
       return { ...w, inlineTotalMaxBytes: inlineTotalFor(w, g.inlineTotal) };
     });

@@ -52,6 +52,7 @@ describe('sbkit: dispatch and help', () => {
     [['compare', '--sweep', 'workers=1,0'], 'sbkit compare: --sweep: workers=0: expected an integer from 1 to 128'],
     [['compare', '--scenario', 'panic'], 'sbkit compare: --scenario: expected one of steady, hydration'],
     [['compare', '--rows', '5000000', '--intervals', '2'], 'sbkit compare: --intervals × --rows: at most 5,000,000 updates'],
+    [['compare', '--no-data', 'maybe'], 'sbkit compare: --no-data: expected one of skip, finish, got "maybe"'],
     [['check', '--variant', 'both'], 'sbkit check: --variant: expected one of off, best-effort, barrier, all'],
     [['check', '--runs', '0'], 'sbkit check: --runs: expected an integer from 1'],
     [['check', '--strategy', 'chaos'], 'sbkit check: --strategy: expected one of random, pct, mixed'],
@@ -126,6 +127,31 @@ describe('sbkit compare', () => {
       ['workers', [1, 2]],
     ]);
     expect(parsed.sweeps[0]?.points[0]?.variants).toHaveLength(3);
+  });
+
+  it('--no-data finish: workers with no data finish empty handles; the table counts them and the model agrees', async () => {
+    // 8 workers and 8 updates per interval: about a third of the workers have no data in an interval.
+    const argv = ['compare', '--workers', '8', '--intervals', '10', '--rows', '8', '--row-bytes', '5000', '--variants', 'best-effort,barrier'];
+    const skip = await run([...argv, '--json']);
+    const finish = await run([...argv, '--no-data', 'finish', '--json']);
+    expect(finish.code).toBe(0);
+    type Row = { variant: string; partsPerAppend: number; modelAgrees: boolean; emptyFinishes?: { finished: number; received: number } };
+    const rowsOf = (out: string) => JSON.parse(out) as { config: Record<string, unknown>; variants: Row[] };
+    const s = rowsOf(skip.out);
+    const f = rowsOf(finish.out);
+    expect(s.config).not.toHaveProperty('noData');
+    expect(f.config['noData']).toBe('finish');
+    for (const r of s.variants) expect(r.emptyFinishes).toBeUndefined();
+    for (const r of f.variants) {
+      expect(r.modelAgrees).toBe(true);
+      expect(r.emptyFinishes?.finished ?? 0).toBeGreaterThan(0);
+    }
+    // The barrier makes one batch per process under either policy.
+    expect(f.variants.find((r) => r.variant === 'barrier')?.partsPerAppend).toBe(1);
+    const text = await run([...argv, '--no-data', 'finish']);
+    expect(text.out).toMatch(/seed 1, no-data finish\n/);
+    expect(text.out).toContain('empty finishes');
+    expect((await run(argv)).out).not.toContain('empty finishes');
   });
 
   it('shows the fallback in the hydration scenario', async () => {

@@ -54,10 +54,12 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
   let latencySum = 0;
   let latencyCount = 0;
   const trace: TraceEvent[] = [];
+  const empties = new EmptyFinishes();
   const observer = {
     event(e: TraceEvent): void {
       trace.push(e);
       spread.event(e);
+      empties.event(e);
       latency.event(e);
       if (e.kind === 'mint') mintedAt.set(e.replica, scheduler.now);
       if (e.kind === 'append' && e.result.ok) {
@@ -77,6 +79,7 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
     updates: workload.updates,
     maxBytes: c.threshold,
     bugs: setup.bug === undefined ? [] : [setup.bug],
+    ...(setup.noData === undefined ? {} : { noData: setup.noData }),
     scheduler,
     observer,
     ...(faults === undefined ? {} : { faults: faults.plan, cleanup: true }),
@@ -121,7 +124,27 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
     collected: leaks.collected,
     modelAgrees: model.agrees,
     modelDetail: model.detail,
+    ...(setup.noData === 'finish' ? { emptyFinishes: { finished: empties.finished, received: empties.received } } : {}),
   };
+}
+
+/** Empty finishes (route `empty`: a worker with no data opened and finished a handle) and how many returned a batch. */
+class EmptyFinishes {
+  finished = 0;
+  received = 0;
+  /** replica/worker of the workers whose live description routed empty. */
+  private readonly empty = new Set<string>();
+
+  event(e: TraceEvent): void {
+    if (e.kind === 'stage') {
+      const k = `${e.replica}/${e.worker}`;
+      if (e.route === 'empty') this.empty.add(k);
+      else this.empty.delete(k);
+    } else if (e.kind === 'finish-end' && this.empty.has(`${e.replica}/${e.worker}`)) {
+      this.finished += 1;
+      if (e.received !== null) this.received += 1;
+    }
+  }
 }
 
 /**

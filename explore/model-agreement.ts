@@ -51,6 +51,7 @@ export function modelConfigFor(setup: Setup, c: Case, workload: PreparedWorkload
     updates: modelUpdates(workload, setup.processes * setup.workers),
     persist: DEFAULT_PERSIST_CONFIG,
     maxBytesChoices: [c.threshold],
+    ...(setup.noData === undefined ? {} : { noData: setup.noData }),
     // With faults: as many aborts and indeterminate commits as the run had; cleanup runs (experiment.ts).
     ...(setup.faults === undefined ? {} : { faults: { aborts: Number.POSITIVE_INFINITY, indeterminate: Number.POSITIVE_INFINITY, cleanup: true } }),
   };

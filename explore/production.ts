@@ -134,6 +134,7 @@ export async function runProductionCase(setup: Setup, c: Case, workload: Prepare
       updates: workload.updates,
       maxBytes: c.threshold,
       bugs: setup.bug === undefined ? [] : [setup.bug],
+      ...(setup.noData === undefined ? {} : { noData: setup.noData }),
       scheduler,
       observer,
       consensus: stores.consensus,

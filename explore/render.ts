@@ -21,10 +21,11 @@ export function describeSetup(scenario: Scenario, s: Setup): string {
   const bug = s.bug === undefined ? '' : `, BUG ${s.bug} switched on`;
   const stragglers = s.stragglers === undefined ? '' : `, stragglers ${describeStragglers(s.stragglers)}`;
   const faults = s.faults === undefined ? '' : `, faults at ${s.faults}`;
+  const noData = s.noData === undefined ? '' : `, no-data ${s.noData}`;
   return (
     `scenario ${scenario}: ${plural(s.replicas, 'replica')} × ${plural(s.processes, 'process', 'processes')} × ${s.workers} workers, ` +
     `${thousands(s.intervals)} intervals × ${thousands(s.rows)} updates of ~${s.rowBytes} B, ` +
-    `threshold ${formatBytesShort(s.threshold)}, seed ${s.seed}${stragglers}${faults}${bug}`
+    `threshold ${formatBytesShort(s.threshold)}, seed ${s.seed}${noData}${stragglers}${faults}${bug}`
   );
 }
 
@@ -111,6 +112,7 @@ export function comparisonGrid(c: Comparison): Grid {
     col('leaked'),
     ...(hydration ? [col('max builder share'), col('mint→append')] : []),
     ...(c.setup.faults === undefined ? [] : [col('faults'), col('retries'), col('aborts'), col('restarts'), col('leaked by aborts'), col('collected')]),
+    ...(c.setup.noData === 'finish' ? [col('empty finishes'), col('received')] : []),
     ...(real ? [col('spec', 'left')] : []),
     col('model', 'left'),
   ];
@@ -135,6 +137,7 @@ export function comparisonGrid(c: Comparison): Grid {
     thousands(r.leakedBlobs),
     ...(hydration ? [percent(r.maxBuilderShare, 1), millis(r.meanAppendLatencyMs)] : []),
     ...(c.setup.faults === undefined ? [] : [r.faultsInjected, r.retries, r.aborts, r.restarts, r.leakedByAborts, r.collected].map(thousands)),
+    ...(c.setup.noData === 'finish' ? [thousands(r.emptyFinishes?.finished ?? 0), thousands(r.emptyFinishes?.received ?? 0)] : []),
     ...(real ? [r.real?.propertiesHold === true ? 'holds' : 'FAILS'] : []),
     modelCell(r),
   ]);
@@ -220,6 +223,7 @@ function configJson(scenario: Scenario, s: Setup, variants: readonly Variant[]):
     variants,
     bug: s.bug ?? null,
     stragglers: s.stragglers ?? null,
+    ...(s.noData === undefined ? {} : { noData: s.noData }),
   };
 }
 
@@ -263,6 +267,7 @@ function figuresJson(r: Figures): Omit<Figures, 'modelDetail'> {
     leakedByAborts: r.leakedByAborts,
     collected: r.collected,
     ...(r.real === undefined ? {} : { real: r.real }),
+    ...(r.emptyFinishes === undefined ? {} : { emptyFinishes: r.emptyFinishes }),
   };
 }
 

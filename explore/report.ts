@@ -220,6 +220,7 @@ export function compareCommand(scenario: string, s: Setup, extra: readonly strin
     `--threshold ${formatBytesShort(s.threshold)} --seed ${s.seed}`,
     ...(s.stragglers === undefined ? [] : [`--stragglers ${s.stragglers.probability},${s.stragglers.slowdown}`]),
     ...(s.faults === undefined ? [] : [`--faults ${s.faults}`]),
+    ...(s.noData === undefined ? [] : [`--no-data ${s.noData}`]),
     ...(s.bug === undefined ? [] : [`--bug ${s.bug}`]),
     ...extra,
   ].join(' ');

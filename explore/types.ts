@@ -2,7 +2,7 @@
  * The data explore/ passes around: what an experiment is (Setup, Case), what a run measured (Figures),
  * and comparisons and sweeps of runs. Types and constant lists only.
  */
-import type { BugName, Variant } from '../vocab/index.ts';
+import type { BugName, NoDataPolicy, Variant } from '../vocab/index.ts';
 import type { TimingParams } from './timing.ts';
 
 /** The shape of one experiment: a workload, the system's size and the knob. */
@@ -25,6 +25,8 @@ export interface Setup {
   readonly stragglers?: Stragglers | undefined;
   /** Storage faults and replica aborts at this rate (`--faults [RATE]`, explore/faults.ts). Omitted: none. */
   readonly faults?: number | undefined;
+  /** What a worker with no data does (`--no-data finish|skip`, impl RunConfig.noData). Omitted: 'skip'. */
+  readonly noData?: NoDataPolicy | undefined;
 }
 
 /** Each worker straggles on a description with `probability`; a straggler's own work is `slowdown` × slower (timing.ts). */
@@ -87,6 +89,10 @@ export interface Figures {
   readonly modelDetail: string;
   /** Production mode only (`--consensus`/`--blob` given: explore/production.ts). */
   readonly real?: RealFigures;
+  /** `--no-data finish` only: workers with no data that opened a handle and finished it empty (one per
+   * worker and description), and how many of those finishes returned the shared batch (the last
+   * reference, or the barrier's deliverer). */
+  readonly emptyFinishes?: { readonly finished: number; readonly received: number };
 }
 
 /** What a run on real storage adds: where it wrote, the wall-clock latency, the spec's verdict. */

@@ -31,6 +31,8 @@ export const BUG_DESCRIPTIONS: Record<BugName, string> = {
     "Leaked-blob cleanup deletes every blob no state references, without asking whether its writer can still append: a live writer's part that is written but not yet appended is deleted, and the append then references a missing blob (data lost).",
   'mismatch-delete-error-swallowed':
     'After an upper mismatch the append worker deletes its batches best-effort: a transient blob error is logged and swallowed instead of retried, so blobs leak from a live writer (not from a teardown) until some cleanup finds them.',
+  'empty-finish-hands-nothing':
+    "With the no-data policy 'finish', a worker with no data hands nothing after its empty finish (it had nothing to write) instead of what the finish returned: when its handle held the last reference, or was the barrier's deliverer, the shared batch goes to nobody — the other workers' updates are missing from the shard and its parts leak.",
   'barrier-flag-read-per-worker':
     "Each worker reads the barrier flag when it writes instead of taking the value minted on the description: after the flag flips, one shared id gets both modes — a best-effort-created state finishes before the barrier's workers arrived, or a barrier-created state waits forever for best-effort handles that never arrive.",
 };

@@ -85,6 +85,7 @@ export async function runIncarnation(config: IncarnationConfig): Promise<Incarna
       maxBytes: run.maxBytes,
       barrier: run.barrier,
       pushChunkUpdates: run.pushChunkUpdates,
+      noData: run.noData,
       pacing: run.pacing,
       startLower: upper,
       restarted: config.restarted,

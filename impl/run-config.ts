@@ -2,8 +2,8 @@
  * RunConfig: one run of R replicas writing one shard, and its validation into a ResolvedRun.
  * Every malformed field is a typed error naming the field and the value.
  */
-import type { BugName, Observer, PersistConfig, Variant } from '../vocab/index.ts';
-import { VARIANTS } from '../vocab/index.ts';
+import type { BugName, NoDataPolicy, Observer, PersistConfig, Variant } from '../vocab/index.ts';
+import { NO_DATA_POLICIES, VARIANTS } from '../vocab/index.ts';
 import { BugSwitches } from './bugs.ts';
 import { SbkitError, requireInteger, show } from './errors.ts';
 import { MemBlob, type Blob } from './persist/blob.ts';
@@ -36,6 +36,9 @@ export interface RunConfig {
   persist?: Partial<PersistConfig>;
   /** A shared worker pushes its staged updates in chunks of at most this many (default 256). */
   pushChunkUpdates?: number;
+  /** What a worker with no data for a shared description does (default 'skip': nothing, a skip under
+   * the barrier; 'finish': opens a handle and finishes it without pushing). */
+  noData?: NoDataPolicy;
   bugs?: readonly BugName[];
   /** Default passThroughScheduler. */
   scheduler?: Scheduler;
@@ -72,6 +75,7 @@ export interface ResolvedRun {
   readonly barrier: BarrierKnob;
   readonly persist: PersistConfig;
   readonly pushChunkUpdates: number;
+  readonly noData: NoDataPolicy;
   readonly bugs: BugSwitches;
   readonly scheduler: Scheduler;
   readonly observer: Observer | undefined;
@@ -111,6 +115,10 @@ export function resolveRunConfig(config: RunConfig): ResolvedRun {
     throw new SbkitError('invalid-config', `barrier must be a boolean or a function, got ${show(barrier)}`);
   }
   const pushChunkUpdates = requireInteger(config.pushChunkUpdates ?? DEFAULT_PUSH_CHUNK_UPDATES, 1, 'pushChunkUpdates');
+  const noData = config.noData ?? 'skip';
+  if (!NO_DATA_POLICIES.includes(noData)) {
+    throw new SbkitError('invalid-config', `noData must be one of ${NO_DATA_POLICIES.map((p) => `'${p}'`).join(', ')}, got ${show(noData)}`);
+  }
   const pacing = config.pacing ?? 'lockstep';
   if (pacing !== 'lockstep' && pacing !== 'free') {
     throw new SbkitError('invalid-config', `pacing must be 'lockstep' or 'free', got ${show(pacing)}`);
@@ -128,6 +136,7 @@ export function resolveRunConfig(config: RunConfig): ResolvedRun {
     barrier,
     persist: resolvePersistConfig(config.persist),
     pushChunkUpdates,
+    noData,
     bugs: new BugSwitches(config.bugs ?? []),
     scheduler: config.scheduler ?? passThroughScheduler,
     observer: config.observer,

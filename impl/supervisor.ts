@@ -217,6 +217,7 @@ export class Supervisor implements RunControl {
         maxBytes: run.maxBytes,
         barrier: run.barrier,
         pushChunkUpdates: run.pushChunkUpdates,
+        noData: run.noData,
         pacing: run.pacing,
         startLower: upper,
         restarted,

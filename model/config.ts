@@ -5,8 +5,8 @@
  * The workload is data (`updates`), so the model never draws random numbers; the `shared_batch_max_bytes`
  * knob is a *choice* made at each mint (`maxBytesChoices`), so it may change between intervals.
  */
-import type { PersistConfig, Time, UpdateId, Variant } from '../vocab/index.ts';
-import { VARIANTS } from '../vocab/index.ts';
+import type { NoDataPolicy, PersistConfig, Time, UpdateId, Variant } from '../vocab/index.ts';
+import { NO_DATA_POLICIES, VARIANTS } from '../vocab/index.ts';
 
 /** One update of the desired collection (the same on every replica). */
 export interface Update {
@@ -73,6 +73,9 @@ export interface ModelConfig {
   /** A shared worker pushes its staged updates in chunks of exactly this many (the last one the rest);
    * absent: any chunking in staged order (exploration pushes everything at once). */
   readonly pushChunkUpdates?: number;
+  /** What a worker with no data does while its description is shared (default `skip`: nothing, a skip
+   * under the barrier; `finish`: it opens a handle and finishes it without pushing, route `empty`). */
+  readonly noData?: NoDataPolicy;
   readonly bugs?: ModelBugs;
   readonly faults?: ModelFaults;
 }
@@ -139,6 +142,9 @@ export function validateConfig(cfg: ModelConfig): ModelConfig {
   }
   if (cfg.pushChunkUpdates !== undefined && !isPos(cfg.pushChunkUpdates)) {
     throw new ConfigError('pushChunkUpdates', 'must be a positive integer');
+  }
+  if (cfg.noData !== undefined && !NO_DATA_POLICIES.includes(cfg.noData)) {
+    throw new ConfigError('noData', `must be one of ${NO_DATA_POLICIES.join(', ')}`);
   }
   if (cfg.faults !== undefined) {
     for (const field of ['aborts', 'indeterminate'] as const) {

@@ -10,7 +10,8 @@
  *
  * Invariants:
  * - pushes are consecutive non-empty chunks of the staged updates, in staged order, covering all of them
- *   before finish begins; a handle never finishes twice.
+ *   before finish begins (a handle with nothing staged — the no-data policy `finish` — begins its finish
+ *   right after it opened, pushing nothing); a handle never finishes twice.
  * - finish returns a batch only to the builder instance's receiver; every other handle gets none.
  */
 import { assertEvent, assign, setup } from 'xstate';
@@ -73,7 +74,12 @@ export const handleMachine = setup({
   context: ({ input }) => ({ ...input, pushed: 0, last: null }),
   initial: 'opened',
   states: {
-    opened: { on: { PUSH: { guard: 'continuesStagedOrder', target: 'pushing', actions: 'advancePushed' } } },
+    opened: {
+      on: {
+        PUSH: { guard: 'continuesStagedOrder', target: 'pushing', actions: 'advancePushed' },
+        FINISH_BEGIN: { guard: 'pushedEverything', target: 'finishing', actions: 'recordLast' },
+      },
+    },
     pushing: {
       on: {
         PUSH: { guard: 'continuesStagedOrder', actions: 'advancePushed' },

@@ -36,13 +36,14 @@ const mintEvents: MintEvent[] = [
   { type: 'RESUME' },
 ];
 
-const stage = (updates: number[], bytes: number, reportsSkips: boolean): WorkerEvent => ({
+const stage = (updates: number[], bytes: number, reportsSkips: boolean, finishesEmpty = false): WorkerEvent => ({
   type: 'STAGE',
   updates,
   bytes,
   maxBytes: 10,
   sharing: true,
   reportsSkips,
+  finishesEmpty,
 });
 const workerEvents: WorkerEvent[] = [
   stage([1], 5, false),
@@ -50,6 +51,7 @@ const workerEvents: WorkerEvent[] = [
   stage([1], 50, false),
   stage([], 0, true),
   stage([], 0, false),
+  stage([], 0, true, true),
   { type: 'OPEN' },
   { type: 'FINISH_END', batch: null },
   { type: 'SKIP' },
@@ -128,7 +130,7 @@ const explorations: Exploration[] = [
     bound: ((c: MintContext) => c.seq < 3) as never,
   },
   { name: 'worker', machine: workerMachine, inputs: [undefined], events: workerEvents },
-  { name: 'handle', machine: handleMachine, inputs: [{ staged: [1, 2], instance: 0 }], events: handleEvents },
+  { name: 'handle', machine: handleMachine, inputs: [{ staged: [1, 2], instance: 0 }, { staged: [], instance: 0 }], events: handleEvents },
   {
     name: 'builder',
     machine: builderMachine,

@@ -28,6 +28,7 @@ describe('config', () => {
     ['persist.inlineTotalMaxBytes', { persist: { ...persist, inlineTotalMaxBytes: 0 } }],
     ['maxBytesChoices', { maxBytesChoices: [] }],
     ['maxBytesChoices[1]', { maxBytesChoices: [1, 0.5] }],
+    ['noData', { noData: 'sometimes' as never }],
   ];
   it.each(bad)('names the bad field %s', (field, over) => {
     const attempt = () => validateConfig({ ...good, ...over });
@@ -276,6 +277,107 @@ describe('barrier: pending participants, early skips, deliverer', () => {
     d.drain();
     expect(isSealed(d.state)).toBe(true);
   });
+});
+
+describe("no-data policy 'finish': a worker with no data opens a handle and finishes it empty", () => {
+  // Worker 0 has data, worker 1 has none (1 process of 2 workers); maxBytes 100 shares.
+  const cfg = (variant: 'off' | 'best-effort' | 'barrier', noData: 'skip' | 'finish' = 'finish') =>
+    config({ variant, noData, updates: [u(0, 0, 0, 10)] });
+
+  it("routes empty only while the description is shared: never with 'skip', off or maxBytes = 0", () => {
+    for (const [c, maxBytes, route] of [
+      [cfg('best-effort'), 100, 'empty'],
+      [cfg('barrier'), 100, 'empty'],
+      [cfg('best-effort', 'skip'), 100, 'none'],
+      [cfg('barrier'), 0, 'none'],
+      [cfg('off'), 100, 'none'],
+    ] as const) {
+      const d = new Driver(c);
+      d.all(ev.frontier(), ev.mint(maxBytes));
+      expect(expectKind(d.do(ev.stage(1)), 'stage'), `${c.variant} ${c.noData} ${maxBytes}`).toMatchObject({ updates: [], route });
+    }
+  });
+
+  it('best-effort: open, then finish-begin with nothing pushed; the empty handle held last receives the shared batch and hands it', () => {
+    const d = new Driver(cfg('best-effort'));
+    d.all(ev.frontier(), ev.mint(100), ev.stage(0), ev.stage(1), ev.open(0), ev.open(1), ev.push(0, [0]));
+    // The empty handle has nothing to push: a push is not enabled, finish-begin is.
+    expect(step(d.cfg, d.state, { ...ev.push(1, [0]) }).ok).toBe(false);
+    expect(enabledActions(d.cfg, d.state).filter((e) => 'worker' in e && e.worker === 1).map((e) => e.kind)).toEqual(['finish-begin']);
+    expect(expectKind(d.do(ev.finishBegin(0)), 'finish-begin').last).toBe(false);
+    expect(expectKind(d.do(ev.finishBegin(1)), 'finish-begin').last).toBe(true);
+    expect(expectKind(d.do(ev.finishEnd(0)), 'finish-end').received).toBeNull();
+    expect(expectKind(d.do(ev.finishEnd(1)), 'finish-end').received?.updates).toEqual([0]);
+    expect(expectKind(d.do(ev.hand(0)), 'hand').batches).toEqual([]);
+    expect(expectKind(d.do(ev.hand(1)), 'hand').batches.map((b) => b.updates)).toEqual([[0]]);
+    expect(expectKind(d.do(ev.append()), 'append')).toMatchObject({ batches: 1, updates: [0], result: { ok: true } });
+  });
+
+  it('best-effort: an empty handle that opens after the others finished starts its own instance and gets nothing', () => {
+    const d = new Driver(cfg('best-effort'));
+    d.all(ev.frontier(), ev.mint(100), ev.stage(0), ev.open(0), ev.push(0, [0]), ev.finishBegin(0), ev.finishEnd(0), ev.stage(1));
+    expect(expectKind(d.do(ev.open(1)), 'open').created).toBe(true);
+    expect(expectKind(d.do(ev.finishBegin(1)), 'finish-begin').last).toBe(true);
+    expect(expectKind(d.do(ev.finishEnd(1)), 'finish-end').received).toBeNull();
+    d.all(ev.hand(0), ev.hand(1));
+    expect(expectKind(d.do(ev.append()), 'append')).toMatchObject({ batches: 1, updates: [0] });
+  });
+
+  it('barrier: no skip; the empty finisher arrives by finish and, finishing last, is the deliverer', () => {
+    const d = new Driver(cfg('barrier'));
+    d.all(ev.frontier(), ev.mint(100), ev.stage(0), ev.stage(1));
+    expect(enabledActions(d.cfg, d.state).some((e) => e.kind === 'skip')).toBe(false);
+    expect(step(d.cfg, d.state, ev.skip(1))).toMatchObject({ ok: false });
+    expect(expectKind(d.do(ev.open(1)), 'open')).toMatchObject({ created: true, participants: 2 });
+    d.all(ev.open(0), ev.push(0, [0]), ev.finishBegin(0));
+    expect(expectKind(d.do(ev.finishBegin(1)), 'finish-begin').last).toBe(true);
+    expect(expectKind(d.do(ev.finishEnd(0)), 'finish-end').received).toBeNull();
+    expect(expectKind(d.do(ev.finishEnd(1)), 'finish-end').received?.updates).toEqual([0]);
+    d.all(ev.hand(0), ev.hand(1));
+    expect(expectKind(d.do(ev.append()), 'append')).toMatchObject({ batches: 1, updates: [0] });
+  });
+
+  it('barrier: a process with no data at all finishes empty handles and appends nothing from them', () => {
+    const d = new Driver(config({ variant: 'barrier', noData: 'finish', updates: [] }));
+    d.all(ev.frontier(), ev.mint(100), ev.stage(0), ev.stage(1), ev.open(0), ev.open(1), ev.finishBegin(0), ev.finishBegin(1));
+    expect(expectKind(d.do(ev.finishEnd(0)), 'finish-end').received).toBeNull();
+    expect(expectKind(d.do(ev.finishEnd(1)), 'finish-end').received).toBeNull();
+    d.all(ev.hand(0), ev.hand(1));
+    expect(expectKind(d.do(ev.append()), 'append')).toMatchObject({ batches: 0, updates: [] });
+    d.drain();
+    expect(isSealed(d.state)).toBe(true);
+  });
+
+  it("rejects an implementation that skips the open or reports a skip instead (the trace of 'skip' under 'finish')", () => {
+    const d = new Driver(cfg('barrier'));
+    d.all(ev.frontier(), ev.mint(100), ev.stage(0));
+    const stage1 = step(d.cfg, d.state, { kind: 'stage', replica: 0, process: 0, worker: 1, sharedId: 0, updates: [], bytes: 0, route: 'none' });
+    expect(stage1).toMatchObject({ ok: false, reason: expect.stringContaining('route') });
+    d.do(ev.stage(1));
+    expect(step(d.cfg, d.state, ev.hand(1))).toMatchObject({ ok: false, reason: expect.stringContaining('must open its handle next') });
+  });
+
+  for (const variant of ['best-effort', 'barrier'] as const) {
+    it(`${variant}: every enabled action is accepted by step; random walks end sealed (idle workers finish empty)`, () => {
+      const c = wide({ variant, noData: 'finish', maxBytesChoices: [0, 50, 1000], barrierChoices: [false, true] });
+      const pick = rng(3);
+      let empties = 0;
+      for (let walk = 0; walk < 12; walk++) {
+        const { trace, state } = randomWalk(c, pick, (s, next) => {
+          for (const { event } of next) expect(step(c, s, event).ok).toBe(true);
+        });
+        empties += trace.filter((e) => e.kind === 'stage' && e.route === 'empty').length;
+        // With the policy on, a worker with no data routes none only when its description is not shared.
+        const knob = new Map<string, number>();
+        for (const e of trace) {
+          if (e.kind === 'mint') knob.set(`${e.replica}/${e.desc.sharedId}`, e.desc.maxBytes);
+          if (e.kind === 'stage' && e.route === 'none') expect(knob.get(`${e.replica}/${e.sharedId}`)).toBe(0);
+        }
+        expect(isSealed(state)).toBe(true);
+      }
+      expect(empties).toBeGreaterThan(0);
+    });
+  }
 });
 
 describe('append: mismatch and delete across replicas', () => {

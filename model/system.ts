@@ -307,7 +307,8 @@ function appendRecord(
       h.batches.map((b) => ({
         worker: w,
         process: processOf(cfg, w),
-        route: h.route === 'shared' ? ('shared' as const) : ('own' as const),
+        // An `empty` worker's finish can return the shared batch (it was the receiver or deliverer).
+        route: h.route === 'shared' || h.route === 'empty' ? ('shared' as const) : ('own' as const),
         ...summarize(b, cfg.persist),
       })),
     ),
@@ -506,6 +507,7 @@ function stage(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 
     maxBytes: desc.maxBytes,
     sharing,
     reportsSkips: sharing && desc.barrier,
+    finishesEmpty: sharing && cfg.noData === 'finish',
   });
   if (next === null) return fail(`${workerPhase(site)}; it stages once per description`);
   const route = next.context.route as Route;

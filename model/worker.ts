@@ -3,7 +3,8 @@
  *
  * Source: PR #37591 (stage the interval's updates; share them below `shared_batch_max_bytes`, else write
  * an own batch — the threshold/fallback of the final version) and PR #37617 (with the barrier, a worker
- * that does not share reports a skip). vocab/PROTOCOL.md, "Per worker" and "Routing".
+ * that does not share reports a skip; the code's doc "all workers must call finish even if they did not
+ * push" gives the no-data policy `finish`). vocab/PROTOCOL.md, "Per worker" and "Routing".
  *
  * Abstracted away: key hashing (the workload says which worker holds an update), encoding, the
  * channel's capacity (pushes are chunks; waiting on a full channel is just a later push), the batch
@@ -11,8 +12,9 @@
  *
  * Invariants:
  * - the route is decided once, at STAGE, from the staged bytes and the description's knob:
- *   no updates → none; sharing ∧ bytes < maxBytes (strict) → shared; otherwise → own.
- * - every worker reports exactly once per description under the barrier (shared: finish; else skip).
+ *   no updates → empty if sharing ∧ noData = finish (it opens and finishes a handle, pushing nothing,
+ *   on the shared path), else none; sharing ∧ bytes < maxBytes (strict) → shared; otherwise → own.
+ * - every worker reports exactly once per description under the barrier (shared, empty: finish; else skip).
  * - a worker hands at most one batch, and only after its finish returned or its own batch is written.
  */
 import { assertEvent, assign, setup } from 'xstate';
@@ -38,6 +40,8 @@ export type WorkerEvent =
       readonly sharing: boolean;
       /** variant = barrier ∧ sharing: a worker that does not share reports a skip. */
       readonly reportsSkips: boolean;
+      /** sharing ∧ noData = finish: a worker with no updates opens a handle and finishes it empty. */
+      readonly finishesEmpty: boolean;
     }
   | { readonly type: 'OPEN' }
   | { readonly type: 'FINISH_END'; readonly batch: Batch | null }
@@ -66,6 +70,10 @@ export const workerMachine = setup({
       assertEvent(event, 'STAGE');
       return event.updates.length > 0;
     },
+    finishesEmpty: ({ event }) => {
+      assertEvent(event, 'STAGE');
+      return event.updates.length === 0 && event.finishesEmpty;
+    },
     idlesReportingSkip: ({ event }) => {
       assertEvent(event, 'STAGE');
       return event.reportsSkips;
@@ -75,6 +83,7 @@ export const workerMachine = setup({
     stageShared: stage('shared'),
     stageOwn: stage('own'),
     stageNone: stage('none'),
+    stageEmpty: stage('empty'),
     keepReceived: assign(({ event }) => {
       assertEvent(event, 'FINISH_END');
       return { batch: event.batch };
@@ -95,6 +104,7 @@ export const workerMachine = setup({
           { guard: 'sharesBelowThreshold', target: 'shared', actions: 'stageShared' },
           { guard: 'fallsBackReportingSkip', target: 'fallback.reportingSkip', actions: 'stageOwn' },
           { guard: 'fallsBack', target: 'fallback.writing', actions: 'stageOwn' },
+          { guard: 'finishesEmpty', target: 'shared', actions: 'stageEmpty' },
           { guard: 'idlesReportingSkip', target: 'noData.reportingSkip', actions: 'stageNone' },
           { target: 'handing', actions: 'stageNone' },
         ],

@@ -276,7 +276,9 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
         break;
       case 'hand': {
         const rep = replicaOf(e.replica);
-        const route = rep.routes[e.worker] === 'shared' ? 'shared' : 'own';
+        // An `empty` worker (no data, policy finish) hands what its finish returned: a shared batch.
+        const seen = rep.routes[e.worker];
+        const route = seen === 'shared' || seen === 'empty' ? 'shared' : 'own';
         rep.hands[e.worker] = e.batches.map((b) => ({
           worker: e.worker,
           process: e.process,

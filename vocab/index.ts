@@ -10,6 +10,15 @@
 export type Variant = 'off' | 'best-effort' | 'barrier';
 export const VARIANTS: readonly Variant[] = ['off', 'best-effort', 'barrier'];
 
+/**
+ * What a worker with no data for a description does while the description is shared (variant ≠ off and
+ * maxBytes > 0; vocab/PROTOCOL.md "Routing"): `skip` does nothing (route `none`; under the barrier it
+ * reports a skip), `finish` opens a handle on the shared id and finishes it without pushing (route
+ * `empty`; #37591's doc: "all workers must call finish even if they did not push").
+ */
+export type NoDataPolicy = 'skip' | 'finish';
+export const NO_DATA_POLICIES: readonly NoDataPolicy[] = ['skip', 'finish'];
+
 /** Named, realistic bugs that can be switched on in impl/ (and, for the review bug, in model/). */
 export type BugName =
   | 'sweep-upgrade-race'
@@ -23,7 +32,8 @@ export type BugName =
   | 'restart-rewrites-appended-interval'
   | 'cleanup-deletes-in-flight-part'
   | 'mismatch-delete-error-swallowed'
-  | 'barrier-flag-read-per-worker';
+  | 'barrier-flag-read-per-worker'
+  | 'empty-finish-hands-nothing';
 export const BUG_NAMES: readonly BugName[] = [
   'sweep-upgrade-race',
   'drop-without-finish',
@@ -37,6 +47,7 @@ export const BUG_NAMES: readonly BugName[] = [
   'cleanup-deletes-in-flight-part',
   'mismatch-delete-error-swallowed',
   'barrier-flag-read-per-worker',
+  'empty-finish-hands-nothing',
 ];
 
 /** Gallery bugs that show only when storage fails or replicas are aborted (`sbkit check --faults`). */
@@ -136,8 +147,9 @@ export interface WorkerRef {
   readonly worker: number;
 }
 
-/** A worker's decision for one description (see PROTOCOL.md, "Routing"). */
-export type Route = 'shared' | 'own' | 'none';
+/** A worker's decision for one description (see PROTOCOL.md, "Routing"). `empty`: no data, and the
+ * no-data policy `finish` makes it open a handle and finish it without pushing. */
+export type Route = 'shared' | 'own' | 'none' | 'empty';
 
 /** Outcome of one compare-and-append. */
 export type AppendResult =

@@ -8,7 +8,7 @@
  *   (and, after a mismatch, after its batches were deleted);
  * - every change to `desired`, `lower` or `live` notifies `changed` (input and mint wait on it).
  */
-import type { Description, Variant } from '../../vocab/index.ts';
+import type { Description, NoDataPolicy, Variant } from '../../vocab/index.ts';
 import type { BugSwitches } from '../bugs.ts';
 import type { MetricsRecorder } from '../metrics.ts';
 import type { Batch } from '../persist/batch.ts';
@@ -38,6 +38,8 @@ export interface SinkSettings {
   readonly maxBytes: MaxBytesKnob;
   readonly barrier: BarrierKnob;
   readonly pushChunkUpdates: number;
+  /** What a worker with no data does for a shared description (vocab NoDataPolicy). */
+  readonly noData: NoDataPolicy;
   readonly pacing: Pacing;
   /** The shard's upper when this writer started (0 for a fresh shard): the sink's first lower. */
   readonly startLower: number;

@@ -3,6 +3,7 @@
  *
  * Per worker and description the trace is, in order (PROTOCOL.md): stage; then
  *   shared: open, push+, finish-begin, finish-end      own: [skip], own-batch      none: [skip]
+ *   empty (no data, noData = finish): open, finish-begin, finish-end
  * and finally hand. `skip` is reported only under the barrier with sharing on.
  */
 import type { Description, Route, WorkerRef } from '../../vocab/index.ts';
@@ -31,7 +32,7 @@ async function writeDescription(r: ReplicaState, worker: number, desc: Descripti
   await pointAt(scheduler, 'write.stage', ref);
   const staged = r.staged(worker, desc.lower, desc.upper);
   const bytes = payloadBytes(staged);
-  const route = decideRoute(variant, desc.maxBytes, staged.length, bytes, bugs);
+  const route = decideRoute(variant, desc.maxBytes, staged.length, bytes, bugs, r.settings.noData);
   trace.emit({ kind: 'stage', ...ref, sharedId: desc.sharedId, updates: staged.map((u) => u.id), bytes, route });
   const batches = await writeRoute(r, ref, desc, staged, route, barrierOf(r, desc));
   await pointAt(scheduler, 'write.hand', ref);
@@ -45,6 +46,13 @@ async function writeRoute(r: ReplicaState, ref: WorkerRef, desc: Description, st
   switch (route) {
     case 'shared':
       return writeShared(r, ref.worker, desc, staged, barrier);
+    case 'empty': {
+      // Nothing staged: the handle is opened and finished without a push; its finish returns what the
+      // builder delivers to it (the shared batch if this handle held the last reference or is the deliverer).
+      const received = await writeShared(r, ref.worker, desc, staged, barrier);
+      // BUG (empty-finish-hands-nothing): "no data, nothing to hand" drops a batch the finish delivered.
+      return r.deps.bugs.has('empty-finish-hands-nothing') ? [] : received;
+    }
     case 'own':
       await reportSkip(r, ref, desc, barrier);
       return [await writeOwn(r, ref, desc, staged)];

@@ -188,6 +188,24 @@ describe('bug gallery', () => {
     }
   });
 
+  describe("empty-finish-hands-nothing: noData 'finish', the empty finisher drops what it received", () => {
+    // Worker 0 shares three updates, worker 1 has none and finishes an empty handle last: it receives.
+    const pick = byPriority((s) => (s.worker === 1 && s.label === 'shared.finish' ? 2 : 1));
+    for (const variant of ['best-effort', 'barrier'] as const) {
+      for (const { on, bugs } of both('empty-finish-hands-nothing')) {
+        it(`${variant}, ${on ? 'on: the batch goes to nobody → data lost, parts leaked' : 'off: the empty finisher hands the shared batch'}`, async () => {
+          const run = await steppedRun(base({ variant, updates: perWorker(1, 2, [3, 0], 16), noData: 'finish', bugs }), pick);
+          const result = settled(run);
+          const received = ofKind(run.events, 'finish-end').find((f) => f.worker === 1)?.received;
+          expect(received?.updates).toEqual([0, 1, 2]);
+          expect(ofKind(run.events, 'hand').find((h) => h.worker === 1)?.batches).toEqual(on ? [] : [received]);
+          expect(result.audit.lost).toBe(on ? 3 : 0);
+          expect(result.audit.leakedBlobs).toBe(on ? 1 : 0);
+        });
+      }
+    }
+  });
+
   describe('threshold-inclusive: bytes equal to maxBytes', () => {
     const updates = perWorker(1, 2, [4, 1], 16);
     const w0Bytes = updates.slice(0, 4).reduce((n, u) => n + encodedUpdateSize(u), 0);

@@ -158,7 +158,7 @@ describe('append operator edge paths (unreachable in the sink flow; PROTOCOL.md 
     const tasks = new TaskGroup();
     const writer = { config, blob: client, metrics };
     const r = new ReplicaState(
-      { replica: 0, variant: 'off', processes: 1, workersPerProcess: 1, intervals: 10, maxBytes: 0, barrier: false, pushChunkUpdates: 1, pacing: 'lockstep', startLower: 0, restarted: false },
+      { replica: 0, variant: 'off', processes: 1, workersPerProcess: 1, intervals: 10, maxBytes: 0, barrier: false, pushChunkUpdates: 1, noData: 'skip', pacing: 'lockstep', startLower: 0, restarted: false },
       { scheduler: passThroughScheduler, trace: new Trace({ event: (e) => events.push(e) }), bugs: BugSwitches.none, metrics, spawn: tasks.spawn, shard, writer },
       [[]],
     );

@@ -68,6 +68,9 @@ describe('the packed search without reductions equals the plain search', () => {
     ['the review bug', { ...check('best-effort'), bugs: { sweepUpgradeRace: true } }],
     ['the indeterminate-as-mismatch bug', { ...tiny('best-effort'), faults: { aborts: 0, indeterminate: 1, cleanup: false }, bugs: { indeterminateAsMismatch: true } }],
     ['two replicas with faults', { ...config({ variant: 'best-effort', replicas: 2, workersPerProcess: 1, updates: [u(0, 0, 0, 5)] }), faults: { aborts: 1, indeterminate: 1, cleanup: true } }],
+    // the no-data policy finish: a worker with no data opens and finishes an empty handle (route empty)
+    ['no data: finish, best-effort', check('best-effort', { noData: 'finish', updates: [u(0, 0, 0, 10)] })],
+    ['no data: finish, barrier', check('barrier', { noData: 'finish', updates: [u(0, 0, 0, 10)], barrierChoices: [false, true] })],
   ])('%s', (_name, cfg) => {
     const { plain, packed } = both(cfg);
     expect(packed.states).toBe(plain.states);

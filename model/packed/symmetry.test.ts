@@ -203,6 +203,9 @@ describe('the partial-order reduction keeps every final state and every verdict'
     ['2 processes, review bug', config({ variant: 'best-effort', processes: 2, workersPerProcess: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 100), u(2, 0, 2, 10), u(3, 0, 3, 100)], maxBytesChoices: [50], bugs: { sweepUpgradeRace: true } })],
     ['2 processes, barrier, 2 replicas', config({ variant: 'barrier', replicas: 2, processes: 2, workersPerProcess: 1, updates: [u(0, 0, 0, 10), u(1, 0, 1, 10)], maxBytesChoices: [1000] })],
     ['2 processes, 2 intervals', config({ variant: 'best-effort', processes: 2, workersPerProcess: 1, intervals: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 10), u(2, 1, 0, 10), u(3, 1, 1, 10)], maxBytesChoices: [1000] })],
+    // noData 'finish': two workers without data finish empty handles (identical loads: symmetric)
+    ['no data: finish, best-effort', config({ variant: 'best-effort', workersPerProcess: 3, noData: 'finish', updates: [u(0, 0, 0, 10)], maxBytesChoices: [0, 1000] })],
+    ['no data: finish, barrier', config({ variant: 'barrier', workersPerProcess: 3, noData: 'finish', updates: [u(0, 0, 0, 10)], maxBytesChoices: [0, 1000] })],
     ['faults', { ...config({ variant: 'best-effort' }), faults: { aborts: 1, indeterminate: 1, cleanup: true } }],
     ['faults, the indeterminate-as-mismatch bug', { ...config({ variant: 'best-effort' }), faults: { aborts: 0, indeterminate: 1, cleanup: false }, bugs: { indeterminateAsMismatch: true } }],
   ];
