@@ -42,6 +42,7 @@ export const CORRUPTIONS: readonly Corruption[] = [
   { names: 'barrier', describe: 'barrier "yes"', corrupt: (c) => ({ ...c, barrier: cast('yes') }) },
   { names: 'pushChunkUpdates', describe: 'pushChunkUpdates 0', corrupt: (c) => ({ ...c, pushChunkUpdates: 0 }) },
   { names: 'pacing', describe: 'pacing "fast"', corrupt: (c) => ({ ...c, pacing: cast('fast') }) },
+  { names: 'noData', describe: 'noData "maybe"', corrupt: (c) => ({ ...c, noData: cast('maybe') }) },
   { names: 'maxRestarts', describe: 'maxRestarts -1', corrupt: (c) => ({ ...c, maxRestarts: -1 }) },
   { names: 'shardId', describe: 'shardId "a b"', corrupt: (c) => ({ ...c, shardId: 'a b' }) },
   { names: 'persist.blobTargetSize', describe: 'persist.blobTargetSize 0', corrupt: (c) => ({ ...c, persist: { ...c.persist, blobTargetSize: 0 } }) },

@@ -32,6 +32,9 @@ export interface FaultSchedule {
   readonly aborts: readonly AbortAt[];
   /** The first scheduling step of the liveness phase: from here on nothing fails. */
   readonly heal: number;
+  /** Outcome codes of the first compare-and-sets (FAULT_CODES), overriding `storage` for those calls:
+   * a writer's claim, the first appends, an as-of bump. Empty in most schedules. */
+  readonly cas?: readonly number[];
 }
 
 /** Storage outcome codes: 0 is ok (what everything shrinks to). */
@@ -42,8 +45,8 @@ export const DEFAULT_FAULT_RATE = 0.1;
 
 /** Storage calls and scheduling steps a fault schedule covers (runs rarely take more). */
 const HORIZON = 600;
-/** The storage calls a hot schedule covers (see faultScheduleArb). */
-const HOT_CALLS = 12;
+/** The compare-and-sets a hot schedule covers (see faultScheduleArb). */
+const HOT_CAS = 4;
 
 /** Weights (per mille) of each code at RATE. */
 export function faultWeights(rate: number): Record<FaultCode, number> {
@@ -66,26 +69,21 @@ export function faultScheduleArb(rate: number, maxReplicas: number): fc.Arbitrar
     { weight: Math.round(1000 * (1 - pAbort)), arbitrary: fc.constant([] as AbortAt[]) },
     { weight: Math.round(1000 * pAbort), arbitrary: fc.array(abort, { minLength: 1, maxLength: 2 }) },
   );
-  // A quarter of the schedules start hot: each of their first HOT_CALLS storage calls (a writer's claim,
-  // the first state read and append, an as-of bump's compare-and-set — measured at call 0–10 —, the first
-  // PUTs) ends indeterminate-applied with probability 3·RATE, so an indeterminate bump is not left to chance.
+  // A third of the schedules start hot: each of their first HOT_CAS compare-and-sets (a writer's claim,
+  // the first appends, an as-of bump) ends indeterminate-applied with probability 3·RATE, so an
+  // indeterminate bump, rare by call index alone, is not left to chance.
   const applied = Math.round(3000 * rate);
   const hotWeights = { ...weights, 'indeterminate-applied': applied, ok: Math.max(0, weights.ok - (applied - weights['indeterminate-applied'])) };
   const hot = fc.oneof(...FAULT_CODES.map((c, i) => ({ weight: hotWeights[c], arbitrary: fc.constant(i) })).filter((x) => x.weight > 0));
-  const storage = fc.oneof(
-    { weight: 3, arbitrary: fc.array(code, { maxLength: HORIZON, size: 'max' }) },
-    {
-      weight: 1,
-      arbitrary: fc
-        .tuple(fc.array(hot, { minLength: HOT_CALLS, maxLength: HOT_CALLS }), fc.array(code, { maxLength: HORIZON - HOT_CALLS, size: 'max' }))
-        .map(([first, rest]) => [...first, ...rest]),
-    },
-  );
-  return fc.record({
-    storage,
-    aborts,
-    heal: fc.integer({ min: 0, max: HORIZON }),
-  });
+  const cas = fc.oneof({ weight: 2, arbitrary: fc.constant([] as number[]) }, { weight: 1, arbitrary: fc.array(hot, { minLength: HOT_CAS, maxLength: HOT_CAS }) });
+  return fc
+    .record({
+      storage: fc.array(code, { maxLength: HORIZON, size: 'max' }),
+      cas,
+      aborts,
+      heal: fc.integer({ min: 0, max: HORIZON }),
+    })
+    .map(({ cas: first, ...rest }): FaultSchedule => (first.length === 0 ? rest : { ...rest, cas: first }));
 }
 
 const WRITES: ReadonlySet<StorageOp> = new Set<StorageOp>(['consensus.cas', 'blob.set', 'blob.delete']);
@@ -96,6 +94,7 @@ const WRITES: ReadonlySet<StorageOp> = new Set<StorageOp>(['consensus.cas', 'blo
  */
 export class SchedulePlan implements FaultPlan {
   #next = 0;
+  #cas = 0;
   readonly injected: Record<string, number> = {};
 
   constructor(
@@ -105,7 +104,8 @@ export class SchedulePlan implements FaultPlan {
 
   decide(op: StorageOp): StorageFault | 'ok' {
     if (this.step() >= this.schedule.heal) return 'ok';
-    const code = FAULT_CODES[this.schedule.storage[this.#next++] ?? 0] ?? 'ok';
+    const listed = this.schedule.storage[this.#next++] ?? 0;
+    const code = FAULT_CODES[op === 'consensus.cas' ? (this.schedule.cas?.[this.#cas++] ?? listed) : listed] ?? 'ok';
     if (code === 'ok') return 'ok';
     const outcome: StorageFault = (code === 'indeterminate-applied' || code === 'indeterminate-lost') && !WRITES.has(op) ? 'transient' : code;
     this.injected[outcome] = (this.injected[outcome] ?? 0) + 1;
@@ -115,6 +115,7 @@ export class SchedulePlan implements FaultPlan {
 
 export function describeFaults(f: FaultSchedule): string {
   const faulted = f.storage.flatMap((c, i) => (c === 0 ? [] : [`#${i} ${FAULT_CODES[c] ?? '?'}`]));
+  faulted.push(...(f.cas ?? []).flatMap((c, i) => (c === 0 ? [] : [`compare-and-set #${i} ${FAULT_CODES[c] ?? '?'}`])));
   const aborts = f.aborts.map((a) => `r${a.replica} at step ${a.step}`);
   return `faults until step ${f.heal}: storage calls [${faulted.join(', ')}]; aborts [${aborts.join(', ')}]`;
 }

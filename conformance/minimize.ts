@@ -106,6 +106,12 @@ function* candidates({ workload: w, schedule: s }: Candidate): Generator<Candida
     const { faults: _dropped, ...plain } = s;
     yield { workload: w, schedule: plain };
     for (let i = 0; i < f.aborts.length; i++) yield withFaults({ aborts: without(f.aborts, i) });
+    const cas = f.cas ?? [];
+    if (cas.length > 0) {
+      const { cas: _none, ...rest } = f;
+      yield { workload: w, schedule: { ...s, faults: rest } };
+    }
+    for (let i = 0; i < cas.length; i++) if (cas[i] !== 0) yield withFaults({ cas: cas.map((c, j) => (j === i ? 0 : c)) });
     const used = f.storage.findLastIndex((c) => c !== 0) + 1;
     if (used < f.storage.length) yield withFaults({ storage: f.storage.slice(0, used) });
     for (let i = 0; i < f.storage.length; i++) if (f.storage[i] !== 0) yield withFaults({ storage: f.storage.map((c, j) => (j === i ? 0 : c)) });

@@ -38,7 +38,14 @@ export function encodeToken(c: Counterexample): string {
     ...(c.schedule.pct === undefined ? {} : { q: c.schedule.pct.priorities, x: c.schedule.pct.changes }),
     ...(c.schedule.faults === undefined
       ? {}
-      : { f: { s: c.schedule.faults.storage.join(''), a: c.schedule.faults.aborts.map((a) => [a.step, a.replica]), h: c.schedule.faults.heal } }),
+      : {
+          f: {
+            s: c.schedule.faults.storage.join(''),
+            a: c.schedule.faults.aborts.map((a) => [a.step, a.replica]),
+            h: c.schedule.faults.heal,
+            ...((c.schedule.faults.cas ?? []).length === 0 ? {} : { c: (c.schedule.faults.cas ?? []).join('') }),
+          },
+        }),
     ...(c.bug === undefined ? {} : { b: c.bug }),
   };
   return PREFIX + Buffer.from(JSON.stringify(packed)).toString('base64url');
@@ -104,10 +111,13 @@ export function decodeToken(token: string): Counterexample {
     const aborts = f['a'];
     if (!Array.isArray(aborts) || !aborts.every((a: unknown) => Array.isArray(a) && a.length === 2 && a.every(isNat))) return bad('fault schedule (aborts)');
     if (!isNat(f['h'])) return bad('fault schedule (heal step)');
+    const cas = f['c'] ?? '';
+    if (typeof cas !== 'string' || ![...cas].every((ch) => FAULT_CODES[Number(ch)] !== undefined)) return bad('fault schedule (compare-and-set codes)');
     faults = {
       storage: [...storage].map(Number),
       aborts: (aborts as number[][]).map((a) => ({ step: a[0] as number, replica: a[1] as number })),
       heal: f['h'] as number,
+      ...(cas.length === 0 ? {} : { cas: [...cas].map(Number) }),
     };
   }
   const bugRaw = o['b'];

@@ -97,7 +97,7 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
       replicas: fc.integer({ min: 1, max: bounds.maxReplicas }),
       intervals: fc.integer({ min: 1, max: bounds.maxIntervals }),
       // Mostly 0 (the fresh shard's upper); sometimes ahead of it, so the first append bumps the shard.
-      asOf: fc.oneof({ weight: 6, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: bounds.maxIntervals - 1 }) }),
+      asOf: fc.oneof({ weight: 4, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 1, max: bounds.maxIntervals - 1 }) }),
       // Mostly the threshold; sometimes 0 (sharing off for that interval) or twice it (large loads then
       // share too): the knob changes between intervals.
       knob: fc.array(fc.oneof({ weight: 4, arbitrary: fc.constant(THRESHOLD) }, { weight: 1, arbitrary: fc.constantFrom(0, 2 * THRESHOLD) }), {
