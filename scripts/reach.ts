@@ -8,14 +8,14 @@
  *   npm run coverage:check -- --no-run …    reuse the last run's data (.sbkit/reach/) instead of running
  *
  * What runs: the product's check at its default budget, twice — `sbkit check` and `sbkit check --faults`
- * — and then its gallery, `sbkit check --bug NAME` for every bug (each must exit 1: found), the only runs
- * that reach the code behind a bug switch. Every run also tries its config with one field corrupted
- * (conformance/bad-input.ts), which reaches resolveRunConfig's typed errors.
- * (the fault world is part of the product) — each with `--jobs 1 --seed 1`. One job: `--jobs N` splits
+ * (the fault world is part of the product) — and then its gallery, `sbkit check --bug NAME` for every bug
+ * (each must exit 1: found), the only runs that reach the code behind a bug switch; each with
+ * `--jobs 1 --seed 1`. Every run also tries its config with one field corrupted
+ * (conformance/bad-input.ts), which reaches resolveRunConfig's typed errors. One job: `--jobs N` splits
  * the budget over seeds derived per job (conformance/parallel.ts), so the runs, and the reach, would
  * depend on the machine's cores; worker threads themselves are covered (NODE_V8_COVERAGE reaches them:
  * `--jobs 2` gave the same lines, measured). A fixed seed: the default seed comes from the clock, and a
- * gate must not move with it. c8 merges the two runs (`--clean=false` on the second).
+ * gate must not move with it. c8 merges the runs (`--clean=false` after the first).
  *
  * What counts (the denominator): every impl/ source file, loaded or not (`--all`, so a file the check
  * never imports counts as unreached instead of vanishing), except
