@@ -8,8 +8,8 @@ import { workloadArb } from './workload.ts';
 const configs = fc.sample(workloadArb('barrier'), { numRuns: 300, seed: 5 }).map((w) => runConfigOf(w, passThroughScheduler).config);
 
 describe('bad input, a property of every run', () => {
-  it('every corruption of a generated config is refused with a typed error naming the field', () => {
-    for (const c of configs.slice(0, 40)) for (const k of CORRUPTIONS) expect(badInputRefused(c, k), k.describe).toBeUndefined();
+  it('every corruption of a generated config is refused with a typed error naming the field', async () => {
+    for (const c of configs.slice(0, 40)) for (const k of CORRUPTIONS) expect(await badInputRefused(c, k), k.describe).toBeUndefined();
   });
 
   it('over a few hundred workloads every corruption is tried', () => {
@@ -17,10 +17,11 @@ describe('bad input, a property of every run', () => {
     expect([...tried].sort()).toEqual(CORRUPTIONS.map((k) => k.describe).sort());
   });
 
-  it('fails when a corrupted config is accepted, or refused without naming the field', () => {
+  it('fails when a corrupted config is accepted, or refused without naming the field', async () => {
     const c = configs[0];
     if (c === undefined) throw new Error('no config');
-    expect(badInputRefused(c, { names: 'replicas', describe: 'a corruption the validator misses', corrupt: (x) => x })).toMatch(/accepted — the run would have started on it/);
-    expect(badInputRefused(c, { names: 'frobnicate', describe: 'replicas 0, blamed on another field', corrupt: (x) => ({ ...x, replicas: 0 }) })).toMatch(/does not name frobnicate/);
+    expect(await badInputRefused(c, { names: 'replicas', describe: 'a corruption the validator misses', corrupt: (x) => x })).toMatch(/accepted — the run would have started on it/);
+    expect(await badInputRefused(c, { names: 'maxBytes', describe: 'a knob function that is fine', atRun: true, corrupt: (x) => x })).toMatch(/the run ended settled, not with a typed error/);
+    expect(await badInputRefused(c, { names: 'frobnicate', describe: 'replicas 0, blamed on another field', corrupt: (x) => ({ ...x, replicas: 0 }) })).toMatch(/does not name frobnicate/);
   });
 });

@@ -10,6 +10,8 @@
  * reported as such (never started: nothing here can hang).
  */
 import { SbkitError } from '../impl/errors.ts';
+import { runSink } from '../impl/run.ts';
+import { ChoiceScheduler } from './choice-scheduler.ts';
 import { resolveRunConfig, type RunConfig } from '../impl/run-config.ts';
 import type { Update } from '../impl/update.ts';
 import { MAX_ABS_DIFF } from '../impl/update.ts';
@@ -17,6 +19,9 @@ import { MAX_ABS_DIFF } from '../impl/update.ts';
 export interface Corruption {
   /** What the error message must name. */
   readonly names: string;
+  /** Read only while the run goes (a knob function's value, read at mint): the run itself must end
+   * with the typed error, under a scheduler that bounds it (it never hangs the check). */
+  readonly atRun?: true;
   readonly describe: string;
   readonly corrupt: (c: RunConfig) => RunConfig;
 }
@@ -66,6 +71,8 @@ export const CORRUPTIONS: readonly Corruption[] = [
   { names: 'diff', describe: 'an update diff beyond ±(2^52 − 1)', corrupt: (c) => withUpdate(c, (u) => ({ ...u, diff: MAX_ABS_DIFF + 1 })) },
   { names: 'time', describe: 'an update time = intervals', corrupt: (c) => withUpdate(c, (u) => ({ ...u, time: c.intervals })) },
   { names: 'time', describe: 'an update time below the as-of', corrupt: (c) => withUpdate({ ...c, asOf: Math.min(1, c.intervals - 1) }, (u) => ({ ...u, time: Math.min(1, c.intervals - 1) - 1 })) },
+  { names: 'maxBytes', describe: 'a maxBytes function returning -1', atRun: true, corrupt: (c) => ({ ...c, maxBytes: () => -1 }) },
+  { names: 'barrier flag', describe: 'a barrier function returning "yes"', atRun: true, corrupt: (c) => ({ ...c, barrier: () => cast('yes') }) },
 ];
 
 /** The corruption a run tries: from its shape and data, so the same workload tries the same one. */
@@ -75,14 +82,27 @@ export function corruptionFor(c: RunConfig): Corruption {
 }
 
 /** Undefined when the corrupted config is refused as it must be; else why it was not. */
-export function badInputRefused(c: RunConfig, corruption: Corruption = corruptionFor(c)): string | undefined {
+export async function badInputRefused(c: RunConfig, corruption: Corruption = corruptionFor(c)): Promise<string | undefined> {
   const bad = corruption.corrupt(c);
+  if (corruption.atRun === true) {
+    // A fresh, quiet run of the corrupted config under a choice scheduler (its step limit and deadlock
+    // detection bound it); the config's own scheduler, observer and faults belong to the real run.
+    const { scheduler: _s, observer: _o, faults: _f, ...rest } = bad;
+    const scheduler = new ChoiceScheduler([]);
+    const outcome = await scheduler.drive(runSink({ ...rest, scheduler }));
+    if (outcome.kind !== 'threw') return `${corruption.describe}: the run ended ${outcome.kind}, not with a typed error`;
+    return judgeError(corruption, outcome.error);
+  }
   try {
     resolveRunConfig(bad);
   } catch (e) {
-    if (!(e instanceof SbkitError)) return `${corruption.describe}: threw ${e instanceof Error ? e.name : typeof e}, not a typed SbkitError (${String(e)})`;
-    if (!e.message.includes(corruption.names)) return `${corruption.describe}: refused (${e.code}) but the message does not name ${corruption.names}: "${e.message}"`;
-    return undefined;
+    return judgeError(corruption, e);
   }
   return `${corruption.describe}: accepted — the run would have started on it`;
+}
+
+function judgeError(corruption: Corruption, e: unknown): string | undefined {
+  if (!(e instanceof SbkitError)) return `${corruption.describe}: threw ${e instanceof Error ? e.name : typeof e}, not a typed SbkitError (${String(e)})`;
+  if (!e.message.includes(corruption.names)) return `${corruption.describe}: refused (${e.code}) but the message does not name ${corruption.names}: "${e.message}"`;
+  return undefined;
 }

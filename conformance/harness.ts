@@ -92,7 +92,7 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
   const log = scheduler.log;
   const clean = judge(workload, trace, outcome, modelConfigOf(workload, updates, plan !== undefined));
   // Bad input (conformance/bad-input.ts): this run's config with one field corrupted must be refused.
-  const refused = badInputRefused(config);
+  const refused = await badInputRefused(config);
   const judged = refused === undefined ? clean : { ...clean, failures: [...clean.failures, { kind: 'impl-error' as const, check: 'bad-input-refused', why: refused }] };
   const faults: FaultTally =
     plan === undefined
