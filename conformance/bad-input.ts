@@ -72,12 +72,17 @@ export const CORRUPTIONS: readonly Corruption[] = [
   { names: 'time', describe: 'an update time = intervals', corrupt: (c) => withUpdate(c, (u) => ({ ...u, time: c.intervals })) },
   { names: 'time', describe: 'an update time below the as-of', corrupt: (c) => withUpdate({ ...c, asOf: Math.min(1, c.intervals - 1) }, (u) => ({ ...u, time: Math.min(1, c.intervals - 1) - 1 })) },
   { names: 'maxBytes', describe: 'a maxBytes function returning -1', atRun: true, corrupt: (c) => ({ ...c, maxBytes: () => -1 }) },
-  { names: 'barrier flag', describe: 'a barrier function returning "yes"', atRun: true, corrupt: (c) => ({ ...c, barrier: () => cast('yes') }) },
+  // (`off` never reads the flag: the corruption runs its workload as best-effort)
+  { names: 'barrier flag', describe: 'a barrier function returning "yes"', atRun: true, corrupt: (c) => ({ ...c, variant: c.variant === 'off' ? 'best-effort' : c.variant, barrier: () => cast('yes') }) },
 ];
 
 /** The corruption a run tries: from its shape and data, so the same workload tries the same one. */
 export function corruptionFor(c: RunConfig): Corruption {
-  const k = c.updates.length * 7 + c.intervals * 3 + c.replicas + c.workersPerProcess * 5 + c.processes * 11;
+  let k = 2166136261; // FNV-1a over the shape, so every corruption comes up across a budget's workloads
+  const data = c.updates.reduce((n, u) => n + u.time * 31 + u.value.length, 0);
+  for (const x of [c.updates.length, data, c.intervals, c.replicas, c.workersPerProcess, c.processes, c.asOf ?? 0, c.pushChunkUpdates ?? 0]) {
+    k = Math.imul(k ^ x, 16777619) >>> 0;
+  }
   return CORRUPTIONS[k % CORRUPTIONS.length] as Corruption;
 }
 
