@@ -24,7 +24,7 @@ import { BlobClient } from './persist/blob-client.ts';
 import { ShardWriter } from './persist/shard-writer.ts';
 import { loadShardState } from './persist/state.ts';
 import { claimWriter, retireWriter, type WriterRecord } from './persist/writer-registry.ts';
-import { resolveRunConfig, type RunConfig } from './run-config.ts';
+import { resolveRunConfig, sinkSettingsOf, type RunConfig } from './run-config.ts';
 import { TaskGroup } from './runtime/task-group.ts';
 import { Trace } from './runtime/trace.ts';
 import { ReplicaState } from './sink/replica-state.ts';
@@ -76,20 +76,7 @@ export async function runIncarnation(config: IncarnationConfig): Promise<Incarna
   const shard = new ShardWriter({ shardId, consensus, blob, scheduler, metrics, config: run.persist, where, trace, bugs: run.bugs });
   const writerDeps: BatchWriter = { config: run.persist, blob, metrics };
   const state = new ReplicaState(
-    {
-      replica,
-      variant: run.variant,
-      processes: run.processes,
-      workersPerProcess: run.workersPerProcess,
-      intervals: run.intervals,
-      maxBytes: run.maxBytes,
-      barrier: run.barrier,
-      pushChunkUpdates: run.pushChunkUpdates,
-      noData: run.noData,
-      pacing: run.pacing,
-      startLower: upper,
-      restarted: config.restarted,
-    },
+    sinkSettingsOf(run, replica, upper, config.restarted),
     { scheduler, trace, bugs: run.bugs, metrics, spawn: tasks.spawn, shard, writer: writerDeps },
     byWorker,
   );

@@ -10,7 +10,7 @@ import { MemBlob, type Blob } from './persist/blob.ts';
 import { resolvePersistConfig } from './persist/config.ts';
 import { MemConsensus, type Consensus } from './persist/consensus.ts';
 import { passThroughScheduler, type FaultPlan, type Scheduler } from './seams.ts';
-import type { Pacing } from './sink/replica-state.ts';
+import type { Pacing, SinkSettings } from './sink/replica-state.ts';
 import { readMaxBytes, type BarrierKnob, type MaxBytesKnob } from './sink/route.ts';
 import { MAX_ABS_DIFF, loneSurrogateAt, type Update } from './update.ts';
 
@@ -195,4 +195,23 @@ function validateUpdate(u: Update, index: number, ids: Set<number>, intervals: n
   if (!Number.isSafeInteger(u.time) || u.time < asOf || u.time >= intervals) {
     throw new SbkitError('update-outside-description', `update ${u.id} has time ${show(u.time)}, outside [${asOf}, ${intervals}) (asOf, intervals)`);
   }
+}
+
+/** One incarnation's sink settings: the run's, for `replica`, starting at `startLower` (the supervisor
+ * and a replica process both start sinks; they must start the same ones). */
+export function sinkSettingsOf(run: ResolvedRun, replica: number, startLower: number, restarted: boolean): SinkSettings {
+  return {
+    replica,
+    variant: run.variant,
+    processes: run.processes,
+    workersPerProcess: run.workersPerProcess,
+    intervals: run.intervals,
+    maxBytes: run.maxBytes,
+    barrier: run.barrier,
+    pushChunkUpdates: run.pushChunkUpdates,
+    noData: run.noData,
+    pacing: run.pacing,
+    startLower,
+    restarted,
+  };
 }

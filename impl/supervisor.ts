@@ -35,7 +35,7 @@ import { Deferred } from './runtime/deferred.ts';
 import { TaskGroup } from './runtime/task-group.ts';
 import type { Trace } from './runtime/trace.ts';
 import { pointAt } from './runtime/where.ts';
-import type { ResolvedRun } from './run-config.ts';
+import { sinkSettingsOf, type ResolvedRun } from './run-config.ts';
 import type { RunControl, Scheduler } from './seams.ts';
 import { ReplicaState } from './sink/replica-state.ts';
 import { startReplica } from './sink/replica.ts';
@@ -208,20 +208,7 @@ export class Supervisor implements RunControl {
     const shard = new ShardWriter({ shardId, consensus, blob, scheduler, metrics, config: run.persist, where, trace, bugs: run.bugs });
     const writerDeps: BatchWriter = { config: run.persist, blob, metrics };
     const state = new ReplicaState(
-      {
-        replica,
-        variant: run.variant,
-        processes: run.processes,
-        workersPerProcess: run.workersPerProcess,
-        intervals: run.intervals,
-        maxBytes: run.maxBytes,
-        barrier: run.barrier,
-        pushChunkUpdates: run.pushChunkUpdates,
-        noData: run.noData,
-        pacing: run.pacing,
-        startLower: upper,
-        restarted,
-      },
+      sinkSettingsOf(run, replica, upper, restarted),
       { scheduler, trace, bugs: run.bugs, metrics, spawn: tasks.spawn, shard, writer: writerDeps },
       byWorker,
     );
