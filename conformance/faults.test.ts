@@ -4,13 +4,12 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { TraceEvent } from '../vocab/index.ts';
 import { MemBlob } from '../impl/persist/blob.ts';
 import { runSink } from '../impl/run.ts';
 import { ChoiceScheduler } from './choice-scheduler.ts';
 import { FAULT_CODES, SchedulePlan, describeFaults, faultScheduleArb, faultWeights, parseFaultRate } from './faults.ts';
-import { judge, modelConfigOf, runOnce } from './harness.ts';
-import { knobAt, materialize, persistOf, type Workload } from './workload.ts';
+import { judge, modelConfigOf, runConfigOf, runOnce } from './harness.ts';
+import type { Workload } from './workload.ts';
 
 const workload: Workload = {
   variant: 'best-effort',
@@ -89,24 +88,10 @@ async function brokenDeletes(): Promise<ReturnType<typeof judge>> {
       return true; // reports success, deletes nothing
     }
   }
-  const updates = materialize(workload);
-  const trace: TraceEvent[] = [];
   const scheduler = new ChoiceScheduler([], { aborts: [{ step: 25, replica: 1 }] });
-  const run = runSink({
-    variant: workload.variant,
-    replicas: workload.replicas,
-    processes: workload.processes,
-    workersPerProcess: workload.workersPerProcess,
-    intervals: workload.intervals,
-    updates,
-    maxBytes: ({ lower }) => knobAt(workload, lower),
-    persist: persistOf(workload),
-    scheduler,
-    observer: { event: (e) => trace.push(e) },
-    blob: new DeafDeletes(),
-    faults: { decide: () => 'ok' },
-    cleanup: true,
-  });
+  // The harness's own configuration of the workload, on the broken store, with cleanup and no faults.
+  const { config, trace, updates } = runConfigOf(workload, scheduler, undefined, { decide: () => 'ok' });
+  const run = runSink({ ...config, blob: new DeafDeletes() });
   const outcome = await scheduler.drive(run);
   return judge(workload, trace, outcome, modelConfigOf(workload, updates, true));
 }
