@@ -4,7 +4,7 @@
  * `sbkit compare` prints. The only file in explore/ that calls `runSink`.
  */
 import type { TraceEvent } from '../vocab/index.ts';
-import { runSink } from '../impl/run.ts';
+import { runSink, type RunResult } from '../impl/run.ts';
 import { encodedUpdateSize, type Update } from '../impl/update.ts';
 import type { Update as ModelUpdate } from '../model/config.ts';
 import { modelAgreement } from './model-agreement.ts';
@@ -90,22 +90,7 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
   const total = latency.total;
   const write = latency.afterLastReady;
   return {
-    variant: c.variant,
-    threshold: c.threshold,
-    appends: m.appends,
-    partsPerAppend: m.partsPerAppend,
-    batchesPerAppend: m.batchesPerAppend,
-    blobPuts: m.blobPuts,
-    blobBytes: m.blobPutBytes,
-    consensusCommands: m.consensusCommands,
-    stateDiffBytes: m.stateDiffBytes,
-    inlineParts: m.partsInline,
-    hollowParts: m.partsHollow,
-    updatesWritten: m.updatesWritten,
-    updatesAppended: m.updatesAppended,
-    lost: audit.lost,
-    duplicated: audit.duplicated,
-    leakedBlobs: audit.leakedBlobs,
+    ...countFigures(c, m, audit),
     simulatedMs: lastAppendAt,
     meanAppendLatencyMs: latencyCount === 0 ? 0 : latencySum / latencyCount,
     latencyP50Ms: total.p50,
@@ -169,4 +154,30 @@ class BuilderSpread {
       this.handed.set(e.replica, []);
     }
   }
+}
+
+/** What a case's run counted (metrics) and its audit found: the figures every mode reports alike. */
+export function countFigures(
+  c: Case,
+  m: RunResult['metrics'],
+  audit: Pick<RunResult['audit'], 'lost' | 'duplicated' | 'leakedBlobs'>,
+): Pick<Figures, 'variant' | 'threshold' | 'appends' | 'partsPerAppend' | 'batchesPerAppend' | 'blobPuts' | 'blobBytes' | 'consensusCommands' | 'stateDiffBytes' | 'inlineParts' | 'hollowParts' | 'updatesWritten' | 'updatesAppended' | 'lost' | 'duplicated' | 'leakedBlobs'> {
+  return {
+    variant: c.variant,
+    threshold: c.threshold,
+    appends: m.appends,
+    partsPerAppend: m.partsPerAppend,
+    batchesPerAppend: m.batchesPerAppend,
+    blobPuts: m.blobPuts,
+    blobBytes: m.blobPutBytes,
+    consensusCommands: m.consensusCommands,
+    stateDiffBytes: m.stateDiffBytes,
+    inlineParts: m.partsInline,
+    hollowParts: m.partsHollow,
+    updatesWritten: m.updatesWritten,
+    updatesAppended: m.updatesAppended,
+    lost: audit.lost,
+    duplicated: audit.duplicated,
+    leakedBlobs: audit.leakedBlobs,
+  };
 }

@@ -26,7 +26,7 @@ import { loadShardState } from '../impl/persist/state.ts';
 import { runSink } from '../impl/run.ts';
 import type { Scheduler } from '../impl/seams.ts';
 import { casesFor } from './cases.ts';
-import { prepareWorkload, type PreparedWorkload } from './experiment.ts';
+import { countFigures, prepareWorkload, type PreparedWorkload } from './experiment.ts';
 import { latencyStats } from './latency.ts';
 import { modelConfigFor } from './model-agreement.ts';
 import { checkRealTrace } from './real-check.ts';
@@ -173,22 +173,7 @@ export async function runProductionCase(setup: Setup, c: Case, workload: Prepare
     reopened: real || stores.dir !== undefined,
   };
   return {
-    variant: c.variant,
-    threshold: c.threshold,
-    appends: m.appends,
-    partsPerAppend: m.partsPerAppend,
-    batchesPerAppend: m.batchesPerAppend,
-    blobPuts: m.blobPuts,
-    blobBytes: m.blobPutBytes,
-    consensusCommands: m.consensusCommands,
-    stateDiffBytes: m.stateDiffBytes,
-    inlineParts: m.partsInline,
-    hollowParts: m.partsHollow,
-    updatesWritten: m.updatesWritten,
-    updatesAppended: m.updatesAppended,
-    lost: audit.lost,
-    duplicated: audit.duplicated,
-    leakedBlobs: audit.leakedBlobs,
+    ...countFigures(c, m, audit),
     // No virtual time here: the virtual-time figures are not measured (NaN, null in JSON).
     simulatedMs: Number.NaN,
     meanAppendLatencyMs: Number.NaN,
