@@ -12,18 +12,8 @@
  */
 import type { BugName, TraceEvent, Variant } from '../../vocab/index.ts';
 
-/** Everything a replica process needs, passed as JSON in the environment (SBKIT_CRASH_CHILD). */
-export interface ChildConfig {
-  /** A consensus URL (postgres://…, with its table), password included: the environment only. */
-  readonly consensus: string;
-  readonly blobDir: string;
-  readonly shardId: string;
-  readonly replica: number;
-  /** 0 for a replica's first incarnation; its restarts count up. */
-  readonly incarnation: number;
-  /** pg's application_name of every connection: how the supervisor sees this process's sessions. */
-  readonly applicationName: string;
-  readonly traceFile: string;
+/** What every replica process of a crash test runs: the workload, its pace and the bugs switched on. */
+export interface Workload {
   readonly variant: Variant;
   readonly replicas: number;
   readonly processes: number;
@@ -35,7 +25,22 @@ export interface ChildConfig {
   readonly seed: number;
   /** The input advances the frontier at most once per this many ms (a batch interval). */
   readonly intervalMs: number;
+  /** Gallery bugs switched on in every replica process (canaries: the crash test must fail). */
   readonly bugs: readonly BugName[];
+}
+
+/** Everything a replica process needs, passed as JSON in the environment (SBKIT_CRASH_CHILD). */
+export interface ChildConfig extends Workload {
+  /** A consensus URL (postgres://…, with its table), password included: the environment only. */
+  readonly consensus: string;
+  readonly blobDir: string;
+  readonly shardId: string;
+  readonly replica: number;
+  /** 0 for a replica's first incarnation; its restarts count up. */
+  readonly incarnation: number;
+  /** pg's application_name of every connection: how the supervisor sees this process's sessions. */
+  readonly applicationName: string;
+  readonly traceFile: string;
 }
 
 export const CHILD_ENV = 'SBKIT_CRASH_CHILD';

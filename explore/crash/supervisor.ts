@@ -34,7 +34,7 @@ import { Trace } from '../../impl/runtime/trace.ts';
 import { passThroughScheduler } from '../../impl/seams.ts';
 import type { KillPlan } from './plan.ts';
 import type { SessionFence } from './fence.ts';
-import { CHILD_ENV, wallMs, type ChildConfig, type ChildMessage } from './protocol.ts';
+import { CHILD_ENV, wallMs, type ChildConfig, type ChildMessage, type Workload } from './protocol.ts';
 import { readTraceFile, type TimedEvent } from './trace-file.ts';
 import { seals } from './child.ts';
 
@@ -42,20 +42,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const CHILD = path.join(ROOT, 'explore', 'crash', 'child.ts');
 const TSX = pathToFileURL(path.join(ROOT, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 
-export interface Workload {
-  readonly variant: Variant;
-  readonly replicas: number;
-  readonly processes: number;
-  readonly workersPerProcess: number;
-  readonly intervals: number;
-  readonly rows: number;
-  readonly rowBytes: number;
-  readonly threshold: number;
-  readonly seed: number;
-  readonly intervalMs: number;
-  /** Gallery bugs switched on in every replica process (canaries: the crash test must fail). */
-  readonly bugs: readonly BugName[];
-}
+export type { Workload };
 
 export interface SupervisorConfig {
   readonly workload: Workload;
