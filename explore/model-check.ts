@@ -126,8 +126,8 @@ export const CORE_UPDATE_SIZE = 100;
  * them all — with symmetry only one per orbit: worker 0 (the append worker) keeps its count, workers
  * 1…W−1 take the counts in ascending order (renaming them maps every other vector onto one of these).
  * Differences that make state counts incomparable one to one: our model has steps Promela folds
- * (stage, open, finish-begin/-end, hand, mint, append), records the push order, and a best-effort worker
- * with no data does nothing, where Promela's still joins and finishes empty.
+ * (stage, open, finish-begin/-end, hand, mint, append), and a best-effort worker with no data does
+ * nothing, where Promela's still joins and finishes empty.
  */
 export function coreConfigs(
   variant: Variant,

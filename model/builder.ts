@@ -7,8 +7,9 @@
  * `{pending, deliverer, finalized}`, `noteSkip`, skips recorded before the state exists).
  * vocab/PROTOCOL.md, "Best-effort", "Barrier", "Sweep".
  *
- * Abstracted away: Arc/Weak (a reference count), the builder task and its channel (an instance records
- * the updates pushed, in push order; parts are cut from that order when the batch is taken, parts.ts),
+ * Abstracted away: Arc/Weak (a reference count), the builder task and its channel (an instance cuts
+ * parts as updates arrive, keeping only what its future needs: the updates received, the parts cut and
+ * the bytes buffered, parts.ts `Cutting`; the push order itself is not kept),
  * the condition variable of the barrier (waiting is "FINISH_END not yet enabled"), the description check
  * ("conflicting descriptions": one description per id by construction), blob writes.
  *
@@ -25,11 +26,12 @@
 import { assertEvent, assign, setup } from 'xstate';
 import type { UpdateId } from '../vocab/index.ts';
 import { runner } from './local.ts';
+import { NOTHING_CUT, cutMore, type Cutting } from './parts.ts';
 
 /** One builder instance (one shared batch in the making) of an entry. */
 export interface InstanceRecord {
-  /** Updates pushed, in push order (the order the builder cuts parts in). */
-  readonly pushed: readonly UpdateId[];
+  /** What the updates pushed so far were cut into (parts are cut in push order, as they arrive). */
+  readonly cut: Cutting;
   /** Handles that joined this instance (builder() calls that returned it). */
   readonly handles: number;
   /** The worker bound to receive the batch, once decided. */
@@ -44,6 +46,8 @@ export interface BuilderInput {
   readonly barrier: boolean;
   /** Barrier participants: the workers of the process. */
   readonly participants: number;
+  /** Persist's `blob_target_size`: where the builder cuts parts. */
+  readonly blobTargetSize: number;
 }
 
 export interface BuilderContext extends BuilderInput {
@@ -58,7 +62,7 @@ export interface BuilderContext extends BuilderInput {
 
 export type BuilderEvent =
   | { readonly type: 'OPEN' }
-  | { readonly type: 'PUSH'; readonly updates: readonly UpdateId[] }
+  | { readonly type: 'PUSH'; readonly updates: readonly UpdateId[]; readonly sizes: ReadonlyMap<UpdateId, number> }
   | { readonly type: 'FINISH_BEGIN'; readonly worker: number }
   | { readonly type: 'FINISH_END'; readonly worker: number; readonly instance: number }
   | { readonly type: 'SKIP' }
@@ -106,7 +110,7 @@ export const builderMachine = setup({
       pending: context.participants - context.earlySkips,
       deliverer: null,
       earlySkips: 0,
-      instances: [...context.instances, { pushed: [], handles: 1, receiver: null, receipts: 0, toNobody: false }],
+      instances: [...context.instances, { cut: NOTHING_CUT, handles: 1, receiver: null, receipts: 0, toNobody: false }],
     })),
     addRef: assign(({ context }) => ({
       refs: context.refs + 1,
@@ -114,7 +118,8 @@ export const builderMachine = setup({
     })),
     appendChunk: assign(({ context, event }) => {
       assertEvent(event, 'PUSH');
-      return { instances: withCurrent(context, { pushed: [...current(context).pushed, ...event.updates] }) };
+      const cut = cutMore(current(context).cut, event.updates, event.sizes, context.blobTargetSize);
+      return { instances: withCurrent(context, { cut }) };
     }),
     // best-effort finish: drop this handle's reference; the last one binds the receiver.
     dropRef: assign({ refs: ({ context }) => context.refs - 1 }),

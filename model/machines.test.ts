@@ -72,7 +72,7 @@ const handleEvents: HandleEvent[] = [
 
 const builderEvents: BuilderEvent[] = [
   { type: 'OPEN' },
-  { type: 'PUSH', updates: [1] },
+  { type: 'PUSH', updates: [1], sizes: new Map([[1, 10]]) },
   { type: 'FINISH_BEGIN', worker: 0 },
   { type: 'FINISH_BEGIN', worker: 1 },
   { type: 'FINISH_END', worker: 0, instance: 0 },
@@ -85,7 +85,7 @@ const builderEvents: BuilderEvent[] = [
 const builderBound = (c: BuilderContext, e: EventObject): boolean => {
   const cur = c.instances[c.instances.length - 1];
   if (e.type === 'OPEN') return c.refs < 2 && c.instances.length < 2 && (cur?.handles ?? 0) < 3;
-  if (e.type === 'PUSH') return (cur?.pushed.length ?? 0) < 1;
+  if (e.type === 'PUSH') return (cur?.cut.updates.length ?? 0) < 1;
   if (e.type === 'SWEEP_HOLD') return c.refs < 3;
   if (e.type === 'FINISH_END') return c.instances.every((i) => i.receipts < 1);
   return true;
@@ -135,8 +135,8 @@ const explorations: Exploration[] = [
     name: 'builder',
     machine: builderMachine,
     inputs: [
-      { barrier: false, participants: 2 },
-      { barrier: true, participants: 2 },
+      { barrier: false, participants: 2, blobTargetSize: 64 },
+      { barrier: true, participants: 2, blobTargetSize: 64 },
     ],
     events: builderEvents,
     bound: builderBound as never,

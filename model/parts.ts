@@ -15,6 +15,49 @@ export interface Batch {
 }
 
 /**
+ * A batch being cut, as much as its future needs: the updates received (ascending, a multiset), the
+ * payload bytes of each part cut so far (in cut order) and the bytes buffered for the next part (`null`:
+ * nothing buffered). Which update went into which part, and the order they came in, decide nothing later:
+ * two builders that received the same updates in different orders and cut the same parts are one state.
+ */
+export interface Cutting {
+  readonly updates: readonly UpdateId[];
+  readonly partBytes: readonly number[];
+  readonly buffered: number | null;
+}
+
+export const NOTHING_CUT: Cutting = { updates: [], partBytes: [], buffered: null };
+
+/**
+ * Receives more updates, in order: after each update, a buffer whose payload bytes reach
+ * `blobTargetSize` becomes a part.
+ */
+export function cutMore(
+  from: Cutting,
+  order: readonly UpdateId[],
+  sizes: ReadonlyMap<UpdateId, number>,
+  blobTargetSize: number,
+): Cutting {
+  if (order.length === 0) return from;
+  const partBytes = [...from.partBytes];
+  let buffered = from.buffered;
+  for (const id of order) {
+    buffered = (buffered ?? 0) + (sizes.get(id) ?? 0);
+    if (buffered >= blobTargetSize) {
+      partBytes.push(buffered);
+      buffered = null;
+    }
+  }
+  return { updates: [...from.updates, ...order].sort((a, b) => a - b), partBytes, buffered };
+}
+
+/** The batch a finish takes from `cut`: a non-empty buffer is the last part; `null` when nothing was received. */
+export function takeBatch(cut: Cutting): Batch | null {
+  if (cut.updates.length === 0) return null;
+  return { updates: cut.updates, partBytes: cut.buffered === null ? cut.partBytes : [...cut.partBytes, cut.buffered] };
+}
+
+/**
  * Cuts updates, in the order a builder receives them, into parts: after each update, a buffer whose
  * payload bytes reach `blobTargetSize` becomes a part; a non-empty buffer at finish is the last part.
  */
@@ -23,20 +66,7 @@ export function cutParts(
   sizes: ReadonlyMap<UpdateId, number>,
   persist: PersistConfig,
 ): readonly number[] {
-  const parts: number[] = [];
-  let buffered = 0;
-  let count = 0;
-  for (const id of order) {
-    buffered += sizes.get(id) ?? 0;
-    count += 1;
-    if (buffered >= persist.blobTargetSize) {
-      parts.push(buffered);
-      buffered = 0;
-      count = 0;
-    }
-  }
-  if (count > 0) parts.push(buffered);
-  return parts;
+  return takeBatch(cutMore(NOTHING_CUT, order, sizes, persist.blobTargetSize))?.partBytes ?? [];
 }
 
 /** Builds the batch a builder finishes after receiving `order`; `null` when nothing was received. */
@@ -45,8 +75,7 @@ export function buildBatch(
   sizes: ReadonlyMap<UpdateId, number>,
   persist: PersistConfig,
 ): Batch | null {
-  if (order.length === 0) return null;
-  return { updates: [...order].sort((a, b) => a - b), partBytes: cutParts(order, sizes, persist) };
+  return takeBatch(cutMore(NOTHING_CUT, order, sizes, persist.blobTargetSize));
 }
 
 const isInline = (bytes: number, persist: PersistConfig): boolean => bytes < persist.inlineSingleMaxBytes;

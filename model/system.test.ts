@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../vocab/index.ts';
 import { ConfigError, validateConfig, type ModelConfig } from './config.ts';
-import { buildBatch, commitParts, cutParts, needsFlush } from './parts.ts';
+import { NOTHING_CUT, buildBatch, commitParts, cutMore, cutParts, needsFlush, takeBatch } from './parts.ts';
 import { enabledActions, firstDifference, initialState, isFinal, isSealed, serialize, step, successors } from './system.ts';
 import { config, Driver, ev, persist, randomWalk, rng, tiny, u, wide } from './test-support/driver.ts';
 
@@ -56,6 +56,25 @@ describe('parts (one rule for shared and own batches)', () => {
     expect(cutParts([3, 1, 2], sizes, persist)).toEqual([80]);
     expect(cutParts([4], sizes, persist)).toEqual([64]);
     expect(cutParts([], sizes, persist)).toEqual([]);
+  });
+  it('cutting as updates arrive, in any chunks, builds the batch cutting all at once builds', () => {
+    const pick = rng(17);
+    for (let trial = 0; trial < 200; trial++) {
+      const order = Array.from({ length: pick(7) }, () => 1 + pick(4));
+      let cut = NOTHING_CUT;
+      for (let i = 0; i < order.length; ) {
+        const n = 1 + pick(order.length - i);
+        cut = cutMore(cut, order.slice(i, i + n), sizes, persist.blobTargetSize);
+        i += n;
+      }
+      expect(takeBatch(cut)).toEqual(buildBatch(order, sizes, persist));
+    }
+  });
+  it('keeps no push order: orders that cut the same parts are one state, others are not', () => {
+    // 10 + 30 buffered either way
+    expect(cutMore(NOTHING_CUT, [3, 1], sizes, 64)).toEqual(cutMore(NOTHING_CUT, [1, 3], sizes, 64));
+    // [64] then 30 + 40 = [64, 70]; 30 + 40 then 64 = [70, 64]: parts in cut order differ
+    expect(cutMore(NOTHING_CUT, [4, 1, 2], sizes, 64)).not.toEqual(cutMore(NOTHING_CUT, [1, 2, 4], sizes, 64));
   });
   it('inline iff below inlineSingleMaxBytes; nothing received → no batch', () => {
     expect(buildBatch([1, 2, 3], sizes, persist)).toEqual({ updates: [1, 2, 3], partBytes: [70, 10] });

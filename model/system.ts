@@ -23,7 +23,7 @@ import { knobValue, mintChoices, processOf, sizeIndex, validateConfig, workersPe
 import { handle, type HandleContext } from './handle.ts';
 import { isIn, pathOf, type Local } from './local.ts';
 import { mint } from './mint.ts';
-import { buildBatch, inlineBytesOf, inlineParts, partsNow, summarize, type Batch } from './parts.ts';
+import { buildBatch, inlineBytesOf, inlineParts, partsNow, summarize, takeBatch, type Batch } from './parts.ts';
 import type { History, Registry, ReplicaState, SystemState } from './state.ts';
 import { sweep } from './sweep.ts';
 import { worker, type WorkerContext } from './worker.ts';
@@ -208,7 +208,7 @@ function workerPhase(site: WorkerSite): string {
 
 /** The registry entry for a description: the live or dead one, or a fresh one in the description's mode. */
 function builderOf(cfg: ModelConfig, reg: Registry, desc: Description): Local<BuilderContext> {
-  return reg.builders[desc.sharedId] ?? builder.start({ barrier: desc.barrier, participants: cfg.workersPerProcess });
+  return reg.builders[desc.sharedId] ?? builder.start({ barrier: desc.barrier, participants: cfg.workersPerProcess, blobTargetSize: cfg.persist.blobTargetSize });
 }
 
 const ids = (reg: Registry, keep: (path: string) => boolean): readonly SharedId[] =>
@@ -595,7 +595,7 @@ function push(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
         `[${staged.join(', ')}] after ${pushed} pushed`,
     );
   }
-  const b = builder.fire(site.b, { type: 'PUSH', updates });
+  const b = builder.fire(site.b, { type: 'PUSH', updates, sizes: sizesOf(cfg) });
   if (b === null) return fail(`builder ${site.desc.sharedId} of process ${site.p} is not live`);
   return ok(
     { kind: 'push', replica: site.r, process: site.p, worker: site.w, sharedId: site.desc.sharedId, updates },
@@ -636,7 +636,7 @@ function finishEnd(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { ki
   }
   const record = b.context.instances[instance];
   const batch: Batch | null =
-    record !== undefined && record.receiver === site.w ? buildBatch(record.pushed, sizesOf(cfg), cfg.persist) : null;
+    record !== undefined && record.receiver === site.w ? takeBatch(record.cut) : null;
   const h = handle.fire(site.h, { type: 'FINISH_END', released: true, batch }) as Local<HandleContext>;
   const wk = worker.fire(site.wk, { type: 'FINISH_END', batch }) as Local<WorkerContext>;
   return ok(
@@ -812,8 +812,8 @@ export function builderViewsOf(rep: ReplicaState, replica: number): BuilderView[
           instance,
           handles: rec.handles,
           receivers: rec.receipts,
-          updates: rec.pushed,
-          deliveredToNobody: rec.toNobody && rec.pushed.length > 0,
+          updates: rec.cut.updates,
+          deliveredToNobody: rec.toNobody && rec.cut.updates.length > 0,
         }),
       ),
     ),
@@ -835,7 +835,7 @@ function leakUnits(rep: ReplicaState): number {
   }
   for (const reg of rep.registries) {
     for (const b of reg.builders) {
-      for (const rec of b?.context.instances ?? []) if (rec.pushed.length > 0 && rec.receipts === 0 && !rec.toNobody) n += 1;
+      for (const rec of b?.context.instances ?? []) if (rec.cut.updates.length > 0 && rec.receipts === 0 && !rec.toNobody) n += 1;
     }
   }
   return n;

@@ -65,7 +65,7 @@ const builderView = record({
   instance: opaque,
   handles: opaque,
   receivers: opaque,
-  updates: ids,
+  updates: idSet,
   deliveredToNobody: opaque,
 });
 
@@ -93,11 +93,12 @@ export const COMPONENT_SHAPES: { readonly [K in SlotKind]: Shape } = {
     local({
       barrier: opaque,
       participants: opaque,
+      blobTargetSize: opaque,
       refs: opaque,
       pending: opaque,
       deliverer: worker,
       earlySkips: opaque,
-      instances: list(record({ pushed: ids, handles: opaque, receiver: worker, receipts: opaque, toNobody: opaque })),
+      instances: list(record({ cut: record({ updates: idSet, partBytes: opaque, buffered: opaque }), handles: opaque, receiver: worker, receipts: opaque, toNobody: opaque })),
     }),
   ),
   shard: opaque,
