@@ -56,7 +56,8 @@ interface Measured {
 const has = (cmd: string): boolean => spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).status === 0;
 
 /** Runs `cmd` under /usr/bin/time (when present): wall seconds and peak RSS. */
-function timed(cmd: string, args: readonly string[], cwd: string): { stdout: string; status: number | null; seconds: number; rssMiB: number | null } {
+function timed(cmd: string, args: readonly string[], cwd: string): { stdout: string; stderr: string; status: number | null; seconds: number; rssMiB: number | null } {
+  mkdirSync(BUILD, { recursive: true }); // our side runs first: on a fresh clone scratch/spin/ is not there yet
   const timeFile = join(BUILD, 'time.txt');
   const useTime = existsSync('/usr/bin/time');
   const started = performance.now();
@@ -72,7 +73,7 @@ function timed(cmd: string, args: readonly string[], cwd: string): { stdout: str
     rssMiB = Number(kb) / 1024;
     rmSync(timeFile);
   }
-  return { stdout: r.stdout ?? '', status: r.status, seconds, rssMiB };
+  return { stdout: r.stdout ?? '', stderr: r.stderr ?? '', status: r.status, seconds, rssMiB };
 }
 
 function ours(args: Args, variant: string): Measured {
@@ -81,6 +82,9 @@ function ours(args: Args, variant: string): Measured {
     [join(ROOT, 'bin', 'sbkit.js'), 'model', '--check', '--core', '--workers', String(args.workers), '--parts', String(args.parts), '--variant', variant, '--max-seconds', String(args.maxSeconds), '--json'],
     ROOT,
   );
+  if (!r.stdout.trim().startsWith('{')) {
+    throw new Error(`bench:spin: sbkit model --check --core printed no JSON (exit ${r.status}): ${r.stderr.trim().split('\n').slice(-5).join(' | ')}`);
+  }
   const json = JSON.parse(r.stdout) as { variants: { states: number; complete: boolean; figures: { reduction: string; stopped: string | null; configs: number } }[] };
   const v = json.variants[0];
   return {
