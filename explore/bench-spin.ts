@@ -153,7 +153,8 @@ function bench(args: Args): void {
     if (b !== null) {
       ratios.push(
         a.complete
-          ? `${variant}: sbkit takes ${fixed(a.seconds / b.seconds, 2)}× SPIN's wall time (${fixed(a.seconds, 2)} s vs ${fixed(b.seconds, 2)} s)`
+          ? `${variant}: sbkit takes ${fixed(a.seconds / b.seconds, 2)}× SPIN's wall time (${fixed(a.seconds, 2)} s vs ${fixed(b.seconds, 2)} s` +
+            (a.seconds < b.seconds ? `: ${fixed(b.seconds / a.seconds, 1)}× faster)` : ')')
           : `${variant}: sbkit did not complete within --max-seconds ${args.maxSeconds} (SPIN: ${fixed(b.seconds, 2)} s)`,
       );
     }
