@@ -30,6 +30,7 @@ export const BUG_VARIANTS: Readonly<Record<BugName, readonly Variant[]>> = {
   'mismatch-delete-error-swallowed': ['off', 'best-effort', 'barrier'],
   'barrier-flag-read-per-worker': ['best-effort', 'barrier'],
   'empty-finish-hands-nothing': ['best-effort', 'barrier'],
+  'stale-hand-appended': ['off', 'best-effort', 'barrier'],
 };
 
 export interface CheckOptions {

@@ -116,7 +116,7 @@ describe('the read-set table is checked on every cache miss', () => {
 
   it('a read set that is too small throws instead of memoizing', () => {
     // push without its handle and builder: only what stage reads
-    const rules = { ...EVENT_RULES, push: { reads: (e: TraceEvent, L: Layout) => [L.mint(e.replica), L.worker(e.replica, 'worker' in e ? e.worker : 0)] } };
+    const rules = { ...EVENT_RULES, push: { reads: (e: TraceEvent, L: Layout) => [L.mint(e.replica), L.superseded(e.replica), L.worker(e.replica, 'worker' in e ? e.worker : 0)] } };
     expect(() => searchPacked(cfg, { maxStates: 1000 }, new Engine(cfg, [], { eventRules: rules }))).toThrow(ReadSetError);
     expect(() => searchPacked(cfg, { maxStates: 1000 }, new Engine(cfg, [], { eventRules: rules }))).toThrow(/r0\.handles\[\d\]|r0\.p0\.builders\[0\]/);
   });
