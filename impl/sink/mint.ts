@@ -44,6 +44,9 @@ export async function runMint(r: ReplicaState): Promise<void> {
       mintOne(r);
       continue;
     }
+    // SUBTLE: register before the read: a change while the read awaits (the append ending the
+    // description, another writer moving the shard) must wake this task, not be lost (Notify keeps no permit).
+    const woken = Promise.race([r.changed.register(), r.deps.shardMoved.register()]);
     if (mayPoll(r)) {
       const { upper } = await r.deps.shard.fetchState();
       // SUBTLE: the read and the mint are one step (no point between them), so `upper` is still the
@@ -53,7 +56,7 @@ export async function runMint(r: ReplicaState): Promise<void> {
         continue;
       }
     }
-    await Promise.race([r.changed.register(), r.deps.shardMoved.register()]);
+    await woken;
   }
 }
 
