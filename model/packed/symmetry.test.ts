@@ -157,6 +157,9 @@ const verdicts = (r: PackedSearchResult) => ({
   complete: r.complete,
 });
 
+/** Two replicas × 1 worker over 2 intervals: replicas overtake each other and supersede. */
+const supersede = config({ variant: 'off', replicas: 2, workersPerProcess: 1, intervals: 2, updates: [u(0, 0, 0, 5), u(1, 1, 0, 5)], knobs: { maxBytesByLower: [1000], barrierByDesired: [false] } });
+
 describe('the symmetric search keeps verdicts, witnesses and shortest counterexample lengths', () => {
   const cases: [string, ModelConfig][] = [
     ['best-effort, 3 workers', alternating('best-effort', 3)],
@@ -168,6 +171,7 @@ describe('the symmetric search keeps verdicts, witnesses and shortest counterexa
     ['2 intervals', alternating('best-effort', 2, { intervals: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 100), u(2, 1, 0, 100), u(3, 1, 1, 10)] })],
     ['faults, 3 workers', alternating('best-effort', 3, { maxBytesChoices: [1000], updates: [u(0, 0, 0, 10), u(1, 0, 1, 10), u(2, 0, 2, 10)], faults: { aborts: 1, indeterminate: 0, cleanup: false } })],
     ['faults, 2 replicas', { ...twoReplicas('best-effort'), faults: { aborts: 1, indeterminate: 1, cleanup: true } }],
+    ['supersede, 2 replicas, 2 intervals', supersede],
   ];
   it.each(cases)('%s', (_name, cfg) => {
     const full = searchPacked(cfg, { maxStates: 1_000_000, properties });
@@ -208,6 +212,8 @@ describe('the partial-order reduction keeps every final state and every verdict'
     ['no data: finish, barrier', config({ variant: 'barrier', workersPerProcess: 3, noData: 'finish', updates: [u(0, 0, 0, 10)], maxBytesChoices: [0, 1000] })],
     ['faults', { ...config({ variant: 'best-effort' }), faults: { aborts: 1, indeterminate: 1, cleanup: true } }],
     ['faults, the indeterminate-as-mismatch bug', { ...config({ variant: 'best-effort' }), faults: { aborts: 0, indeterminate: 1, cleanup: false }, bugs: { indeterminateAsMismatch: true } }],
+    // supersede: a stage is not confluent with two replicas (a supersede can turn it into `superseded`)
+    ['supersede, 2 replicas, 2 intervals', supersede],
   ];
   it.each(cases)('%s', (_name, cfg) => {
     const finals = (por: boolean) => {
