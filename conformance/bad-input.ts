@@ -48,6 +48,7 @@ export const CORRUPTIONS: readonly Corruption[] = [
   { names: 'pushChunkUpdates', describe: 'pushChunkUpdates 0', corrupt: (c) => ({ ...c, pushChunkUpdates: 0 }) },
   { names: 'pacing', describe: 'pacing "fast"', corrupt: (c) => ({ ...c, pacing: cast('fast') }) },
   { names: 'noData', describe: 'noData "maybe"', corrupt: (c) => ({ ...c, noData: cast('maybe') }) },
+  { names: 'sink', describe: 'sink "v3"', corrupt: (c) => ({ ...c, sink: cast('v3') }) },
   { names: 'maxRestarts', describe: 'maxRestarts -1', corrupt: (c) => ({ ...c, maxRestarts: -1 }) },
   { names: 'shardId', describe: 'shardId "a b"', corrupt: (c) => ({ ...c, shardId: 'a b' }) },
   { names: 'persist.blobTargetSize', describe: 'persist.blobTargetSize 0', corrupt: (c) => ({ ...c, persist: { ...c.persist, blobTargetSize: 0 } }) },
@@ -73,7 +74,7 @@ export const CORRUPTIONS: readonly Corruption[] = [
   { names: 'time', describe: 'an update time below the as-of', corrupt: (c) => withUpdate({ ...c, asOf: Math.min(1, c.intervals - 1) }, (u) => ({ ...u, time: Math.min(1, c.intervals - 1) - 1 })) },
   { names: 'maxBytes', describe: 'a maxBytes function returning -1', atRun: true, corrupt: (c) => ({ ...c, maxBytes: () => -1 }) },
   // (`off` never reads the flag: the corruption runs its workload as best-effort)
-  { names: 'barrier flag', describe: 'a barrier function returning "yes"', atRun: true, corrupt: (c) => ({ ...c, variant: c.variant === 'off' ? 'best-effort' : c.variant, barrier: () => cast('yes') }) },
+  { names: 'barrier flag', describe: 'a barrier function returning "yes"', atRun: true, corrupt: (c) => ({ ...c, variant: c.variant === 'off' ? 'best-effort' : c.variant, sink: 'v2', barrier: () => cast('yes') }) },
 ];
 
 /** The corruption a run tries: from its shape and data, so the same workload tries the same one. */

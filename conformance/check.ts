@@ -30,6 +30,7 @@ export const BUG_VARIANTS: Readonly<Record<BugName, readonly Variant[]>> = {
   'mismatch-delete-error-swallowed': ['off', 'best-effort', 'barrier'],
   'barrier-flag-read-per-worker': ['best-effort', 'barrier'],
   'empty-finish-hands-nothing': ['best-effort', 'barrier'],
+  'stale-hand-appended': ['off', 'best-effort', 'barrier'],
 };
 
 export interface CheckOptions {
@@ -151,7 +152,7 @@ export function describeWorkload(w: Workload): string {
     `${w.variant}, ${w.replicas} replica(s) × ${w.processes} process(es) × ${w.workersPerProcess} worker(s), ${w.intervals} interval(s)` +
     `${w.asOf === 0 ? '' : `, as-of ${w.asOf}`}; knob by lower ${JSON.stringify(w.knob)}` +
     `${w.variant === 'off' ? '' : `; barrier flag by desired frontier ${w.barrierFlags.map((b) => (b ? 'on' : 'off')).join(',')}`}; loads ${loads}; ` +
-    `blobTarget ${w.blobTargetSize}, inlineSingleMax ${w.inlineSingleMaxBytes}, inlineTotalMax ${w.inlineTotalMaxBytes}, pushChunk ${w.pushChunkUpdates}, pacing ${w.pacing}, noData ${w.noData}`
+    `blobTarget ${w.blobTargetSize}, inlineSingleMax ${w.inlineSingleMaxBytes}, inlineTotalMax ${w.inlineTotalMaxBytes}, pushChunk ${w.pushChunkUpdates}, pacing ${w.pacing}, noData ${w.noData}, sink ${w.sink}`
   );
 }
 

@@ -31,7 +31,7 @@ const workload: Workload = {
   inlineTotalMaxBytes: 1024 * 1024,
   pushChunkUpdates: 256,
   pacing: 'lockstep',
-  noData: 'skip',
+  noData: 'skip', sink: 'v2',
 };
 
 describe('the fault schedule', () => {

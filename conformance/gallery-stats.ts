@@ -11,6 +11,8 @@ import type { Strategy } from './schedule.ts';
 
 const SEEDS = Number(process.env['SBKIT_SEEDS'] ?? 20);
 const STRATEGIES = (process.env['SBKIT_STRATEGIES'] ?? 'mixed').split(',') as Strategy[];
+/** `SBKIT_BUGS=a,b`: only these gallery bugs (default all). */
+const BUGS = process.env['SBKIT_BUGS'] === undefined ? BUG_NAMES : BUG_NAMES.filter((b) => (process.env['SBKIT_BUGS'] ?? '').split(',').includes(b));
 
 function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -21,7 +23,7 @@ function median(xs: number[]): number {
 async function gallery(strategy: Strategy): Promise<void> {
   console.log(`\ngallery, strategy ${strategy}: ${SEEDS} seeds per bug; runs and ms until the first failure, shrunk counterexample length`);
   console.log('  bug                                  found  runs med/worst   ms med/worst   events med/worst   to divergence');
-  for (const bug of BUG_NAMES) {
+  for (const bug of BUGS) {
     const runs: number[] = [];
     const ms: number[] = [];
     const events: number[] = [];

@@ -29,7 +29,7 @@ const base: Workload = {
   inlineTotalMaxBytes: 1024 * 1024,
   pushChunkUpdates: 256,
   pacing: 'lockstep',
-  noData: 'skip',
+  noData: 'skip', sink: 'v2',
 };
 
 async function passing() {

@@ -68,7 +68,8 @@ export function modelConfigOf(w: Workload, updates: readonly Update[] = material
   const workers = w.processes * w.workersPerProcess;
   return {
     ...(faults ? { faults: REPLAY_FAULTS } : {}),
-    variant: w.variant,
+    // The async sink (v1) never shares: to the model it is the variant off.
+    variant: w.sink === 'v1' ? 'off' : w.variant,
     replicas: w.replicas,
     processes: w.processes,
     workersPerProcess: w.workersPerProcess,
@@ -149,6 +150,7 @@ export function runConfigOf(
     persist: persistOf(workload),
     pushChunkUpdates: workload.pushChunkUpdates,
     noData: workload.noData,
+    sink: workload.sink,
     pacing: workload.pacing,
     bugs: bug === undefined ? [] : [bug],
     scheduler,

@@ -11,7 +11,7 @@
 import type { BugName } from '../vocab/index.ts';
 import { runOnce, type RunReport } from './harness.ts';
 import { PCT_HORIZON, type Schedule } from './schedule.ts';
-import { DEFAULT_NO_DATA, INLINE_SINGLE_MAX, THRESHOLD, type LoadClass, type Workload } from './workload.ts';
+import { DEFAULT_NO_DATA, DEFAULT_SINK, INLINE_SINGLE_MAX, THRESHOLD, type LoadClass, type Workload } from './workload.ts';
 
 interface Candidate {
   readonly workload: Workload;
@@ -96,6 +96,7 @@ function* candidates({ workload: w, schedule: s }: Candidate): Generator<Candida
   if (w.inlineSingleMaxBytes !== INLINE_SINGLE_MAX) yield same({ ...w, inlineSingleMaxBytes: INLINE_SINGLE_MAX });
   if (w.pacing !== 'lockstep') yield same({ ...w, pacing: 'lockstep' });
   if (w.noData !== DEFAULT_NO_DATA) yield same({ ...w, noData: DEFAULT_NO_DATA });
+  if (w.sink !== DEFAULT_SINK) yield same({ ...w, sink: DEFAULT_SINK });
   if (w.pushChunkUpdates !== 256) yield same({ ...w, pushChunkUpdates: 256 });
   if (w.blobTargetSize !== 128 * 1024 * 1024) yield same({ ...w, blobTargetSize: 128 * 1024 * 1024 });
   if (w.inlineTotalMaxBytes !== 1024 * 1024) yield same({ ...w, inlineTotalMaxBytes: 1024 * 1024 });

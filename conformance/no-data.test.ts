@@ -34,7 +34,7 @@ const finish: Workload = {
   inlineTotalMaxBytes: 1024 * 1024,
   pushChunkUpdates: 256,
   pacing: 'lockstep',
-  noData: 'finish',
+  noData: 'finish', sink: 'v2',
 };
 
 const clean: DriveOutcome<RunResult> = {

@@ -22,7 +22,12 @@
  * - `barrier-flag-flip`: one replica minted descriptions with the barrier flag on and off;
  * - `empty-finish`: a worker with no data opened a handle and finished it empty (no-data policy
  *   `finish`, route `empty`); `empty-finish-receives`: such a finish returned the shared batch (it held
- *   the last reference, or was the barrier's deliverer) and the worker handed it. Neither exists in `off`.
+ *   the last reference, or was the barrier's deliverer) and the worker handed it. Neither exists in `off`;
+ * - `supersede`: a replica minted while its live description was not appended yet (another replica moved
+ *   the shard past its lower: the mint followed the persist frontier); `skip-on-supersede`: a worker
+ *   that had not staged a description when a newer one came skipped it (`superseded`);
+ *   `supersede-skip-reported`: under the barrier it reported that as a skip (barrier only);
+ *   `stale-deleted`: the append worker deleted batches handed for a superseded description.
  */
 import type { TraceEvent } from '../vocab/index.ts';
 import type { Workload } from './workload.ts';
@@ -45,6 +50,10 @@ export const LIMITS = [
   'barrier-flag-flip',
   'empty-finish',
   'empty-finish-receives',
+  'supersede',
+  'skip-on-supersede',
+  'supersede-skip-reported',
+  'stale-deleted',
 ] as const;
 export type Limit = (typeof LIMITS)[number];
 
@@ -64,10 +73,14 @@ export function limitsReached(trace: readonly TraceEvent[], w: Workload): Set<Li
   const flags = new Map<number, Set<boolean>>();
   const knob = new Map<number, number>(); // replica → the live description's knob
   const empty = new Set<string>(); // replica/worker of workers whose live description routed empty
+  const live = new Map<number, number>(); // replica → its live description's shared id, until appended
+  const skipping = new Set<string>(); // replica/worker/id of workers that skip a superseded description
   let inlineState = 0;
   for (const e of trace) {
     switch (e.kind) {
       case 'mint': {
+        if (live.has(e.replica)) reached.add('supersede');
+        live.set(e.replica, e.desc.sharedId);
         handedInline.set(e.replica, 0);
         knob.set(e.replica, e.desc.maxBytes);
         const seen = flags.get(e.replica) ?? new Set<boolean>();
@@ -90,7 +103,21 @@ export function limitsReached(trace: readonly TraceEvent[], w: Workload): Set<Li
         e.received?.partBytes.forEach(part);
         if (e.received !== null && empty.has(`${e.replica}/${e.worker}`)) reached.add('empty-finish-receives');
         break;
+      case 'superseded':
+        reached.add('skip-on-supersede');
+        skipping.add(`${e.replica}/${e.worker}/${e.sharedId}`);
+        break;
+      case 'skip':
+        if (skipping.has(`${e.replica}/${e.worker}/${e.sharedId}`)) reached.add('supersede-skip-reported');
+        break;
+      case 'delete':
+        if (e.reason === 'stale' && e.batches > 0) reached.add('stale-deleted');
+        break;
+      case 'abort':
+        live.delete(e.replica);
+        break;
       case 'hand': {
+        if (e.sharedId !== live.get(e.replica)) break; // a superseded description's: deleted, never appended
         let inline = 0;
         for (const b of e.batches) for (const bytes of b.partBytes) if (bytes < single) inline += bytes;
         handedInline.set(e.replica, (handedInline.get(e.replica) ?? 0) + inline);
@@ -105,6 +132,7 @@ export function limitsReached(trace: readonly TraceEvent[], w: Workload): Set<Li
         break;
       }
       case 'append':
+        live.delete(e.replica);
         if (e.result.ok && e.parts.inline > 0) {
           inlineState += handedInline.get(e.replica) ?? 0;
           if (inlineState === total - 1) reached.add('inline-total−1');

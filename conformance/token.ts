@@ -6,8 +6,8 @@
 import { BUG_NAMES, VARIANTS, type BugName } from '../vocab/index.ts';
 import type { Schedule } from './schedule.ts';
 import { FAULT_CODES, type FaultSchedule } from './faults.ts';
-import { NO_DATA_POLICIES } from '../vocab/index.ts';
-import { DEFAULT_NO_DATA, INLINE_SINGLE_MAX, LOAD_CLASSES, type LoadClass, type Workload } from './workload.ts';
+import { NO_DATA_POLICIES, SINK_VERSIONS } from '../vocab/index.ts';
+import { DEFAULT_NO_DATA, DEFAULT_SINK, INLINE_SINGLE_MAX, LOAD_CLASSES, type LoadClass, type Workload } from './workload.ts';
 
 export interface Counterexample {
   readonly workload: Workload;
@@ -33,6 +33,7 @@ export function encodeToken(c: Counterexample): string {
     l: w.loads.map((row) => row.map((l) => LOAD_CLASSES.indexOf(l)).join('')),
     p: w.pacing,
     ...(w.noData === DEFAULT_NO_DATA ? {} : { n: w.noData }),
+    ...(w.sink === DEFAULT_SINK ? {} : { sk: w.sink }),
     c: c.schedule.choices,
     z: c.schedule.starve.map((a) => [a.replica, a.worker]),
     ...(c.schedule.pct === undefined ? {} : { q: c.schedule.pct.priorities, x: c.schedule.pct.changes }),
@@ -89,6 +90,7 @@ export function decodeToken(token: string): Counterexample {
   if (!Array.isArray(choices) || !choices.every(isNat)) return bad('choices');
   const pacing = o['p'] === 'lockstep' || o['p'] === 'free' ? o['p'] : bad('pacing');
   const noData = NO_DATA_POLICIES.find((n) => n === (o['n'] ?? DEFAULT_NO_DATA)) ?? bad('no-data policy');
+  const sink = SINK_VERSIONS.find((v) => v === (o['sk'] ?? DEFAULT_SINK)) ?? bad('sink');
   const starveRaw = o['z'];
   if (!Array.isArray(starveRaw)) return bad('starve list');
   const starve = starveRaw.map((a: unknown) => {
@@ -140,6 +142,7 @@ export function decodeToken(token: string): Counterexample {
     pushChunkUpdates,
     pacing,
     noData,
+    sink,
   };
   const schedule = { choices: choices as number[], starve, ...(pct === undefined ? {} : { pct }), ...(faults === undefined ? {} : { faults }) };
   return { workload, schedule, ...(bug === undefined ? {} : { bug }) };

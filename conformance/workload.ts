@@ -18,7 +18,7 @@
  * the inline bytes the first description's append carries (lockstep), minus one, exactly, or plus one.
  */
 import fc from 'fast-check';
-import type { NoDataPolicy, PersistConfig, Variant } from '../vocab/index.ts';
+import type { NoDataPolicy, PersistConfig, SinkVersion, Variant } from '../vocab/index.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 
 export const LOAD_CLASSES = ['tiny', 'medium', 'none', 'large', 'boundary', 'inline-edge', 'cut-edge'] as const;
@@ -52,10 +52,16 @@ export interface Workload {
   /** What a worker with no data for a shared description does (impl RunConfig.noData, the model's
    * noData): 'skip' (nothing; a skip under the barrier) or 'finish' (open a handle, finish it empty). */
   readonly noData: NoDataPolicy;
+  /** Which MV sink (impl RunConfig.sink): 'v2', the sync sink, shares as the variant says; 'v1', the
+   * async sink, never shares (every worker writes its own batch). Both supersede. */
+  readonly sink: SinkVersion;
 }
 
 /** The no-data policy of workloads made before it existed (replay tokens) and the minimizer's goal. */
 export const DEFAULT_NO_DATA: NoDataPolicy = 'skip';
+
+/** The sink of workloads made before it existed (replay tokens) and the minimizer's goal. */
+export const DEFAULT_SINK: SinkVersion = 'v2';
 
 export const THRESHOLD = 8192;
 export const INLINE_SINGLE_MAX = 4096;
@@ -125,6 +131,8 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
       pacing: fc.constantFrom('lockstep' as const, 'free' as const),
       // Both policies in every budget; drawn last, so every other field is drawn as before it existed.
       noData: fc.constantFrom<NoDataPolicy>('skip', 'finish'),
+      // Mostly the sync sink (the sharing variants are about it); drawn after the no-data policy.
+      sink: fc.constantFrom<SinkVersion>('v2', 'v2', 'v2', 'v1'),
     })
     .map((g) => {
       const workers = g.workersPerProcess * g.processes;
@@ -146,6 +154,7 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
         pushChunkUpdates: g.pushChunkUpdates,
         pacing: g.pacing,
         noData: g.noData,
+        sink: g.sink,
       };
       return { ...w, inlineTotalMaxBytes: inlineTotalFor(w, g.inlineTotal) };
     });

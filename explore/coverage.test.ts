@@ -4,12 +4,12 @@ import { type CoverageCollector, coverageJson, coverageResult, renderCoverage, r
 
 describe('model coverage', () => {
   it('counts the transitions of real conformance runs and explains each one never taken', async () => {
-    const r = await runCoverage({ variants: ['best-effort'], runs: 40, seed: 1 });
-    expect(r.runs).toEqual({ 'best-effort': 80 }); // 40 without faults, 40 with
-    expect(r.rows).toHaveLength(68);
+    const r = await runCoverage({ variants: ['best-effort'], runs: 60, seed: 1 });
+    expect(r.runs).toEqual({ 'best-effort': 120 }); // 60 without faults, 60 with
+    expect(r.rows).toHaveLength(72);
     const cell = (machine: string, transition: string) => r.rows.find((x) => x.machine === machine && x.transition === transition)?.cells['best-effort'];
     expect(cell('worker', 'handing --> done : HAND')?.verdict).toBe('taken');
-    expect(cell('worker', 'handing --> done : HAND')?.taken).toBeGreaterThan(40);
+    expect(cell('worker', 'handing --> done : HAND')?.taken).toBeGreaterThan(60);
     // noData 'finish' (drawn by the workloads): a worker with no data opens and finishes an empty handle
     expect(cell('worker', 'idle --> shared_opening : STAGE [finishesEmpty]')?.verdict).toBe('taken');
     expect(cell('handle', 'opened --> finishing : FINISH_BEGIN [pushedEverything]')?.verdict).toBe('taken');
@@ -21,7 +21,7 @@ describe('model coverage', () => {
     expect(text).toContain('best-effort: ');
     expect(text).toMatch(/^worker {3}handing --> done : HAND +\d[\d,]*$/m);
     expect(text.trimEnd().split('\n').pop()).toBe(r.summary);
-    expect(coverageJson(r)).toMatchObject({ seed: 1, runs: { 'best-effort': 80 } });
+    expect(coverageJson(r)).toMatchObject({ seed: 1, runs: { 'best-effort': 120 } });
     // The fault world's transitions are taken by the runs with faults, and misreading is a model bug.
     expect(cell('append', 'ready --> committed : INDETERMINATE_APPLIED [appliesAtShardUpper]')?.verdict).toBe('taken');
     expect(cell('append', 'committed --> mismatched : MISREAD [hasBatches]')).toMatchObject({ verdict: 'bug-only', taken: 0 });
@@ -32,6 +32,6 @@ describe('model coverage', () => {
     const r = await coverageResult(empty, 1);
     expect(r.exitCode).toBe(1);
     expect(r.gaps).toContainEqual({ variant: 'off', machine: 'append', transition: 'ready --> appended : APPEND [commits]' });
-    expect(r.summary).toMatch(/^sbkit model --coverage: GAPS — 0 conformance runs \(seed 1\) took off 0 of 68 transitions; \d+ reachable transitions never taken$/);
+    expect(r.summary).toMatch(/^sbkit model --coverage: GAPS — 0 conformance runs \(seed 1\) took off 0 of 72 transitions; \d+ reachable transitions never taken$/);
   });
 });

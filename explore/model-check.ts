@@ -462,6 +462,8 @@ export function formatTraceEvent(e: TraceEvent): string {
       return `${r} w${e.worker} finish-end id=${e.sharedId} → ${e.received === null ? 'no batch' : `receives ${batch(e.received)}`}`;
     case 'skip':
       return `${r} w${e.worker} skip id=${e.sharedId}${e.early ? ' → early' : ''}`;
+    case 'superseded':
+      return `${r} w${e.worker} superseded id=${e.sharedId} (a newer description came first: not written)`;
     case 'own-batch':
       return `${r} w${e.worker} own-batch id=${e.sharedId} → ${batch(e.batch)}`;
     case 'hand':

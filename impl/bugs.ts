@@ -35,6 +35,8 @@ export const BUG_DESCRIPTIONS: Record<BugName, string> = {
     "With the no-data policy 'finish', a worker with no data hands nothing after its empty finish (it had nothing to write) instead of what the finish returned: when its handle held the last reference, or was the barrier's deliverer, the shared batch goes to nobody — the other workers' updates are missing from the shard and its parts leak.",
   'barrier-flag-read-per-worker':
     "Each worker reads the barrier flag when it writes instead of taking the value minted on the description: after the flag flips, one shared id gets both modes — a best-effort-created state finishes before the barrier's workers arrived, or a barrier-created state waits forever for best-effort handles that never arrive.",
+  'stale-hand-appended':
+    "The append worker appends a superseded description like the live one instead of deleting what was handed for it: its lower already passed, so the compare-and-append is refused, and the refusal ends the newer description that is still live under its workers (the mint then mints over it: intervals written twice or a sink that never finishes).",
 };
 
 /** The switched-on bugs of one run. */

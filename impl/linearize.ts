@@ -59,6 +59,8 @@ function classify(events: readonly { at: number; e: TraceEvent }[]): Entry[] {
     let touch: Touch = NONE;
     switch (e.kind) {
       case 'mint':
+        // A mint while a description is live supersedes it: it read the shard's upper, its new lower.
+        if (live !== null) touch = { kind: 'reads', at: e.desc.lower };
         live = e.desc;
         break;
       case 'append':

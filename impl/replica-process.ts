@@ -17,6 +17,7 @@
  *   either in the upper it reads or never happens: the caller waits for the predecessor to be gone);
  * - no fault plan and no cleanup here: faults are real, and cleanup is the supervisor's (gc.ts).
  */
+import { Notify } from './runtime/notify.ts';
 import { SbkitError, requireInteger } from './errors.ts';
 import { MetricsRecorder, type Metrics } from './metrics.ts';
 import type { BatchWriter } from './persist/batch-builder.ts';
@@ -77,7 +78,7 @@ export async function runIncarnation(config: IncarnationConfig): Promise<Incarna
   const writerDeps: BatchWriter = { config: run.persist, blob, metrics };
   const state = new ReplicaState(
     sinkSettingsOf(run, replica, upper, config.restarted),
-    { scheduler, trace, bugs: run.bugs, metrics, spawn: tasks.spawn, shard, writer: writerDeps },
+    { scheduler, trace, bugs: run.bugs, metrics, spawn: tasks.spawn, shard, writer: writerDeps, shardMoved: new Notify() },
     byWorker,
   );
   startReplica(state);

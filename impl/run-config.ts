@@ -2,8 +2,8 @@
  * RunConfig: one run of R replicas writing one shard, and its validation into a ResolvedRun.
  * Every malformed field is a typed error naming the field and the value.
  */
-import type { BugName, NoDataPolicy, Observer, PersistConfig, Variant } from '../vocab/index.ts';
-import { NO_DATA_POLICIES, VARIANTS } from '../vocab/index.ts';
+import type { BugName, NoDataPolicy, SinkVersion, Observer, PersistConfig, Variant } from '../vocab/index.ts';
+import { NO_DATA_POLICIES, SINK_VERSIONS, VARIANTS } from '../vocab/index.ts';
 import { BugSwitches } from './bugs.ts';
 import { SbkitError, requireInteger, show } from './errors.ts';
 import { MemBlob, type Blob } from './persist/blob.ts';
@@ -39,6 +39,10 @@ export interface RunConfig {
   /** What a worker with no data for a shared description does (default 'skip': nothing, a skip under
    * the barrier; 'finish': opens a handle and finishes it without pushing). */
   noData?: NoDataPolicy;
+  /** Which MV sink (vocab SinkVersion, default 'v2'): 'v2', the sync sink, shares batches as the variant
+   * says; 'v1', the async sink, never uses SharedBatches (#37591), so every worker writes its own batch
+   * whatever the variant. Both supersede a live description the shard passed (mint.ts). */
+  sink?: SinkVersion;
   bugs?: readonly BugName[];
   /** Default passThroughScheduler. */
   scheduler?: Scheduler;
@@ -76,6 +80,7 @@ export interface ResolvedRun {
   readonly persist: PersistConfig;
   readonly pushChunkUpdates: number;
   readonly noData: NoDataPolicy;
+  readonly sink: SinkVersion;
   readonly bugs: BugSwitches;
   readonly scheduler: Scheduler;
   readonly observer: Observer | undefined;
@@ -119,6 +124,10 @@ export function resolveRunConfig(config: RunConfig): ResolvedRun {
   if (!NO_DATA_POLICIES.includes(noData)) {
     throw new SbkitError('invalid-config', `noData must be one of ${NO_DATA_POLICIES.map((p) => `'${p}'`).join(', ')}, got ${show(noData)}`);
   }
+  const sink = config.sink ?? 'v2';
+  if (!SINK_VERSIONS.includes(sink)) {
+    throw new SbkitError('invalid-config', `sink must be one of ${SINK_VERSIONS.map((v) => `'${v}'`).join(', ')}, got ${show(sink)}`);
+  }
   const pacing = config.pacing ?? 'lockstep';
   if (pacing !== 'lockstep' && pacing !== 'free') {
     throw new SbkitError('invalid-config', `pacing must be 'lockstep' or 'free', got ${show(pacing)}`);
@@ -137,6 +146,7 @@ export function resolveRunConfig(config: RunConfig): ResolvedRun {
     persist: resolvePersistConfig(config.persist),
     pushChunkUpdates,
     noData,
+    sink,
     bugs: new BugSwitches(config.bugs ?? []),
     scheduler: config.scheduler ?? passThroughScheduler,
     observer: config.observer,
@@ -202,7 +212,8 @@ function validateUpdate(u: Update, index: number, ids: Set<number>, intervals: n
 export function sinkSettingsOf(run: ResolvedRun, replica: number, startLower: number, restarted: boolean): SinkSettings {
   return {
     replica,
-    variant: run.variant,
+    // The async sink (v1) never shares: every worker writes its own batch, as with the variant off.
+    variant: run.sink === 'v1' ? 'off' : run.variant,
     processes: run.processes,
     workersPerProcess: run.workersPerProcess,
     intervals: run.intervals,

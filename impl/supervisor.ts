@@ -20,6 +20,7 @@
  * - a cleanup deletes only blobs of retired writers (gc.ts); every blob it deletes is counted by why its
  *   writer retired, so leaks from finished writers (a bug) stay visible after they are collected.
  */
+import { Notify } from './runtime/notify.ts';
 import { SbkitError, isStorageFailure } from './errors.ts';
 import type { MetricsRecorder } from './metrics.ts';
 import type { BatchWriter } from './persist/batch-builder.ts';
@@ -99,6 +100,8 @@ export class Supervisor implements RunControl {
   readonly #restarts: number[];
   /** Restarts, cleanups and retirements: the supervisor's own tasks. */
   readonly #tasks = new TaskGroup();
+  /** Every in-process writer's append or bump notifies it: the persist frontier the mints follow. */
+  readonly #shardMoved = new Notify();
   /** Supervisor tasks not ended yet. */
   #running = 0;
   #pendingRestarts = 0;
@@ -209,7 +212,7 @@ export class Supervisor implements RunControl {
     const writerDeps: BatchWriter = { config: run.persist, blob, metrics };
     const state = new ReplicaState(
       sinkSettingsOf(run, replica, upper, restarted),
-      { scheduler, trace, bugs: run.bugs, metrics, spawn: tasks.spawn, shard, writer: writerDeps },
+      { scheduler, trace, bugs: run.bugs, metrics, spawn: tasks.spawn, shard, writer: writerDeps, shardMoved: this.#shardMoved },
       byWorker,
     );
     inc.sink = state;

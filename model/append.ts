@@ -9,7 +9,7 @@
  * vocab/PROTOCOL.md, "append" and "Inline backpressure".
  *
  * Abstracted away: consensus (one compare-and-set on the shard's upper, see system.ts), blob I/O, the
- * since, stale batches (a description stays live until appended, so none arrive late), retries (a
+ * since, retries (a
  * retried call that changes nothing is a stuttering step). A compare-and-set that applied but answered
  * with an error commits at that step (`committed`); the append learns it later (`APPEND`), or never (an
  * abort). Two detours before the compare-and-set, each its own step:
@@ -18,6 +18,9 @@
  *   is then (another writer may have appended: a mismatch);
  * - `BUMP`: the shard is behind the description's lower (`current < lower`: a sink whose as-of is ahead
  *   of the shard): an empty compare-and-append advances it to `lower`, then the append retries.
+ *
+ * A superseded description's append (system.ts `superseded`) only collects hands; once every worker
+ * handed, system.ts deletes what was handed (`delete`, reason stale) without firing this machine.
  *
  * Invariants:
  * - append is enabled only once every worker of the replica handed (0 or 1 batch each);

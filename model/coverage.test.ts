@@ -42,7 +42,7 @@ describe('machine transitions', () => {
     expect(all.map((m) => m.machine)).toEqual(machineDiagrams().map((d) => d.name));
     const edges = machineDiagrams().flatMap((d) => d.mermaid.split('\n').filter((l) => l.includes(' --> ') && !l.includes('[*]')));
     expect(all.flatMap((m) => m.transitions)).toEqual(edges.map((l) => l.trim()));
-    expect(all.flatMap((m) => m.transitions)).toHaveLength(68); // 58, the fault world: mint RESUME, append INDETERMINATE_APPLIED, APPEND and MISREAD (×2) from committed; append BACKPRESSURE, BUMP, BUMP_UNANSWERED; noData finish: worker STAGE [finishesEmpty], handle opened FINISH_BEGIN
+    expect(all.flatMap((m) => m.transitions)).toHaveLength(72); // 58, the fault world: mint RESUME, append INDETERMINATE_APPLIED, APPEND and MISREAD (×2) from committed; append BACKPRESSURE, BUMP, BUMP_UNANSWERED; noData finish: worker STAGE [finishesEmpty], handle opened FINISH_BEGIN; supersede: mint SUPERSEDE, worker SUPERSEDED (×2), superseded.reportingSkip SKIP
   });
 });
 

@@ -34,6 +34,7 @@ const mintEvents: MintEvent[] = [
   { type: 'END', lower: 1 },
   { type: 'END', lower: 2 },
   { type: 'RESUME' },
+  { type: 'SUPERSEDE', lower: 1, allowed: true, maxBytes: 0, barrier: false },
 ];
 
 const stage = (updates: number[], bytes: number, reportsSkips: boolean, finishesEmpty = false): WorkerEvent => ({
@@ -57,6 +58,8 @@ const workerEvents: WorkerEvent[] = [
   { type: 'SKIP' },
   { type: 'OWN_BATCH', batch },
   { type: 'HAND' },
+  { type: 'SUPERSEDED', reportsSkips: true },
+  { type: 'SUPERSEDED', reportsSkips: false },
 ];
 
 const handleEvents: HandleEvent[] = [

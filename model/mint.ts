@@ -14,6 +14,10 @@
  *   incarnation starts with `lower` = `desired` = the shard's upper (what is below it is sealed; the input
  *   goes on from there).
  * - at most one description is `live`; `sharedId = seq` and `appendWorker = seq mod workers` (round robin).
+ * - supersede: while a description is live, `SUPERSEDE` (the mint follows the persist frontier: another
+ *   writer moved the shard's upper past the live lower, below the desired frontier; system.ts says when it
+ *   may) sets `lower` to the shard's upper and mints a newer live description from there. Lowers still
+ *   strictly increase, so a replica mints at most K − start descriptions.
  */
 import { assertEvent, assign, setup } from 'xstate';
 import type { Description, Time } from '../vocab/index.ts';
@@ -39,6 +43,9 @@ export interface MintContext {
 export type MintEvent =
   | { readonly type: 'FRONTIER' }
   | { readonly type: 'MINT'; readonly maxBytes: number; readonly barrier: boolean }
+  /** The shard's upper passed the live lower: mint a newer description from `lower` (the shard's upper).
+   * `allowed`: the live description's append has not begun and no superseded one is pending (system.ts). */
+  | { readonly type: 'SUPERSEDE'; readonly lower: Time; readonly allowed: boolean; readonly maxBytes: number; readonly barrier: boolean }
   /** The live description ended (appended, or abandoned after a mismatch) with this new lower. */
   | { readonly type: 'END'; readonly lower: Time }
   /** A restarted incarnation begins: sealed at once if its first lower is already K. */
@@ -54,6 +61,10 @@ export const mintMachine = setup({
       return event.lower >= context.intervals;
     },
     startsSealed: ({ context }) => context.lower >= context.intervals,
+    passedBelowDesired: ({ context, event }) => {
+      assertEvent(event, 'SUPERSEDE');
+      return event.allowed && context.live !== null && event.lower > context.live.lower && event.lower < context.desired;
+    },
   },
   actions: {
     advanceDesired: assign({ desired: ({ context }) => context.desired + 1 }),
@@ -68,6 +79,18 @@ export const mintMachine = setup({
         barrier: event.barrier,
       };
       return { live, seq: context.seq + 1 };
+    }),
+    supersedeDescription: assign(({ context, event }) => {
+      assertEvent(event, 'SUPERSEDE');
+      const live: Description = {
+        lower: event.lower,
+        upper: context.desired,
+        appendWorker: context.seq % context.workers,
+        sharedId: context.seq,
+        maxBytes: event.maxBytes,
+        barrier: event.barrier,
+      };
+      return { lower: event.lower, live, seq: context.seq + 1 };
     }),
     endDescription: assign(({ event }) => {
       assertEvent(event, 'END');
@@ -89,6 +112,7 @@ export const mintMachine = setup({
     live: {
       on: {
         FRONTIER: { guard: 'desiredBelowIntervals', actions: 'advanceDesired' },
+        SUPERSEDE: { guard: 'passedBelowDesired', actions: 'supersedeDescription' },
         END: [
           { guard: 'sealsLastInterval', target: 'sealed', actions: 'endDescription' },
           { target: 'waiting', actions: 'endDescription' },

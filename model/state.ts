@@ -4,11 +4,12 @@
  *
  * Invariants:
  * - plain JSON data, built by fixed code paths, so `JSON.stringify` is canonical (serialize);
- * - `workers`/`handles` describe the live (or last) description only; they are reset at each mint;
+ * - `workers`/`handles` describe the live (or last) description, except a worker still on the superseded
+ *   one; they are reset at each mint (a worker still on a superseded description when it hands);
  * - `registries[p].builders[sharedId]` is null until the first builder(id)/noteSkip of that id;
  * - `history` only grows: it is what distinguishes two runs that reach the same present.
  */
-import type { Time } from '../vocab/index.ts';
+import type { Description, Time } from '../vocab/index.ts';
 import type { AppendView, BuilderView } from '../spec/view.ts';
 import type { AppendContext } from './append.ts';
 import type { BuilderContext } from './builder.ts';
@@ -23,6 +24,11 @@ export interface Registry {
   readonly builders: readonly (Local<BuilderContext> | null)[];
 }
 
+export interface Superseded {
+  readonly desc: Description;
+  readonly append: Local<AppendContext>;
+}
+
 export interface ReplicaState {
   /** false between an abort and the restart: nothing of the replica runs. */
   readonly up: boolean;
@@ -31,6 +37,10 @@ export interface ReplicaState {
   readonly mint: Local<MintContext>;
   /** The live description's append operator; null between descriptions. */
   readonly append: Local<AppendContext> | null;
+  /** A description superseded before its append began, with its append operator (collecting the hands of
+   * the workers still on it — `handed[w] === null` — then deleting them as stale); null when none is
+   * pending. A worker whose slot there is null is on this description, every other one on the live one. */
+  readonly superseded: Superseded | null;
   readonly workers: readonly Local<WorkerContext>[];
   readonly handles: readonly (Local<HandleContext> | null)[];
   readonly registries: readonly Registry[];

@@ -617,3 +617,58 @@ describe('a replica sealed by another replica', () => {
     expect(isFinal(cfg, d.state)).toBe(true);
   });
 });
+
+describe('supersede: the mint follows the persist frontier', () => {
+  // two replicas, barrier, 2 workers, 2 intervals; both workers have data in the first interval
+  const cfg = config({ variant: 'barrier', replicas: 2, intervals: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 20)] });
+  const shared = (d: Driver, r: number) => {
+    d.all(ev.stage(0, 0, r), ev.stage(1, 0, r), ev.open(0, 0, r), ev.open(1, 0, r), ev.push(0, [0], 0, r), ev.push(1, [1], 0, r));
+    d.all(ev.finishBegin(0, 0, r), ev.finishBegin(1, 0, r), ev.finishEnd(0, 0, r), ev.finishEnd(1, 0, r), ev.hand(0, 0, r), ev.hand(1, 0, r));
+  };
+
+  it('another replica passes the live lower: a newer description; the unstaged worker skips, the append worker deletes the stale batch', () => {
+    const d = new Driver(cfg);
+    d.all(ev.frontier(0), ev.mint(1000, 0), ev.frontier(0));
+    // replica 0's worker 0 pushes and waits at the barrier; worker 1 has not staged
+    d.all(ev.stage(0, 0, 0), ev.open(0, 0, 0), ev.push(0, [0], 0, 0), ev.finishBegin(0, 0, 0));
+    expect(step(cfg, d.state, ev.mint(1000, 0))).toMatchObject({ ok: false, reason: expect.stringContaining('is not past its lower') });
+    d.all(ev.frontier(1), ev.mint(1000, 1));
+    shared(d, 1);
+    expect(expectKind(d.do(ev.append(1)), 'append').result).toEqual({ ok: true });
+    // the shard's upper 1 is past replica 0's lower 0 and below its desired 2: supersede
+    expect(expectKind(d.do(ev.mint(1000, 0)), 'mint').desc).toEqual({ lower: 1, upper: 2, appendWorker: 1, sharedId: 1, maxBytes: 1000, barrier: true });
+    expect(d.state.replicas[0]?.superseded?.desc.sharedId).toBe(0);
+    // no third description while one is superseded
+    expect(step(cfg, d.state, ev.mint(1000, 0))).toMatchObject({ ok: false, reason: expect.stringContaining('superseded one') });
+    // worker 1 must skip the superseded description, not stage it
+    expect(step(cfg, d.state, ev.stage(1, 0, 0))).toMatchObject({ ok: false, reason: expect.stringContaining('superseded before it staged') });
+    expect(expectKind(d.do({ kind: 'superseded', replica: 0, process: 0, worker: 1, sharedId: 0 }), 'superseded').sharedId).toBe(0);
+    expect(expectKind(d.do(ev.skip(1, 0, 0)), 'skip')).toMatchObject({ sharedId: 0, early: false });
+    // the skip finalized the barrier: worker 0 (the deliverer, not a skipper) receives the batch
+    expect(expectKind(d.do(ev.finishEnd(0, 0, 0)), 'finish-end').received?.updates).toEqual([0]);
+    expect(step(cfg, d.state, ev.delete(0)).ok).toBe(false);
+    d.all(ev.hand(0, 0, 0), ev.hand(1, 0, 0));
+    expect(expectKind(d.do({ kind: 'delete', replica: 0, lower: 0, batches: 0, reason: 'stale' }), 'delete')).toEqual({ kind: 'delete', replica: 0, lower: 0, batches: 1, reason: 'stale' });
+    expect(d.state.replicas[0]?.superseded).toBeNull();
+    d.drain();
+    expect(isSealed(d.state)).toBe(true);
+    expect(d.state.history.deleted).toBe(1);
+    // replica 0 never appended [0, 1): its superseded description was deleted, not appended
+    expect(d.state.history.appends.filter((a) => a.replica === 0).map((a) => [a.lower, a.upper])).toEqual([[1, 2]]);
+    expect(d.state.history.appends[0]).toMatchObject({ replica: 1, lower: 0, upper: 1, result: { ok: true } });
+  });
+
+  it('a worker that already handed goes on with the newer description; nothing handed, nothing to delete', () => {
+    const c = config({ variant: 'off', replicas: 2, intervals: 2, updates: [u(0, 1, 0, 10)] });
+    const d = new Driver(c);
+    d.all(ev.frontier(0), ev.mint(0, 0), ev.frontier(0), ev.stage(0, 0, 0), ev.hand(0, 0, 0));
+    d.all(ev.frontier(1), ev.mint(0, 1), ev.stage(0, 0, 1), ev.stage(1, 0, 1), ev.hand(0, 0, 1), ev.hand(1, 0, 1), ev.append(1));
+    d.do(ev.mint(0, 0));
+    // worker 1 skips description 0; with nothing handed it is done at that last hand
+    d.all({ kind: 'superseded', replica: 0, process: 0, worker: 1, sharedId: 0 }, ev.hand(1, 0, 0));
+    expect(d.state.replicas[0]?.superseded).toBeNull();
+    expect(expectKind(d.do(ev.stage(0, 0, 0)), 'stage')).toMatchObject({ sharedId: 1, updates: [0], route: 'own' });
+    d.drain();
+    expect(isSealed(d.state)).toBe(true);
+  });
+});

@@ -24,7 +24,7 @@ import { handle, type HandleContext } from './handle.ts';
 import { isIn, pathOf, type Local } from './local.ts';
 import { mint } from './mint.ts';
 import { buildBatch, inlineBytesOf, inlineParts, partsNow, summarize, takeBatch, type Batch } from './parts.ts';
-import type { History, Registry, ReplicaState, SystemState } from './state.ts';
+import type { History, Registry, ReplicaState, Superseded, SystemState } from './state.ts';
 import { sweep } from './sweep.ts';
 import { worker, type WorkerContext } from './worker.ts';
 
@@ -81,6 +81,7 @@ function freshReplica(cfg: ModelConfig, start: number, incarnation: number): Rep
     incarnation,
     mint: mint.fire(m, { type: 'RESUME' }) ?? m,
     append: null,
+    superseded: null,
     workers: Array.from({ length: workers }, () => worker.start(undefined)),
     handles: Array.from({ length: workers }, () => null),
     registries: Array.from({ length: cfg.processes }, () => ({
@@ -106,6 +107,7 @@ function withReplica(s: SystemState, r: number, change: Partial<ReplicaState>, h
     incarnation: change.incarnation ?? rep.incarnation,
     mint: change.mint ?? rep.mint,
     append: change.append !== undefined ? change.append : rep.append,
+    superseded: change.superseded !== undefined ? change.superseded : rep.superseded,
     workers: change.workers ?? rep.workers,
     handles: change.handles ?? rep.handles,
     registries: change.registries ?? rep.registries,
@@ -175,7 +177,10 @@ function replicaSite(cfg: ModelConfig, s: SystemState, r: number): ReplicaSite |
 interface WorkerSite extends ReplicaSite {
   readonly w: number;
   readonly p: number;
+  /** The worker's description: the superseded one while it has not handed it, else the live one. */
   readonly desc: Description;
+  /** `desc` is superseded (rep.superseded's). */
+  readonly lagging: boolean;
   readonly wk: Local<WorkerContext>;
   readonly reg: Registry;
 }
@@ -187,9 +192,11 @@ function workerSite(cfg: ModelConfig, s: SystemState, e: WorkerRef): WorkerSite 
   if (wk === undefined) return `replica ${e.replica} has no worker ${e.worker}`;
   const p = processOf(cfg, e.worker);
   if (e.process !== p) return `worker ${e.worker} lives in process ${p}, not ${e.process}`;
-  const desc = site.rep.mint.context.live;
+  const sup = site.rep.superseded;
+  const lagging = sup !== null && sup.append.context.handed[e.worker] === null;
+  const desc = lagging ? sup.desc : site.rep.mint.context.live;
   if (desc === null) return `replica ${e.replica} has no live description`;
-  return { rep: site.rep, r: site.r, w: e.worker, p, desc, wk, reg: site.rep.registries[p] as Registry };
+  return { rep: site.rep, r: site.r, w: e.worker, p, desc, lagging, wk, reg: site.rep.registries[p] as Registry };
 }
 
 /** What a worker does next, for messages: "worker 1 has not staged", "… expects push". */
@@ -231,15 +238,12 @@ function mintEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { ki
   const site = replicaSite(cfg, s, e.replica);
   if (typeof site === 'string') return fail(site);
   const m = site.rep.mint;
+  if (m.context.live !== null) return supersedeMint(cfg, s, e, site.rep);
   const knobs = mintKnobs(cfg, e, m.context.lower, m.context.desired);
   if (typeof knobs === 'string') return fail(knobs);
   const next = mint.fire(m, { type: 'MINT', maxBytes: knobs.maxBytes, barrier: knobs.barrier });
   if (next === null || next.context.live === null) {
-    return fail(
-      m.context.live !== null
-        ? `replica ${e.replica} already has a live description (sharedId ${m.context.live.sharedId})`
-        : `replica ${e.replica}'s lower ${m.context.lower} is not below its desired frontier ${m.context.desired}`,
-    );
+    return fail(`replica ${e.replica}'s lower ${m.context.lower} is not below its desired frontier ${m.context.desired}`);
   }
   const desc = next.context.live;
   const workers = workersPerReplica(cfg);
@@ -250,6 +254,46 @@ function mintEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { ki
       append: append.start({ lower: desc.lower, upper: desc.upper, workers }),
       workers: Array.from({ length: workers }, () => worker.start(undefined)),
       handles: Array.from({ length: workers }, () => null),
+    }),
+  );
+}
+
+/**
+ * Supersede: the mint follows the persist frontier. While the live description's append has not begun
+ * (its append collects hands or is ready, nothing flushed, bumped or committed) and no superseded one is
+ * pending, a shard upper past the live lower and below the desired frontier makes the mint mint a newer
+ * description from that upper. The old one is superseded: the workers that handed it go on with the new
+ * one, the others finish it (or, not staged yet, skip it) and hand it to its append, which deletes it.
+ */
+function supersedeMint(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'mint' }>, rep: ReplicaState): Prediction {
+  const m = rep.mint;
+  const old = m.context.live as Description;
+  const a = rep.append;
+  const notBegun = a !== null && (isIn(a, 'collecting') || isIn(a, 'ready')) && !a.context.flushed && a.context.bumpedFrom === null && !a.context.committed;
+  const lower = s.shard.upper;
+  const knobs = mintKnobs(cfg, e, lower, m.context.desired);
+  if (typeof knobs === 'string') return fail(knobs);
+  const next = mint.fire(m, { type: 'SUPERSEDE', lower, allowed: notBegun && rep.superseded === null, maxBytes: knobs.maxBytes, barrier: knobs.barrier });
+  if (next === null || next.context.live === null || a === null) {
+    return fail(
+      rep.superseded !== null
+        ? `replica ${e.replica} already has a live description (sharedId ${old.sharedId}) and a superseded one (sharedId ${rep.superseded.desc.sharedId}) pending`
+        : !notBegun
+          ? `replica ${e.replica} already has a live description (sharedId ${old.sharedId}) whose append began`
+          : `replica ${e.replica} already has a live description (sharedId ${old.sharedId}); the shard's upper ${lower} is not past its lower ${old.lower} and below the desired frontier ${m.context.desired}`,
+    );
+  }
+  const desc = next.context.live;
+  const workers = workersPerReplica(cfg);
+  const handed = a.context.handed;
+  return ok(
+    { kind: 'mint', replica: e.replica, desc },
+    withReplica(s, e.replica, {
+      mint: next,
+      append: append.start({ lower: desc.lower, upper: desc.upper, workers }),
+      superseded: pendingStale(old, a),
+      workers: rep.workers.map((w, i) => (handed[i] === null ? w : worker.start(undefined))),
+      handles: rep.handles.map((h, i) => (handed[i] === null ? h : null)),
     }),
   );
 }
@@ -443,6 +487,7 @@ function deleteEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { 
   const site = replicaSite(cfg, s, e.replica);
   if (typeof site === 'string') return fail(site);
   const { rep } = site;
+  if (e.reason === 'stale') return deleteStale(s, e.replica, rep);
   const a = rep.append;
   const next = a === null ? null : append.fire(a, { type: 'DELETE' });
   if (a === null || next === null) return fail(`replica ${e.replica} has no refused append whose batches to delete`);
@@ -466,6 +511,19 @@ function deleteEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { 
         ...(a.context.committed ? { faults: { ...f, referencedDeleted: f.referencedDeleted + count } } : {}),
       },
     ),
+  );
+}
+
+/** The superseded description's append worker deletes every batch handed for it (its lower passed). */
+function deleteStale(s: SystemState, r: number, rep: ReplicaState): Prediction {
+  const sup = rep.superseded;
+  if (sup === null) return fail(`replica ${r} has no superseded description whose batches to delete`);
+  const waiting = sup.append.context.handed.flatMap((h, w) => (h === null ? [w] : []));
+  if (waiting.length > 0) return fail(`replica ${r}'s superseded description ${sup.desc.sharedId} waits for workers ${waiting.join(', ')} to hand`);
+  const count = staleCount(sup.append);
+  return ok(
+    { kind: 'delete', replica: r, lower: sup.desc.lower, batches: count, reason: 'stale' },
+    withReplica(s, r, { superseded: null }, { deleted: s.history.deleted + count }),
   );
 }
 
@@ -494,6 +552,9 @@ function stage(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 
   const site = workerSite(cfg, s, e);
   if (typeof site === 'string') return fail(site);
   const { desc } = site;
+  if (site.lagging && isIn(site.wk, 'idle')) {
+    return fail(`worker ${site.w}'s description ${desc.sharedId} was superseded before it staged it: it skips it (superseded), it does not stage it`);
+  }
   const mine: ModelConfig['updates'][number][] = [];
   for (let t = desc.lower; t < desc.upper; t++) mine.push(...updatesAt(cfg, site.w, t));
   mine.sort((a, b) => a.id - b.id);
@@ -555,8 +616,8 @@ function handleSite(cfg: ModelConfig, s: SystemState, e: WorkerRef): HandleSite 
   if (h === null || h === undefined || !isIn(site.wk, 'shared.holdingHandle')) {
     return `${workerPhase(site)}; it holds no handle`;
   }
-  const { rep, r, w, p, desc, wk, reg } = site;
-  return { rep, r, w, p, desc, wk, reg, h, b: builderOf(cfg, reg, desc) };
+  const { rep, r, w, p, desc, lagging, wk, reg } = site;
+  return { rep, r, w, p, desc, lagging, wk, reg, h, b: builderOf(cfg, reg, desc) };
 }
 
 function withHandleAndBuilder(
@@ -676,6 +737,21 @@ function skip(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
   );
 }
 
+/** A worker that had not staged its description when a newer one was minted: it writes nothing. */
+function supersededEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'superseded' }>): Prediction {
+  const site = workerSite(cfg, s, e);
+  if (typeof site === 'string') return fail(site);
+  const { desc } = site;
+  const wk = site.lagging ? worker.fire(site.wk, { type: 'SUPERSEDED', reportsSkips: cfg.variant !== 'off' && desc.maxBytes > 0 && desc.barrier }) : null;
+  if (wk === null) {
+    return fail(site.lagging ? `${workerPhase(site)}; it is past skipping its superseded description` : `worker ${site.w}'s description ${desc.sharedId} is live: it was not superseded`);
+  }
+  return ok(
+    { kind: 'superseded', replica: site.r, process: site.p, worker: site.w, sharedId: desc.sharedId },
+    withReplica(s, site.r, { workers: set(site.rep.workers, site.w, wk) }),
+  );
+}
+
 function ownBatch(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'own-batch' }>): Prediction {
   const site = workerSite(cfg, s, e);
   if (typeof site === 'string') return fail(site);
@@ -697,7 +773,8 @@ function hand(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
   const site = workerSite(cfg, s, e);
   if (typeof site === 'string') return fail(site);
   const wk = worker.fire(site.wk, { type: 'HAND' });
-  const a = site.rep.append;
+  const sup = site.lagging ? site.rep.superseded : null;
+  const a = sup !== null ? sup.append : site.rep.append;
   const { batch, route } = site.wk.context;
   const batches = batch === null ? [] : [batch];
   const next =
@@ -705,16 +782,32 @@ function hand(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
       ? null
       : append.fire(a, { type: 'HAND', worker: site.w, hand: { route: route ?? 'none', batches } });
   if (wk === null || next === null) return fail(`${workerPhase(site)}; it cannot hand now`);
+  const expected: TraceEvent = {
+    kind: 'hand',
+    replica: site.r, process: site.p, worker: site.w,
+    sharedId: site.desc.sharedId,
+    batches: batches.map((b) => summarize(b, cfg.persist)),
+  };
+  if (sup === null) return ok(expected, withReplica(s, site.r, { workers: set(site.rep.workers, site.w, wk), append: next }));
+  // Handed its superseded description: the worker goes on with the live one (fresh, no handle).
   return ok(
-    {
-      kind: 'hand',
-      replica: site.r, process: site.p, worker: site.w,
-      sharedId: site.desc.sharedId,
-      batches: batches.map((b) => summarize(b, cfg.persist)),
-    },
-    withReplica(s, site.r, { workers: set(site.rep.workers, site.w, wk), append: next }),
+    expected,
+    withReplica(s, site.r, {
+      workers: set(site.rep.workers, site.w, worker.start(undefined)),
+      handles: set(site.rep.handles, site.w, null),
+      superseded: pendingStale(sup.desc, next),
+    }),
   );
 }
+
+/** A superseded description stays pending until every worker handed and what they handed is deleted:
+ * with nothing handed, it is done at its last hand (its append worker has nothing to delete). */
+function pendingStale(desc: Description, a: Local<AppendContext>): Superseded | null {
+  const done = a.context.handed.every((h) => h !== null) && staleCount(a) === 0;
+  return done ? null : { desc, append: a };
+}
+
+const staleCount = (a: Local<AppendContext>): number => a.context.handed.reduce((n, h) => n + (h?.batches.length ?? 0), 0);
 
 // ---------------------------------------------------------------------------------------------------
 // Registry events: sweep, and with the review bug sweep-hold / sweep-release
@@ -848,6 +941,7 @@ function abandonedBatches(rep: ReplicaState): number {
   if (a !== null && !a.context.committed && !isIn(a, 'appended') && !isIn(a, 'deleted')) {
     n += a.context.handed.reduce((k, h) => k + (h?.batches.length ?? 0), 0);
   }
+  if (rep.superseded !== null) n += staleCount(rep.superseded.append);
   for (const w of rep.workers) if (pathOf(w.value) === 'handing' && w.context.batch !== null) n += 1;
   return n;
 }
@@ -951,7 +1045,7 @@ function restartEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, {
 }
 
 /** Every replica is up and sealed (nothing of the sink is left to run). */
-const allSealed = (s: SystemState): boolean => s.replicas.every((rep) => rep.up && isIn(rep.mint, 'sealed'));
+const allSealed = (s: SystemState): boolean => s.replicas.every((rep) => rep.up && isIn(rep.mint, 'sealed') && rep.superseded === null);
 
 function cleanupEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'cleanup' }>): Prediction {
   const no = requireFaults(cfg, 'a cleanup');
@@ -1007,6 +1101,8 @@ export function predict(cfg: ModelConfig, s: SystemState, event: TraceEvent): Pr
       return finishEnd(cfg, s, event);
     case 'skip':
       return skip(cfg, s, event);
+    case 'superseded':
+      return supersededEvent(cfg, s, event);
     case 'own-batch':
       return ownBatch(cfg, s, event);
     case 'hand':
@@ -1169,7 +1265,8 @@ export function actorCandidates(cfg: ModelConfig, s: SystemState, actor: Actor):
     case 'mint': {
       const desc = rep.mint.context.live;
       const out: TraceEvent[] = [{ kind: 'frontier', replica: r, upper: 0 }];
-      if (desc !== null) return out;
+      // With a description live, a mint is a supersede: only with another replica to move the shard.
+      if (desc !== null && (rep.superseded !== null || cfg.replicas < 2)) return out;
       if (cfg.knobs !== undefined) {
         // The workload's knobs decide what the mint reads: one candidate, its values computed.
         out.push({ kind: 'mint', replica: r, desc: { lower: 0, upper: 0, appendWorker: 0, sharedId: 0, maxBytes: 0, barrier: false } });
@@ -1184,13 +1281,15 @@ export function actorCandidates(cfg: ModelConfig, s: SystemState, actor: Actor):
       return out;
     }
     case 'worker': {
-      const desc = rep.mint.context.live;
-      if (desc === null) return [];
       const w = actor.worker;
+      const sup = rep.superseded;
+      const lagging = sup !== null && sup.append.context.handed[w] === null;
+      const desc = lagging ? sup.desc : rep.mint.context.live;
+      if (desc === null) return [];
       const ref = { replica: r, process: processOf(cfg, w), worker: w, sharedId: desc.sharedId };
       const path = pathOf((rep.workers[w] as Local<WorkerContext>).value);
       const h = rep.handles[w];
-      if (path === 'idle') return [{ kind: 'stage', ...ref, updates: [], bytes: 0, route: 'none' }];
+      if (path === 'idle') return [lagging ? { kind: 'superseded', ...ref } : { kind: 'stage', ...ref, updates: [], bytes: 0, route: 'none' }];
       if (path === 'shared.opening') return [{ kind: 'open', ...ref, created: false, participants: null }];
       if (path === 'shared.holdingHandle' && h !== null && h !== undefined) {
         const rest = h.context.staged.slice(h.context.pushed, h.context.pushed + (cfg.pushChunkUpdates ?? h.context.staged.length));
@@ -1206,17 +1305,19 @@ export function actorCandidates(cfg: ModelConfig, s: SystemState, actor: Actor):
       return [];
     }
     case 'append': {
-      if (rep.mint.context.live === null || rep.append === null) return [];
+      const stale: TraceEvent[] = rep.superseded === null ? [] : [{ kind: 'delete', replica: r, lower: 0, batches: 0, reason: 'stale' }];
+      if (rep.mint.context.live === null || rep.append === null) return stale;
       if (isIn(rep.append, 'ready') || isIn(rep.append, 'committed')) {
         const none = { hollow: 0, inline: 0 };
         return [
+          ...stale,
           { kind: 'append', replica: r, lower: 0, upper: 0, batches: 0, parts: none, updates: [], result: { ok: true } },
           { kind: 'backpressure', replica: r, lower: 0, inlineBytes: 0, adding: 0, flushed: 0 },
           { kind: 'bump', replica: r, from: 0, to: 0 },
         ];
       }
-      if (isIn(rep.append, 'mismatched')) return [{ kind: 'delete', replica: r, lower: 0, batches: 0, reason: 'mismatch' }];
-      return [];
+      if (isIn(rep.append, 'mismatched')) return [...stale, { kind: 'delete', replica: r, lower: 0, batches: 0, reason: 'mismatch' }];
+      return stale;
     }
     case 'registry': {
       const p = actor.process;

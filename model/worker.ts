@@ -16,6 +16,8 @@
  *   on the shared path), else none; sharing ∧ bytes < maxBytes (strict) → shared; otherwise → own.
  * - every worker reports exactly once per description under the barrier (shared, empty: finish; else skip).
  * - a worker hands at most one batch, and only after its finish returned or its own batch is written.
+ * - supersede: a worker that has not staged a description when a newer one is minted takes `SUPERSEDED`
+ *   instead of `STAGE`: it writes nothing, reports a skip under the barrier (sharing on), and hands nothing.
  */
 import { assertEvent, assign, setup } from 'xstate';
 import type { Route, UpdateId } from '../vocab/index.ts';
@@ -43,6 +45,8 @@ export type WorkerEvent =
       /** sharing ∧ noData = finish: a worker with no updates opens a handle and finishes it empty. */
       readonly finishesEmpty: boolean;
     }
+  /** A newer description was minted before this worker staged this one (system.ts decides). */
+  | { readonly type: 'SUPERSEDED'; readonly reportsSkips: boolean }
   | { readonly type: 'OPEN' }
   | { readonly type: 'FINISH_END'; readonly batch: Batch | null }
   | { readonly type: 'SKIP' }
@@ -73,6 +77,10 @@ export const workerMachine = setup({
     finishesEmpty: ({ event }) => {
       assertEvent(event, 'STAGE');
       return event.updates.length === 0 && event.finishesEmpty;
+    },
+    supersededReportingSkip: ({ event }) => {
+      assertEvent(event, 'SUPERSEDED');
+      return event.reportsSkips;
     },
     idlesReportingSkip: ({ event }) => {
       assertEvent(event, 'STAGE');
@@ -108,6 +116,7 @@ export const workerMachine = setup({
           { guard: 'idlesReportingSkip', target: 'noData.reportingSkip', actions: 'stageNone' },
           { target: 'handing', actions: 'stageNone' },
         ],
+        SUPERSEDED: [{ guard: 'supersededReportingSkip', target: 'superseded.reportingSkip' }, { target: 'handing' }],
       },
     },
     shared: {
@@ -125,6 +134,12 @@ export const workerMachine = setup({
       },
     },
     noData: {
+      initial: 'reportingSkip',
+      states: {
+        reportingSkip: { on: { SKIP: '#worker.handing' } },
+      },
+    },
+    superseded: {
       initial: 'reportingSkip',
       states: {
         reportingSkip: { on: { SKIP: '#worker.handing' } },

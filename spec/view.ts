@@ -276,6 +276,9 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
         break;
       case 'hand': {
         const rep = replicaOf(e.replica);
+        // A hand for a superseded description (the worker had not handed it when a newer one was
+        // minted) goes to that description's append, which deletes it: no append record shows it.
+        if (rep.desc !== null && e.sharedId !== rep.desc.sharedId) break;
         // An `empty` worker (no data, policy finish) hands what its finish returned: a shared batch.
         const seen = rep.routes[e.worker];
         const route = seen === 'shared' || seen === 'empty' ? 'shared' : 'own';
@@ -335,6 +338,7 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
       case 'delete': {
         batches.deleted += e.batches;
         replicaOf(e.replica).open.batches -= e.batches;
+        if (e.reason === 'stale') break; // a superseded description's: it has no append record
         const at = replicaOf(e.replica).lastAppend;
         const last = at === null ? undefined : appends[at];
         if (at !== null && last !== undefined) appends[at] = { ...last, deleted: (last.deleted ?? 0) + e.batches };
@@ -402,6 +406,7 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
         replicaOf(e.replica).bumpedUnanswered = false;
         break;
       case 'frontier':
+      case 'superseded':
       case 'skip':
       case 'sweep':
       case 'sweep-hold':

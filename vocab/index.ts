@@ -19,6 +19,14 @@ export const VARIANTS: readonly Variant[] = ['off', 'best-effort', 'barrier'];
 export type NoDataPolicy = 'skip' | 'finish';
 export const NO_DATA_POLICIES: readonly NoDataPolicy[] = ['skip', 'finish'];
 
+/**
+ * Which of Materialize's two MV sinks (vocab/PROTOCOL.md "The two sinks"): `v1`, the async sink (the
+ * default there), keeps one description slot and writes every worker's own batch (no SharedBatches);
+ * `v2`, the sync sink, shares batches (the variant) and supersedes a description the shard passed.
+ */
+export type SinkVersion = 'v1' | 'v2';
+export const SINK_VERSIONS: readonly SinkVersion[] = ['v1', 'v2'];
+
 /** Named, realistic bugs that can be switched on in impl/ (and, for the review bug, in model/). */
 export type BugName =
   | 'sweep-upgrade-race'
@@ -33,7 +41,8 @@ export type BugName =
   | 'cleanup-deletes-in-flight-part'
   | 'mismatch-delete-error-swallowed'
   | 'barrier-flag-read-per-worker'
-  | 'empty-finish-hands-nothing';
+  | 'empty-finish-hands-nothing'
+  | 'stale-hand-appended';
 export const BUG_NAMES: readonly BugName[] = [
   'sweep-upgrade-race',
   'drop-without-finish',
@@ -48,6 +57,7 @@ export const BUG_NAMES: readonly BugName[] = [
   'mismatch-delete-error-swallowed',
   'barrier-flag-read-per-worker',
   'empty-finish-hands-nothing',
+  'stale-hand-appended',
 ];
 
 /** Gallery bugs that show only when storage fails or replicas are aborted (`sbkit check --faults`). */
@@ -188,6 +198,10 @@ export type TraceEvent =
   | (WorkerRef & { readonly kind: 'finish-end'; readonly sharedId: SharedId; readonly received: BatchSummary | null })
   /** Barrier only: noteSkip(id, participants); `early` (predicted): no state existed, the skip was recorded. */
   | (WorkerRef & { readonly kind: 'skip'; readonly sharedId: SharedId; readonly early: boolean })
+  /** Supersede (sync sink): before staging, the worker saw a newer description than this one, so it
+   * does not write this one (under the barrier, with sharing on, it then reports a skip; then it hands
+   * nothing). Nothing here is an input: the model predicts when a worker must take this step. */
+  | (WorkerRef & { readonly kind: 'superseded'; readonly sharedId: SharedId })
   /** The worker finished writing its own (fallback or unshared) batch (batch predicted). */
   | (WorkerRef & { readonly kind: 'own-batch'; readonly sharedId: SharedId; readonly batch: BatchSummary })
   /** The worker handed its batches for the description (0 or 1; predicted) to the append worker. */
@@ -220,7 +234,8 @@ export type TraceEvent =
    * with an empty compare-and-append over [from, to) and will retry (from predicted; only a bump that
    * committed is an event — a lost one is retried and changes nothing). */
   | { readonly kind: 'bump'; readonly replica: number; readonly from: Time; readonly to: Time }
-  /** The append worker deleted batches it could not append (predicted count). */
+  /** The append worker deleted batches it could not append (predicted count): `mismatch` after a refused
+   * compare-and-append, `stale` for a description superseded before its append (its lower passed). */
   | {
       readonly kind: 'delete';
       readonly replica: number;

@@ -7,7 +7,13 @@
  *   append from current to lower (`bump`, when it committed), then retry.
  * - any other mismatch (another replica wrote): lower = current; delete the unappended batches
  *   (`delete`, reason mismatch); nothing is retried — the next description rewrites what is missing.
- * - hands that arrive for a description that already passed are deleted (`delete`, reason stale).
+ * - a description superseded before its append began (mint.ts): its lower already passed, so
+ *   what was handed for it is deleted instead of appended (`delete`, reason stale, when any batch was
+ *   handed); lower and the live description are the newer one's and stay untouched.
+ *
+ * The append worker takes its descriptions in mint order and waits for every worker's hand of one
+ * before the next (a worker hands every description, superseded ones with nothing), so no hand arrives
+ * for a description it already passed.
  */
 import type { Description } from '../../vocab/index.ts';
 import type { Batch } from '../persist/batch.ts';
@@ -22,13 +28,9 @@ export async function runAppender(r: ReplicaState, worker: number): Promise<void
   const inbox = at(r.inboxes, worker);
   for (;;) {
     const desc = await queue.recv();
-    if (desc === undefined) {
-      await deleteStale(r, worker, inbox.takeWhere(() => true));
-      return;
-    }
+    if (desc === undefined) return;
     const hands: Hand[] = [];
     for (;;) {
-      await deleteStale(r, worker, inbox.takeWhere((h) => h.desc.sharedId !== desc.sharedId));
       hands.push(...inbox.takeWhere((h) => h.desc.sharedId === desc.sharedId));
       if (hands.length >= r.workers) break;
       await inbox.changed();
@@ -41,6 +43,12 @@ async function appendDescription(r: ReplicaState, where: Where, desc: Descriptio
   const { scheduler, trace, metrics, bugs } = r.deps;
   const { replica } = r.settings;
   await pointAt(scheduler, 'append', where);
+  // BUG (stale-hand-appended): a superseded description is appended like the live one.
+  if (r.superseded === desc && !bugs.has('stale-hand-appended')) {
+    await deleteStale(r, desc, batches);
+    return;
+  }
+  r.appendStarted = true;
   const result = await appendWithBump(r, desc, batches);
   // if/else on the result's kind rather than ts-pattern's `match` (the append is a conformance hot path).
   const parts = result.kind === 'ok' ? result.parts : batches.reduce((sum, b) => addParts(sum, b.partsSummary()), NO_PARTS);
@@ -63,6 +71,7 @@ async function appendDescription(r: ReplicaState, where: Where, desc: Descriptio
     c.batchesAppended += batches.length;
     c.updatesAppended += event.updates.length;
     trace.emit({ ...event, result: { ok: true } });
+    r.deps.shardMoved.notifyWaiters();
     r.setLower(desc.upper);
   } else {
     const { current } = result;
@@ -94,25 +103,20 @@ async function appendWithBump(r: ReplicaState, desc: Description, batches: reado
     if (bumped.kind === 'ok') {
       metrics.c.bumps += 1;
       r.deps.trace.emit({ kind: 'bump', replica: r.settings.replica, from: result.current, to: desc.lower });
+      r.deps.shardMoved.notifyWaiters();
     }
   }
 }
 
-/** Deletes the batches of hands whose description already passed (grouped per description). */
-async function deleteStale(r: ReplicaState, worker: number, hands: readonly Hand[]): Promise<void> {
-  const byDesc = new Map<number, { desc: Description; batches: Batch[] }>();
-  for (const h of hands) {
-    if (h.batches.length === 0) continue;
-    const group = byDesc.get(h.desc.sharedId) ?? { desc: h.desc, batches: [] };
-    group.batches.push(...h.batches);
-    byDesc.set(h.desc.sharedId, group);
-  }
-  for (const { desc, batches } of byDesc.values()) {
-    await pointAt(r.deps.scheduler, 'append.stale', r.where(worker));
+/** Deletes what was handed for a superseded description; then a newer one may be superseded. */
+async function deleteStale(r: ReplicaState, desc: Description, batches: readonly Batch[]): Promise<void> {
+  if (batches.length > 0) {
     for (const b of batches) await b.delete();
     r.deps.metrics.c.batchesDeleted += batches.length;
     r.deps.trace.emit({ kind: 'delete', replica: r.settings.replica, lower: desc.lower, batches: batches.length, reason: 'stale' });
   }
+  r.superseded = null;
+  r.changed.notifyWaiters();
 }
 
 /** BUG (mismatch-delete-error-swallowed): one attempt per blob; a storage error is "logged" and swallowed,

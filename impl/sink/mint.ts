@@ -6,6 +6,13 @@
  * {lower, upper = desired, appendWorker = seq mod P·W, sharedId = seq, maxBytes and barrier = the knobs
  * read now (barrier false when the variant is off)}
  * and broadcasts it to every worker's write task and to the append worker's append task.
+ *
+ * Supersede (both sinks): the mint follows the persist frontier. While a description is live, its append
+ * has not begun and no superseded one is pending, the mint reads the shard's upper (woken by its own
+ * replica's changes and by any writer moving the shard); if another writer moved it past the live lower
+ * and below the desired frontier, the mint sets lower to it and mints a newer description at once (the
+ * read and the mint are one step). The old one is superseded: workers that have not staged it skip it,
+ * its append worker deletes what was handed for it (append.ts).
  */
 import type { Description } from '../../vocab/index.ts';
 import { pointAt } from '../runtime/where.ts';
@@ -37,8 +44,31 @@ export async function runMint(r: ReplicaState): Promise<void> {
       mintOne(r);
       continue;
     }
-    await r.changed.register();
+    // SUBTLE: register before the read: a change while the read awaits (the append ending the
+    // description, another writer moving the shard) must wake this task, not be lost (Notify keeps no permit).
+    const woken = Promise.race([r.changed.register(), r.deps.shardMoved.register()]);
+    if (mayPoll(r)) {
+      const { upper } = await r.deps.shard.fetchState();
+      // SUBTLE: the read and the mint are one step (no point between them), so `upper` is still the
+      // shard's upper; only then is the supersede the model's (its lower is the shard's upper now).
+      if (mayPoll(r) && upper > (r.live as Description).lower && upper < r.desired) {
+        supersede(r, upper);
+        continue;
+      }
+    }
+    await woken;
   }
+}
+
+/** A live description, its append not begun, nothing superseded pending, and room for a newer lower. */
+function mayPoll(r: ReplicaState): boolean {
+  return r.live !== null && !r.appendStarted && r.superseded === null && r.desired > r.live.lower + 1;
+}
+
+function supersede(r: ReplicaState, upper: number): void {
+  r.superseded = r.live;
+  r.setLower(upper);
+  mintOne(r);
 }
 
 function mintOne(r: ReplicaState): void {
@@ -50,6 +80,7 @@ function mintOne(r: ReplicaState): void {
   const desc: Description = { lower: r.lower, upper: r.desired, appendWorker: seq % r.workers, sharedId: seq, maxBytes, barrier };
   r.seq += 1;
   r.live = desc;
+  r.appendStarted = false;
   r.deps.trace.emit({ kind: 'mint', replica, desc });
   at(r.appendQueues, desc.appendWorker).send(desc);
   for (const q of r.writeQueues) q.send(desc);

@@ -5,7 +5,10 @@
  * - `lower` starts at the shard's upper when the writer started (0 for a fresh shard) and only grows
  *   (to `upper` on a successful append, to the shard's `current` on a mismatch);
  * - at most one description is `live`; it is minted with lower = `lower` and ends after its append
- *   (and, after a mismatch, after its batches were deleted);
+ *   (and, after a mismatch, after its batches were deleted), or is superseded: the mint saw the
+ *   shard's upper pass its lower before its append began, set `lower` to that upper and minted a newer
+ *   one; at most one superseded description is pending (`superseded`) until its append worker deleted
+ *   what was handed for it (`stale`);
  * - every change to `desired`, `lower` or `live` notifies `changed` (input and mint wait on it).
  */
 import type { Description, NoDataPolicy, Variant } from '../../vocab/index.ts';
@@ -55,6 +58,9 @@ export interface SinkDeps {
   readonly spawn: Spawn;
   readonly shard: ShardWriter;
   readonly writer: BatchWriter;
+  /** Notified whenever any writer of the run moved the shard's upper (an append or a bump): the
+   * persist frontier the v2 mint follows (in-process runs; a lone replica process gets its own). */
+  readonly shardMoved: Notify;
 }
 
 /** What a worker hands to the description's append worker: 0 or 1 batches. */
@@ -71,6 +77,10 @@ export class ReplicaState {
    * not (shared ids name entries of this run's in-memory registries only; nothing durable keeps them). */
   seq = 0;
   live: Description | null = null;
+  /** The live description's append worker passed its `append` point for it: too late to supersede. */
+  appendStarted = false;
+  /** The superseded description whose append worker has not yet deleted its hands (at most one). */
+  superseded: Description | null = null;
   readonly changed = new Notify();
   readonly writeQueues: readonly Mailbox<Description>[];
   readonly appendQueues: readonly Mailbox<Description>[];

@@ -5,6 +5,10 @@
  *   shared: open, push+, finish-begin, finish-end      own: [skip], own-batch      none: [skip]
  *   empty (no data, noData = finish): open, finish-begin, finish-end
  * and finally hand. `skip` is reported only under the barrier with sharing on.
+ *
+ * Supersede: a worker that, at its stage step, sees that a newer description was minted
+ * (the mint sequence moved past this one's successor) does not write this one: `superseded`, then
+ * [skip] (barrier, sharing on), then a hand of nothing.
  */
 import type { Description, Route, WorkerRef } from '../../vocab/index.ts';
 import type { Batch } from '../persist/batch.ts';
@@ -30,6 +34,14 @@ async function writeDescription(r: ReplicaState, worker: number, desc: Descripti
   const ref: WorkerRef = { replica: r.settings.replica, process: r.processOf(worker), worker };
 
   await pointAt(scheduler, 'write.stage', ref);
+  if (r.seq > desc.sharedId + 1) {
+    trace.emit({ kind: 'superseded', ...ref, sharedId: desc.sharedId });
+    await reportSkip(r, ref, desc, barrierOf(r, desc));
+    await pointAt(scheduler, 'write.hand', ref);
+    trace.emit({ kind: 'hand', ...ref, sharedId: desc.sharedId, batches: [] });
+    at(r.inboxes, desc.appendWorker).send({ desc, worker, batches: [] });
+    return;
+  }
   const staged = r.staged(worker, desc.lower, desc.upper);
   const bytes = payloadBytes(staged);
   const route = decideRoute(variant, desc.maxBytes, staged.length, bytes, bugs, r.settings.noData);

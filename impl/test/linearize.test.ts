@@ -54,6 +54,15 @@ describe('linearizeByShard', () => {
   const abort = (replica: number): TraceEvent => ({ kind: 'abort', replica, reason: 'SIGKILL' });
   const restart = (replica: number, lower: number): TraceEvent => ({ kind: 'restart', replica, lower });
 
+  it('places a supersede mint (a mint while a description is live) where the shard was at its new lower', () => {
+    // Replica 1's mint read upper 1 and superseded its [0, 2); replica 0's commits of [0, 1) and [1, 2)
+    // are recorded around it.
+    const trace = [mint(1, 0, 2), ok(0, 0, 1), mint(0, 1, 2), ok(0, 1, 2), mint(1, 1, 2)];
+    expect(linearizeByShard(trace)).toEqual({ ok: true, trace: [mint(1, 0, 2), ok(0, 0, 1), mint(0, 1, 2), mint(1, 1, 2), ok(0, 1, 2)], moved: 1 });
+    // a first mint reads nothing
+    expect(linearizeByShard([mint(1, 0, 2), ok(0, 0, 1)])).toMatchObject({ ok: true, moved: 0 });
+  });
+
   it('places a restart where the shard was at the upper it read, before a commit that came earlier in time', () => {
     // Replica 1 restarted reading upper 1; replica 0's commit of [1, 2) is recorded before it.
     const trace = [ok(0, 0, 1), abort(1), mint(0, 1, 2), ok(0, 1, 2), restart(1, 1), frontier(1, 2)];

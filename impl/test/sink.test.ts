@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { Notify } from '../runtime/notify.ts';
 import type { TraceEvent } from '../../vocab/index.ts';
 import { BugSwitches } from '../bugs.ts';
 import { isSbkitError, type SbkitErrorCode } from '../errors.ts';
@@ -159,7 +160,7 @@ describe('append operator edge paths (unreachable in the sink flow; PROTOCOL.md 
     const writer = { config, blob: client, metrics };
     const r = new ReplicaState(
       { replica: 0, variant: 'off', processes: 1, workersPerProcess: 1, intervals: 10, maxBytes: 0, barrier: false, pushChunkUpdates: 1, noData: 'skip', pacing: 'lockstep', startLower: 0, restarted: false },
-      { scheduler: passThroughScheduler, trace: new Trace({ event: (e) => events.push(e) }), bugs: BugSwitches.none, metrics, spawn: tasks.spawn, shard, writer },
+      { scheduler: passThroughScheduler, trace: new Trace({ event: (e) => events.push(e) }), bugs: BugSwitches.none, metrics, spawn: tasks.spawn, shard, writer, shardMoved: new Notify() },
       [[]],
     );
     const batch = async (lower: number, upper: number) => {
@@ -186,27 +187,50 @@ describe('append operator edge paths (unreachable in the sink flow; PROTOCOL.md 
     expect(ofKind(x.events, 'append')).toEqual([expect.objectContaining({ lower: 3, upper: 5, batches: 1, result: { ok: true } })]);
   });
 
-  it('hands for a description that already passed are deleted (reason stale)', async () => {
+  it('a superseded description: what was handed for it is deleted (reason stale), the live one is appended', async () => {
+    const x = replica(0);
+    const passed = { lower: 0, upper: 1, appendWorker: 0, sharedId: 0, maxBytes: 0, barrier: false };
+    const current = { lower: 1, upper: 2, appendWorker: 0, sharedId: 1, maxBytes: 0, barrier: false };
+    await x.shard.compareAndAppend([], 0, 1); // another writer passed the old lower
+    const stale = await x.batch(0, 1);
+    const task = runAppender(x.r, 0);
+    // what mint.ts's supersede leaves: the old description pending, lower at the shard's upper, a newer one live
+    x.r.superseded = passed;
+    x.r.lower = 1;
+    x.r.live = current;
+    x.r.appendQueues[0]?.send(passed);
+    x.r.appendQueues[0]?.send(current);
+    x.r.inboxes[0]?.send({ desc: current, worker: 0, batches: [] }); // waits for its turn
+    x.r.inboxes[0]?.send({ desc: passed, worker: 0, batches: [stale] });
+    await new Promise((res) => setImmediate(res));
+    x.r.closeQueues();
+    await task;
+    expect(ofKind(x.events, 'delete')).toEqual([{ kind: 'delete', replica: 0, lower: 0, batches: 1, reason: 'stale' }]);
+    expect(ofKind(x.events, 'append')).toEqual([expect.objectContaining({ lower: 1, upper: 2, batches: 0, result: { ok: true } })]);
+    expect(x.r.superseded).toBeNull();
+    expect(x.r.lower).toBe(2);
+    expect(x.blob.size).toBe(0);
+    expect(x.metrics.c).toMatchObject({ batchesDeleted: 1, emptyAppends: 1 });
+  });
+
+  it('stale-hand-appended: the superseded description is appended instead, refused, and ends the live one', async () => {
     const x = replica(0);
     const passed = { lower: 0, upper: 1, appendWorker: 0, sharedId: 0, maxBytes: 0, barrier: false };
     const current = { lower: 1, upper: 2, appendWorker: 0, sharedId: 1, maxBytes: 0, barrier: false };
     await x.shard.compareAndAppend([], 0, 1);
     const stale = await x.batch(0, 1);
-    const late = await x.batch(0, 1);
-    const task = runAppender(x.r, 0);
-    x.r.lower = 1;
-    x.r.appendQueues[0]?.send(current);
-    x.r.inboxes[0]?.send({ desc: passed, worker: 0, batches: [stale] });
-    x.r.inboxes[0]?.send({ desc: current, worker: 0, batches: [] });
+    const bugged = new ReplicaState(x.r.settings, { ...x.r.deps, bugs: new BugSwitches(['stale-hand-appended']) }, [[]]);
+    const task = runAppender(bugged, 0);
+    bugged.superseded = passed;
+    bugged.lower = 1;
+    bugged.live = current;
+    bugged.appendQueues[0]?.send(passed);
+    bugged.inboxes[0]?.send({ desc: passed, worker: 0, batches: [stale] });
     await new Promise((res) => setImmediate(res));
-    x.r.inboxes[0]?.send({ desc: passed, worker: 0, batches: [late] }); // arrives after the append
-    x.r.closeQueues();
+    bugged.closeQueues();
     await task;
-    expect(ofKind(x.events, 'delete')).toEqual([
-      { kind: 'delete', replica: 0, lower: 0, batches: 1, reason: 'stale' },
-      { kind: 'delete', replica: 0, lower: 0, batches: 1, reason: 'stale' },
-    ]);
-    expect(x.blob.size).toBe(0);
-    expect(x.metrics.c).toMatchObject({ batchesDeleted: 2, emptyAppends: 1 });
+    expect(ofKind(x.events, 'append')).toEqual([expect.objectContaining({ lower: 0, upper: 1, result: { ok: false, current: 1 } })]);
+    expect(ofKind(x.events, 'delete')).toEqual([expect.objectContaining({ reason: 'mismatch' })]);
+    expect(bugged.live).toBeNull(); // the newer description ended under its workers
   });
 });

@@ -3,7 +3,8 @@
  * (its id in that component kind's intern table).
  *
  * A component is one machine's `Local` (mint, append, worker, handle, sweep, builder) or one field of a
- * replica, the shard or the history. Slots, per replica r: up, incarnation, mint, append, then per process
+ * replica, the shard or the history. Slots, per replica r: up, incarnation, mint, append, superseded (a
+ * superseded description and its append, or null), then per process
  * p its sweep and one builder slot per batch id (ids < intervals: lowers strictly increase, so an
  * incarnation mints at most K descriptions), then per worker w its worker and handle; after the replicas:
  * shard and the seven history fields (the last, `faults`, is the fault world's).
@@ -15,7 +16,7 @@
  *
  * Invariants:
  * - the same component value has the same id wherever it sits (intern tables are per kind, not per slot);
- * - id 0 of a nullable kind (append, handle, builder) is `null`;
+ * - id 0 of a nullable kind (append, superseded, handle, builder) is `null`;
  * - a registry's `builders` never ends in `null` (system.ts pads with null only below the id it sets),
  *   so the slots determine the array; `pack` throws otherwise. A materialization with undeclared builder
  *   slots has one element per id (guards where undeclared): only `withBuilder`'s padding reads the length.
@@ -29,6 +30,7 @@ export const SLOT_KINDS = [
   'incarnation',
   'mint',
   'append',
+  'superseded',
   'worker',
   'handle',
   'sweep',
@@ -48,7 +50,7 @@ export type SlotKind = (typeof SLOT_KINDS)[number];
 export const COUNTER_KINDS: ReadonlySet<SlotKind> = new Set(['finishesBegun', 'finishesEnded', 'ownBatches', 'deleted', 'incarnation']);
 
 const HISTORY_FIELDS = ['appends', 'shardUppers', 'finishesBegun', 'finishesEnded', 'ownBatches', 'deleted', 'faults'] as const;
-const NULLABLE: ReadonlySet<SlotKind> = new Set(['append', 'handle', 'builder']);
+const NULLABLE: ReadonlySet<SlotKind> = new Set(['append', 'superseded', 'handle', 'builder']);
 
 /** A read of a component the read set did not declare (read-sets.ts). */
 export class ReadSetError extends Error {
@@ -89,6 +91,7 @@ export class Layout {
       this.replicaBase.push(this.kinds.length);
       this.push('mint', `r${r}.mint`);
       this.push('append', `r${r}.append`);
+      this.push('superseded', `r${r}.superseded`);
       for (let p = 0; p < cfg.processes; p++) {
         this.push('sweep', `r${r}.p${p}.sweep`);
         for (let id = 0; id < this.ids; id++) {
@@ -140,8 +143,11 @@ export class Layout {
   append(r: number): number {
     return this.base(r) + 1;
   }
+  superseded(r: number): number {
+    return this.base(r) + 2;
+  }
   sweep(r: number, p: number): number {
-    return this.base(r) + 2 + p * (1 + this.ids);
+    return this.base(r) + 3 + p * (1 + this.ids);
   }
   builder(r: number, p: number, id: number): number {
     if (!Number.isInteger(id) || id < 0 || id >= this.ids) {
@@ -153,7 +159,7 @@ export class Layout {
     return Array.from({ length: this.ids }, (_, id) => this.sweep(r, p) + 1 + id);
   }
   worker(r: number, w: number): number {
-    return this.base(r) + 2 + this.cfg.processes * (1 + this.ids) + 2 * w;
+    return this.base(r) + 3 + this.cfg.processes * (1 + this.ids) + 2 * w;
   }
   handle(r: number, w: number): number {
     return this.worker(r, w) + 1;
@@ -300,6 +306,7 @@ export class Codec {
       put(L.incarnation(r), rep.incarnation);
       put(L.mint(r), rep.mint);
       put(L.append(r), rep.append);
+      put(L.superseded(r), rep.superseded);
       rep.registries.forEach((reg, p) => {
         put(L.sweep(r, p), reg.sweep);
         if (reg.builders.length > L.ids) throw new RangeError(`registry r${r}.p${p} has ${reg.builders.length} builder ids; the layout has ${L.ids}`);
@@ -361,6 +368,7 @@ export class Codec {
         incarnation: get(L.incarnation(r)),
         mint: get(L.mint(r)),
         append: get(L.append(r)),
+        superseded: get(L.superseded(r)),
         workers,
         handles,
         registries,
@@ -412,6 +420,7 @@ export class Codec {
       put(L.incarnation(r), rep.incarnation);
       put(L.mint(r), rep.mint);
       put(L.append(r), rep.append);
+      put(L.superseded(r), rep.superseded);
       rep.registries.forEach((reg, p) => {
         put(L.sweep(r, p), reg.sweep);
         if (reg.builders.length > L.ids) throw new RangeError(`registry r${r}.p${p} has ${reg.builders.length} builder ids; the layout has ${L.ids}`);

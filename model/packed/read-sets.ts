@@ -17,15 +17,22 @@ import type { Layout } from './layout.ts';
 
 type EventOf<K extends TraceEventKind> = Extract<TraceEvent, { kind: K }>;
 
-/** What every worker event reads: every replica's status, its replica's live description (mint), its
- * worker and its handle. */
-const worker = (e: WorkerRef, L: Layout): number[] => [...L.status, L.mint(e.replica), L.worker(e.replica, e.worker), L.handle(e.replica, e.worker)];
+/** What every worker event reads: every replica's status, its replica's live description (mint) and
+ * superseded one (which of the two the worker is on), its worker and its handle. */
+const worker = (e: WorkerRef, L: Layout): number[] => [
+  ...L.status,
+  L.mint(e.replica),
+  L.superseded(e.replica),
+  L.worker(e.replica, e.worker),
+  L.handle(e.replica, e.worker),
+];
 /** What every replica-level event reads at least: every replica's status. */
 const replica = (L: Layout, ...slots: number[]): number[] => [...L.status, ...slots];
 /** Everything a replica's sink holds (an abort judges what it leaves behind). */
 const sinkOf = (r: number, L: Layout): number[] => [
   L.mint(r),
   L.append(r),
+  L.superseded(r),
   ...L.workersOf(r).flatMap((w) => [w, w + 1]),
   ...Array.from({ length: L.cfg.processes }, (_, p) => [L.sweep(r, p), ...L.buildersOf(r, p)]).flat(),
 ];
@@ -48,15 +55,19 @@ export interface EventRule<E extends TraceEvent> {
    * declaration can only be wrong about events that become enabled *while* it waits; the argument for
    * each is written beside it, and tests compare the reduced search with the full one.
    */
-  readonly confluent?: true;
+  readonly confluent?: true | ((L: Layout) => boolean);
 }
 
 export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>> } = {
   frontier: { reads: (e, L) => replica(L, L.mint(e.replica)) },
-  mint: { reads: (e, L) => replica(L, L.mint(e.replica)) },
-  // confluent: writes only its own worker; reads the live description, which nothing changes before
-  // every worker handed (append/delete) — frontier changes only `desired`.
-  stage: { reads: (e, L) => worker(e, L), confluent: true },
+  // a mint while a description is live supersedes it: the shard's upper and the live append decide
+  mint: { reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), L.superseded(e.replica), L.shard) },
+  // confluent with one replica: writes only its own worker; reads the live description, which nothing
+  // changes before every worker handed (append/delete) — frontier changes only `desired`. With two, a
+  // supersede (enabled once another replica appended) would turn an unstaged worker's stage into a skip.
+  stage: { reads: (e, L) => worker(e, L), confluent: (L) => L.cfg.replicas < 2 },
+  // a worker that had not staged its description when a newer one was minted
+  superseded: { reads: (e, L) => worker(e, L) },
   // a created entry counts the registry's entries (the sweep trigger)
   open: { reads: (e, L) => [...worker(e, L), L.sweep(e.replica, process(e, L)), ...L.buildersOf(e.replica, process(e, L))] },
   push: { reads: (e, L) => [...worker(e, L), current(e, L)] },
@@ -68,7 +79,8 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
   skip: { reads: (e, L) => [...worker(e, L), current(e, L)] },
   // confluent: writes only its own worker and a counter.
   'own-batch': { reads: (e, L) => worker(e, L), adds: (_e, L) => [L.ownBatches], confluent: true },
-  // confluent: records its own slot of the append's hands; the append needs every hand first.
+  // confluent: records its own slot of the append's hands (the live or the superseded description's);
+  // the append and the stale delete need every hand first, and a supersede leaves it enabled.
   hand: { reads: (e, L) => [...worker(e, L), L.append(e.replica)], confluent: true },
   // the history record lists every worker's route
   append: {
@@ -79,7 +91,7 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
   // the as-of is ahead of the shard: an empty compare-and-append moves the shard's upper to the lower
   bump: { reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), L.shard, L.shardUppers) },
   // a delete of batches the shard took (an indeterminate commit misread) counts in the fault history
-  delete: { reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), L.appends, L.faults), adds: (_e, L) => [L.deleted] },
+  delete: { reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), L.superseded(e.replica), L.appends, L.faults), adds: (_e, L) => [L.deleted] },
   sweep: { reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)) },
   'sweep-hold': { reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)) },
   'sweep-release': { reads: (e, L) => replica(L, L.sweep(e.replica, e.process), L.builder(e.replica, e.process, e.sharedId)) },
@@ -95,7 +107,8 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
   // a restart starts a fresh incarnation at the shard's upper
   restart: { reads: (_e, L) => replica(L, L.shard, L.faults) },
   // the final cleanup waits for every replica to seal
-  cleanup: { reads: (_e, L) => replica(L, L.faults, ...Array.from({ length: L.cfg.replicas }, (_, r) => L.mint(r))) },
+  // (SUBTLE: `superseded === null` is a comparison a guard cannot catch, so it must be declared)
+  cleanup: { reads: (_e, L) => replica(L, L.faults, ...Array.from({ length: L.cfg.replicas }, (_, r) => [L.mint(r), L.superseded(r)]).flat()) },
 };
 
 export type EventRules = { readonly [K in TraceEventKind]: EventRule<EventOf<K>> };
@@ -111,15 +124,16 @@ export function eventRule(
   for (const slot of adds) {
     if (!L.isCounter(slot)) throw new Error(`model/packed/read-sets.ts: ${event.kind} adds to ${L.labels[slot]}, which is not a counter`);
   }
-  return { reads: rule.reads(event, L), adds, confluent: rule.confluent === true };
+  const confluent = typeof rule.confluent === 'function' ? rule.confluent(L) : rule.confluent === true;
+  return { reads: rule.reads(event, L), adds, confluent };
 }
 
 export const ACTOR_READS: { readonly [K in Actor['kind']]: (a: Extract<Actor, { kind: K }>, L: Layout) => readonly number[] } = {
   faults: (a, L) => replica(L, L.append(a.replica)),
   cleanup: (_a, L) => replica(L),
-  mint: (a, L) => replica(L, L.mint(a.replica)),
-  worker: (a, L) => replica(L, L.mint(a.replica), L.worker(a.replica, a.worker), L.handle(a.replica, a.worker)),
-  append: (a, L) => replica(L, L.mint(a.replica), L.append(a.replica)),
+  mint: (a, L) => replica(L, L.mint(a.replica), L.superseded(a.replica)),
+  worker: (a, L) => replica(L, L.mint(a.replica), L.superseded(a.replica), L.worker(a.replica, a.worker), L.handle(a.replica, a.worker)),
+  append: (a, L) => replica(L, L.mint(a.replica), L.append(a.replica), L.superseded(a.replica)),
   // only the review bug's sweep visits live entries one by one (sweep-hold), so only then does it read them
   registry: (a, L) => replica(L, L.sweep(a.replica, a.process), ...(L.cfg.bugs?.sweepUpgradeRace === true ? L.buildersOf(a.replica, a.process) : [])),
 };

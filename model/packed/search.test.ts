@@ -19,6 +19,10 @@ const check = (variant: ModelConfig['variant'], over: Partial<ModelConfig> = {})
     ...over,
   });
 
+/** Two replicas × 1 worker over 2 intervals (the knobs computed): the smallest world with supersede. */
+const supersede = (variant: ModelConfig['variant']): ModelConfig =>
+  config({ variant, replicas: 2, workersPerProcess: 1, intervals: 2, updates: [u(0, 0, 0, 5), u(1, 1, 0, 5)], knobs: { maxBytesByLower: [1000], barrierByDesired: [variant === 'barrier'] } });
+
 const replayed = (cfg: ModelConfig, trace: readonly TraceEvent[]) => {
   let s = initialState(cfg);
   for (const e of trace) {
@@ -71,6 +75,9 @@ describe('the packed search without reductions equals the plain search', () => {
     // the no-data policy finish: a worker with no data opens and finishes an empty handle (route empty)
     ['no data: finish, best-effort', check('best-effort', { noData: 'finish', updates: [u(0, 0, 0, 10)] })],
     ['no data: finish, barrier', check('barrier', { noData: 'finish', updates: [u(0, 0, 0, 10)], barrierChoices: [false, true] })],
+    // supersede: two replicas over two intervals, one overtaking the other while its description is in flight
+    ['supersede, off', supersede('off')],
+    ['supersede, barrier', supersede('barrier')],
   ])('%s', (_name, cfg) => {
     const { plain, packed } = both(cfg);
     expect(packed.states).toBe(plain.states);
@@ -116,7 +123,7 @@ describe('the read-set table is checked on every cache miss', () => {
 
   it('a read set that is too small throws instead of memoizing', () => {
     // push without its handle and builder: only what stage reads
-    const rules = { ...EVENT_RULES, push: { reads: (e: TraceEvent, L: Layout) => [L.mint(e.replica), L.worker(e.replica, 'worker' in e ? e.worker : 0)] } };
+    const rules = { ...EVENT_RULES, push: { reads: (e: TraceEvent, L: Layout) => [L.mint(e.replica), L.superseded(e.replica), L.worker(e.replica, 'worker' in e ? e.worker : 0)] } };
     expect(() => searchPacked(cfg, { maxStates: 1000 }, new Engine(cfg, [], { eventRules: rules }))).toThrow(ReadSetError);
     expect(() => searchPacked(cfg, { maxStates: 1000 }, new Engine(cfg, [], { eventRules: rules }))).toThrow(/r0\.handles\[\d\]|r0\.p0\.builders\[0\]/);
   });

@@ -69,23 +69,25 @@ const builderView = record({
   deliveredToNobody: opaque,
 });
 
+/** model/append.ts's machine (the live description's, and a superseded one's). */
+const appendLocal = local({
+  lower: opaque,
+  upper: opaque,
+  handed: { t: 'byWorker', of: nullable(record({ route: opaque, batches: list(batch) })) },
+  result: opaque,
+  parts: opaque,
+  inlineBytesAdded: opaque,
+  committed: opaque,
+  flushed: opaque,
+  bumpedFrom: opaque,
+});
+
 export const COMPONENT_SHAPES: { readonly [K in SlotKind]: Shape } = {
   up: opaque,
   incarnation: opaque,
   mint: local({ intervals: opaque, workers: opaque, desired: opaque, lower: opaque, seq: opaque, live: nullable(description) }),
-  append: nullable(
-    local({
-      lower: opaque,
-      upper: opaque,
-      handed: { t: 'byWorker', of: nullable(record({ route: opaque, batches: list(batch) })) },
-      result: opaque,
-      parts: opaque,
-      inlineBytesAdded: opaque,
-      committed: opaque,
-      flushed: opaque,
-      bumpedFrom: opaque,
-    }),
-  ),
+  append: nullable(appendLocal),
+  superseded: nullable(record({ desc: description, append: appendLocal })),
   worker: local({ staged: idSet, bytes: opaque, route: opaque, batch: nullable(batch) }),
   handle: nullable(local({ staged: idSet, instance: opaque, pushed: opaque, last: opaque })),
   sweep: local({ upgradeRace: opaque, retained: opaque, visited: opaque, holding: opaque }),
@@ -155,6 +157,7 @@ export const EVENT_SHAPES: { readonly [K in TraceEventKind]: Shape } = {
   'finish-begin': record({ ...at, last: opaque }),
   'finish-end': record({ ...at, received: nullable(summary) }),
   skip: record({ ...at, early: opaque }),
+  superseded: record(at),
   'own-batch': record({ ...at, batch: summary }),
   hand: record({ ...at, batches: list(summary) }),
   append: record({ kind: opaque, replica, lower: opaque, upper: opaque, batches: opaque, parts: opaque, updates: idSet, result: opaque }),

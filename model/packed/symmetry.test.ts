@@ -134,7 +134,7 @@ describe('a symmetry renames everything that carries a worker, a replica or an u
       /worker\.context has a field "deliverer" its shape does not list/,
     );
     expect(Object.keys(COMPONENT_SHAPES).sort()).toEqual([
-      'append', 'appends', 'builder', 'deleted', 'faults', 'finishesBegun', 'finishesEnded', 'handle', 'incarnation', 'mint', 'ownBatches', 'shard', 'shardUppers', 'sweep', 'up', 'worker',
+      'append', 'appends', 'builder', 'deleted', 'faults', 'finishesBegun', 'finishesEnded', 'handle', 'incarnation', 'mint', 'ownBatches', 'shard', 'shardUppers', 'superseded', 'sweep', 'up', 'worker',
     ]);
   });
 
@@ -157,6 +157,9 @@ const verdicts = (r: PackedSearchResult) => ({
   complete: r.complete,
 });
 
+/** Two replicas × 1 worker over 2 intervals: replicas overtake each other and supersede. */
+const supersede = config({ variant: 'off', replicas: 2, workersPerProcess: 1, intervals: 2, updates: [u(0, 0, 0, 5), u(1, 1, 0, 5)], knobs: { maxBytesByLower: [1000], barrierByDesired: [false] } });
+
 describe('the symmetric search keeps verdicts, witnesses and shortest counterexample lengths', () => {
   const cases: [string, ModelConfig][] = [
     ['best-effort, 3 workers', alternating('best-effort', 3)],
@@ -172,6 +175,7 @@ describe('the symmetric search keeps verdicts, witnesses and shortest counterexa
     // an abort with two replicas needs more than 3 M states in the full search; an indeterminate commit
     // and cleanup complete in both (67,572 / 30,601 states)
     ['faults, 2 replicas', { ...twoReplicas('best-effort'), faults: { aborts: 0, indeterminate: 1, cleanup: true } }],
+    ['supersede, 2 replicas, 2 intervals', supersede],
   ];
   it.each(cases)('%s', (_name, cfg) => {
     const full = searchPacked(cfg, { maxStates: 1_000_000, properties });
@@ -213,6 +217,8 @@ describe('the partial-order reduction keeps every final state and every verdict'
     ['no data: finish, barrier', config({ variant: 'barrier', workersPerProcess: 3, noData: 'finish', updates: [u(0, 0, 0, 10)], maxBytesChoices: [0, 1000] })],
     ['faults', { ...config({ variant: 'best-effort' }), faults: { aborts: 1, indeterminate: 1, cleanup: true } }],
     ['faults, the indeterminate-as-mismatch bug', { ...config({ variant: 'best-effort' }), faults: { aborts: 0, indeterminate: 1, cleanup: false }, bugs: { indeterminateAsMismatch: true } }],
+    // supersede: a stage is not confluent with two replicas (a supersede can turn it into `superseded`)
+    ['supersede, 2 replicas, 2 intervals', supersede],
   ];
   it.each(cases)('%s', (_name, cfg) => {
     const finals = (por: boolean) => {

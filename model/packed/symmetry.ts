@@ -206,6 +206,7 @@ export class Renamer {
         incarnation: rep.incarnation,
         mint: this.component('mint', rep.mint, r, g),
         append: this.component('append', rep.append, r, g),
+        superseded: this.component('superseded', rep.superseded, r, g),
         workers,
         handles,
         registries: rep.registries.map((reg) => ({
@@ -396,9 +397,9 @@ export class SymmetryReducer implements Reducer {
     const L = engine.layout;
     this.ownParts = [Array.from({ length: L.workers }, () => []), Array.from({ length: L.workers }, () => [])];
     this.sharedByReplica = Array.from({ length: this.cfg.replicas }, (_, r) =>
-      Array.from({ length: this.cfg.processes }, (_, p) => [...L.buildersOf(r, p), L.append(r), L.appends]),
+      Array.from({ length: this.cfg.processes }, (_, p) => [...L.buildersOf(r, p), L.append(r), L.superseded(r), L.appends]),
     );
-    this.keyWidth = 2 + L.ids + 2;
+    this.keyWidth = 2 + L.ids + 3;
     this.roleBySlot = Array.from({ length: L.slots }, () => []);
     this.keys = new Int32Array(this.keyWidth * L.workers);
     this.flat = new Int32Array(this.cfg.replicas * L.workers);
@@ -539,6 +540,7 @@ export class SymmetryReducer implements Reducer {
       out[L.incarnation(to)] = vec[L.incarnation(r)] as number;
       out[L.mint(to)] = this.renamed(L.mint(r), vec[L.mint(r)] as number, r, symId);
       out[L.append(to)] = this.renamed(L.append(r), vec[L.append(r)] as number, r, symId);
+      out[L.superseded(to)] = this.renamed(L.superseded(r), vec[L.superseded(r)] as number, r, symId);
       for (let p = 0; p < this.cfg.processes; p++) {
         out[L.sweep(to, p)] = vec[L.sweep(r, p)] as number;
         for (let id = 0; id < L.ids; id++) {
