@@ -67,6 +67,19 @@ describe('a symmetry renames everything that carries a worker, a replica or an u
     ['barrier, 2 replicas', twoReplicas('barrier')],
     ['best-effort, 4 workers, faults', alternating('best-effort', 4, { maxBytesChoices: [1000], faults: { aborts: 1, indeterminate: 1, cleanup: true } })],
     ['barrier, 2 replicas, faults', { ...twoReplicas('barrier'), faults: { aborts: 1, indeterminate: 1, cleanup: true } }],
+    // supersede: once replica r's description of interval 0 is superseded, its append worker (worker 0) is
+    // neither live nor future and may swap with worker 2 (same loads); the superseded description keeps it
+    [
+      'best-effort, 2 replicas, 3 workers, 2 intervals (supersede)',
+      config({
+        variant: 'best-effort',
+        replicas: 2,
+        workersPerProcess: 3,
+        intervals: 2,
+        updates: [u(0, 0, 0, 10), u(1, 0, 2, 10), u(2, 1, 0, 10), u(3, 1, 2, 10), u(4, 1, 1, 100)],
+        maxBytesChoices: [1000],
+      }),
+    ],
   ];
 
   it.each(configs)('%s: the renamed trace is a run of the model and reaches the renamed state (every prefix)', (_name, cfg) => {
@@ -95,6 +108,29 @@ describe('a symmetry renames everything that carries a worker, a replica or an u
         expect(actual).toEqual(expected);
       });
     }
+  });
+
+  it('a superseded description\'s append worker may move once it is neither live nor future: successors commute there', () => {
+    const cfg = (configs.find(([name]) => name.includes('supersede')) as [string, ModelConfig])[1];
+    const renamer = new Renamer(cfg, new Loads(cfg));
+    const pick = rng(23);
+    let moved = 0;
+    for (let walk = 0; walk < 300 && moved < 20; walk++) {
+      randomWalk(cfg, pick, (s, next) => {
+        s.replicas.forEach((rep, r) => {
+          const w = rep.superseded?.desc.appendWorker;
+          if (w === undefined) return;
+          for (const g of groupAt(cfg, s)) {
+            if (g.workers[r]?.[w] === w) continue;
+            moved += 1;
+            const expected = next.map((x) => key(renamer.event(x.event, g), renamer.state(x.next, g))).sort();
+            const actual = successors(cfg, renamer.state(s, g)).map((x) => key(x.event, x.next)).sort();
+            expect(actual).toEqual(expected);
+          }
+        });
+      });
+    }
+    expect(moved).toBeGreaterThan(0);
   });
 
   it('the append worker stays fixed: moving it breaks the replay (so the group must not contain it)', () => {
