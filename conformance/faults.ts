@@ -14,7 +14,8 @@
  *   transient failure);
  * - it fails permanently with RATE/20 (the replica goes down as a crash would, and restarts);
  * - a run aborts a replica (teardown or crash) at one or two scheduling steps with probability
- *   min(1, 4·RATE) (0.4 at the default: a run has ~150 steps, so about RATE/40 per step).
+ *   min(1, 4·RATE) (0.4 at the default); each step is drawn at one of three scales (≤ 40, ≤ 150,
+ *   ≤ 600), since runs take from a dozen steps (small workloads, the common case) to hundreds.
  */
 import fc from 'fast-check';
 import type { StorageFault, StorageOp } from '../vocab/index.ts';
@@ -63,7 +64,13 @@ export function faultScheduleArb(rate: number, maxReplicas: number): fc.Arbitrar
   const code = fc.oneof(
     ...FAULT_CODES.map((c, i) => ({ weight: weights[c], arbitrary: fc.constant(i) })).filter((x) => x.weight > 0),
   );
-  const abort = fc.record({ step: fc.nat({ max: HORIZON }), replica: fc.nat({ max: maxReplicas - 1 }) });
+  // A run's length is not known when its schedule is drawn (from a dozen steps to hundreds): abort steps
+  // at three scales, so that short runs, the most common, are aborted too, mid-run rather than after.
+  const step = fc.oneof(fc.nat({ max: 40 }), fc.nat({ max: 150 }), fc.nat({ max: HORIZON }));
+  // Replica 0 in half the aborts: every workload has it, and most have no other (swarm.ts), where an
+  // abort of a missing replica does nothing.
+  const replica = fc.oneof(fc.constant(0), fc.nat({ max: maxReplicas - 1 }));
+  const abort = fc.record({ step, replica });
   const pAbort = Math.min(1, 4 * rate);
   const aborts = fc.oneof(
     { weight: Math.round(1000 * (1 - pAbort)), arbitrary: fc.constant([] as AbortAt[]) },

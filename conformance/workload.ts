@@ -20,6 +20,7 @@
 import fc from 'fast-check';
 import type { NoDataPolicy, PersistConfig, Variant } from '../vocab/index.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
+import { swarmArb, swarmFlags, swarmLoad, swarmShape } from './swarm.ts';
 
 export const LOAD_CLASSES = ['tiny', 'medium', 'none', 'large', 'boundary', 'inline-edge', 'cut-edge'] as const;
 export type LoadClass = (typeof LOAD_CLASSES)[number];
@@ -104,8 +105,8 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
         minLength: 1,
         maxLength: bounds.maxIntervals,
       }),
-      // Mostly the variant's own mode; sometimes the flag flips between intervals (best-effort and barrier).
-      barrierFlags: fc.oneof({ weight: 4, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.array(fc.boolean(), { minLength: 1, maxLength: bounds.maxIntervals + 1 }) }),
+      // Used when the swarm flips the flag (best-effort and barrier); else the variant's own mode.
+      barrierFlags: fc.array(fc.boolean(), { minLength: 2, maxLength: bounds.maxIntervals + 1 }),
       loads: fc.array(fc.array(loadArb, { minLength: maxWorkers, maxLength: maxWorkers }), {
         minLength: bounds.maxIntervals,
         maxLength: bounds.maxIntervals,
@@ -125,8 +126,11 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
       pacing: fc.constantFrom('lockstep' as const, 'free' as const),
       // Both policies in every budget; drawn last, so every other field is drawn as before it existed.
       noData: fc.constantFrom<NoDataPolicy>('skip', 'finish'),
+      // Which features and regimes this run enables (swarm.ts).
+      swarm: swarmArb(),
     })
-    .map((g) => {
+    .map(({ swarm, ...drawn }) => {
+      const g = { ...drawn, ...swarmShape(swarm, drawn) };
       const workers = g.workersPerProcess * g.processes;
       const asOf = Math.min(g.asOf, g.intervals - 1);
       const w: Workload = {
@@ -138,8 +142,8 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
         asOf,
         threshold: THRESHOLD,
         knob: g.knob.slice(0, g.intervals),
-        barrierFlags: variant === 'off' ? [false] : (g.barrierFlags ?? [variant === 'barrier']),
-        loads: g.loads.slice(0, g.intervals).map((row, t) => row.slice(0, workers).map((l) => (t < asOf ? 'none' : l))),
+        barrierFlags: variant === 'off' ? [false] : swarmFlags(swarm, g.barrierFlags, g.intervals, variant === 'barrier'),
+        loads: g.loads.slice(0, g.intervals).map((row, t) => row.slice(0, workers).map((l, worker) => (t < asOf ? 'none' : swarmLoad(swarm, l, worker, g.workersPerProcess)))),
         blobTargetSize: g.blobTargetSize,
         inlineSingleMaxBytes: g.inlineSingleMaxBytes,
         inlineTotalMaxBytes: DEFAULT_INLINE_TOTAL,
