@@ -9,6 +9,8 @@
  * shard holds exactly the desired collection) or the check reports what is still pending.
  *
  * Rates, from RATE (default 0.1), per fault site:
+ * - in half the schedules every storage rate below is HOT (4·RATE, at most 0.4) instead of RATE (swarm
+ *   testing: failures pile up in some runs rather than thinning out evenly over all);
  * - a storage call fails transiently with probability RATE;
  * - it ends indeterminate with RATE/4 (half applied, half not; on reads, which cannot apply, it is a
  *   transient failure);
@@ -46,6 +48,8 @@ export const DEFAULT_FAULT_RATE = 0.1;
 
 /** Storage calls and scheduling steps a fault schedule covers (runs rarely take more). */
 const HORIZON = 600;
+/** How much hotter a hot schedule's storage calls fail (see faultScheduleArb). */
+const HOT_STORAGE = 4;
 /** The compare-and-sets a hot schedule covers (see faultScheduleArb). */
 const HOT_CAS = 4;
 
@@ -61,9 +65,12 @@ export function faultWeights(rate: number): Record<FaultCode, number> {
 
 export function faultScheduleArb(rate: number, maxReplicas: number): fc.Arbitrary<FaultSchedule> {
   const weights = faultWeights(rate);
-  const code = fc.oneof(
-    ...FAULT_CODES.map((c, i) => ({ weight: weights[c], arbitrary: fc.constant(i) })).filter((x) => x.weight > 0),
-  );
+  const codeAt = (w: Record<FaultCode, number>) => fc.oneof(...FAULT_CODES.map((c, i) => ({ weight: w[c], arbitrary: fc.constant(i) })).filter((x) => x.weight > 0));
+  const code = codeAt(weights);
+  // Swarm-style (swarm.ts): half the schedules fail storage calls at HOT_STORAGE times the rate (at
+  // most 0.4, never below the rate), so that retries, mismatches after failures and permanent crashes
+  // (restarts) pile up in some runs instead of thinning out evenly over all of them.
+  const hotStorage = codeAt(faultWeights(Math.max(rate, Math.min(0.4, HOT_STORAGE * rate))));
   // A run's length is not known when its schedule is drawn (from a dozen steps to hundreds): abort steps
   // at three scales, so that short runs, the most common, are aborted too, mid-run rather than after.
   const step = fc.oneof(fc.nat({ max: 40 }), fc.nat({ max: 150 }), fc.nat({ max: HORIZON }));
@@ -85,7 +92,7 @@ export function faultScheduleArb(rate: number, maxReplicas: number): fc.Arbitrar
   const cas = fc.oneof({ weight: 2, arbitrary: fc.constant([] as number[]) }, { weight: 1, arbitrary: fc.array(hot, { minLength: HOT_CAS, maxLength: HOT_CAS }) });
   return fc
     .record({
-      storage: fc.array(code, { maxLength: HORIZON, size: 'max' }),
+      storage: fc.oneof(fc.array(code, { maxLength: HORIZON, size: 'max' }), fc.array(hotStorage, { maxLength: HORIZON, size: 'max' })),
       cas,
       aborts,
       heal: fc.integer({ min: 0, max: HORIZON }),

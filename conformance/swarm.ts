@@ -17,7 +17,7 @@
  * so a check spends its time on more, cheaper runs.
  */
 import fc from 'fast-check';
-import { LOAD_CLASSES, type LoadClass } from './workload.ts';
+import { CUT_EDGE, INLINE_EDGE, LOAD_CLASSES, type LoadClass } from './workload.ts';
 
 export interface Swarm {
   /** One replica only. */
@@ -33,6 +33,12 @@ export interface Swarm {
   readonly idleWorker: boolean;
   /** The barrier flag is drawn per desired frontier (it may flip) instead of the variant's own mode. */
   readonly flagFlips: boolean;
+  /** The persist limits at their edges: inline_writes_single_max_bytes and blob_target_size one below,
+   * at or one above the edge loads' sizes (by `singleEdge`, `targetEdge`), and the large and boundary
+   * loads replaced by the edge loads (inline-edge, cut-edge), so that a part lands on a limit. */
+  readonly persistEdges: boolean;
+  readonly singleEdge: -1 | 0 | 1;
+  readonly targetEdge: -1 | 0 | 1;
   /** Load classes this run leaves out (by LOAD_CLASSES index): a left-out class becomes `none` (an
    * empty worker), or `tiny` where `none` itself is left out. */
   readonly omitLoads: readonly boolean[];
@@ -47,6 +53,9 @@ export function swarmArb(): fc.Arbitrary<Swarm> {
     fewIntervals: fc.boolean(),
     idleWorker: fc.boolean(),
     flagFlips: fc.boolean(),
+    persistEdges: fc.boolean(),
+    singleEdge: fc.constantFrom<-1 | 0 | 1>(0, -1, 1),
+    targetEdge: fc.constantFrom<-1 | 0 | 1>(0, -1, 1),
     // A class is left out in one run in three: a run keeps four or five of the seven.
     omitLoads: fc.array(fc.oneof({ weight: 2, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }), {
       minLength: LOAD_CLASSES.length,
@@ -65,6 +74,12 @@ export function swarmShape(s: Swarm, shape: { replicas: number; processes: numbe
   };
 }
 
+/** The persist tunables under a swarm (the drawn ones, unless the limits are at their edges). */
+export function swarmPersist(s: Swarm, drawn: { readonly inlineSingleMaxBytes: number; readonly blobTargetSize: number }): { inlineSingleMaxBytes: number; blobTargetSize: number } {
+  if (!s.persistEdges) return { inlineSingleMaxBytes: drawn.inlineSingleMaxBytes, blobTargetSize: drawn.blobTargetSize };
+  return { inlineSingleMaxBytes: INLINE_EDGE + s.singleEdge, blobTargetSize: CUT_EDGE + s.targetEdge };
+}
+
 /**
  * The barrier flag by desired frontier: the variant's own mode, or under `flagFlips` the drawn values,
  * made to flip within the frontiers the run reads (0 … intervals) when they happen not to.
@@ -78,9 +93,11 @@ export function swarmFlags(s: Swarm, drawn: readonly boolean[], intervals: numbe
 }
 
 /** A load under a swarm: a left-out class becomes an empty worker (or a tiny one, when empty workers are
- * left out too); the idle worker's loads are empty. */
+ * left out too); the idle worker's loads are empty; edge loads replace large and boundary ones when the
+ * persist limits are at their edges. */
 export function swarmLoad(s: Swarm, load: LoadClass, worker: number, workersPerProcess: number): LoadClass {
   if (s.idleWorker && worker % workersPerProcess === 0) return 'none';
+  if (s.persistEdges && (load === 'large' || load === 'boundary')) load = load === 'large' ? 'inline-edge' : 'cut-edge';
   if (s.omitLoads[LOAD_CLASSES.indexOf(load)] !== true) return load;
   return s.omitLoads[LOAD_CLASSES.indexOf('none')] === true ? 'tiny' : 'none';
 }

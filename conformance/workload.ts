@@ -20,7 +20,7 @@
 import fc from 'fast-check';
 import type { NoDataPolicy, PersistConfig, Variant } from '../vocab/index.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
-import { swarmArb, swarmFlags, swarmLoad, swarmShape } from './swarm.ts';
+import { swarmArb, swarmFlags, swarmLoad, swarmPersist, swarmShape } from './swarm.ts';
 
 export const LOAD_CLASSES = ['tiny', 'medium', 'none', 'large', 'boundary', 'inline-edge', 'cut-edge'] as const;
 export type LoadClass = (typeof LOAD_CLASSES)[number];
@@ -130,7 +130,7 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
       swarm: swarmArb(),
     })
     .map(({ swarm, ...drawn }) => {
-      const g = { ...drawn, ...swarmShape(swarm, drawn) };
+      const g = { ...drawn, ...swarmShape(swarm, drawn), ...swarmPersist(swarm, drawn) };
       const workers = g.workersPerProcess * g.processes;
       const asOf = Math.min(g.asOf, g.intervals - 1);
       const w: Workload = {
@@ -195,7 +195,7 @@ function firstAppendInlineBytes(w: Workload): number {
   for (let p = 0; p < w.processes; p++) {
     const shared: number[] = [];
     for (let worker = p * w.workersPerProcess; worker < (p + 1) * w.workersPerProcess; worker++) {
-      const sizes = loadShape(row[worker] ?? 'none', t, worker, workers, w.threshold).map((u) => sizeOf(u.key, u.valueLen));
+      const sizes = loadShape(row[worker] ?? 'none', t, worker, workers, w.threshold).map((u) => u.size);
       const bytes = sizes.reduce((a, b) => a + b, 0);
       if (sizes.length === 0) continue;
       if (sharing && bytes < knob) shared.push(...sizes);
@@ -262,6 +262,8 @@ export function materialize(w: Workload): Update[] {
 interface UpdateShape {
   readonly key: string;
   readonly valueLen: number;
+  /** Its encoded size (memoized with the shape: measuring it allocates a value of that length). */
+  readonly size: number;
 }
 
 /**
@@ -275,7 +277,7 @@ function loadShape(load: LoadClass, time: number, worker: number, workers: numbe
   let shape = shapes.get(memo);
   if (shape === undefined) {
     const key = (n: number) => keyFor(time, worker, n, workers);
-    shape = valueLengths(load, threshold, key).map((valueLen, n) => ({ key: key(n), valueLen }));
+    shape = valueLengths(load, threshold, key).map((valueLen, n) => ({ key: key(n), valueLen, size: sizeOf(key(n), valueLen) }));
     shapes.set(memo, shape);
   }
   return shape;
