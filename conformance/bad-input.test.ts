@@ -5,11 +5,11 @@ import { CORRUPTIONS, badInputRefused, corruptionFor } from './bad-input.ts';
 import { runConfigOf } from './harness.ts';
 import { workloadArb } from './workload.ts';
 
-const configs = (['barrier', 'off', 'best-effort'] as const).flatMap((v) => fc.sample(workloadArb(v), { numRuns: 150, seed: 5 })).map((w) => runConfigOf(w, passThroughScheduler).config);
+const configs = (['barrier', 'off', 'best-effort'] as const).flatMap((v) => fc.sample(workloadArb(v), { numRuns: 200, seed: 5 })).map((w) => runConfigOf(w, passThroughScheduler).config);
 
 describe('bad input, a property of every run', () => {
   it('every corruption of a generated config is refused with a typed error naming the field', async () => {
-    for (const c of [...configs.slice(0, 15), ...configs.slice(150, 165), ...configs.slice(300, 315)]) for (const k of CORRUPTIONS) expect(await badInputRefused(c, k), k.describe).toBeUndefined();
+    for (const c of [...configs.slice(0, 15), ...configs.slice(200, 215), ...configs.slice(400, 415)]) for (const k of CORRUPTIONS) expect(await badInputRefused(c, k), k.describe).toBeUndefined();
   });
 
   it('over a few hundred workloads every corruption is tried', () => {

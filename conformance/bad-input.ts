@@ -81,7 +81,10 @@ export const CORRUPTIONS: readonly Corruption[] = [
 export function corruptionFor(c: RunConfig): Corruption {
   let k = 2166136261; // FNV-1a over the shape, so every corruption comes up across a budget's workloads
   const data = c.updates.reduce((n, u) => n + u.time * 31 + u.value.length, 0);
-  for (const x of [c.updates.length, data, c.intervals, c.replicas, c.workersPerProcess, c.processes, c.asOf ?? 0, c.pushChunkUpdates ?? 0]) {
+  // The persist tunables and policies too: small workloads (swarm.ts) share their shape and data often.
+  const p = c.persist;
+  const policies = (c.noData === 'finish' ? 1 : 0) + (c.pacing === 'free' ? 2 : 0);
+  for (const x of [c.updates.length, data, c.intervals, c.replicas, c.workersPerProcess, c.processes, c.asOf ?? 0, c.pushChunkUpdates ?? 0, p?.blobTargetSize ?? 0, p?.inlineSingleMaxBytes ?? 0, p?.inlineTotalMaxBytes ?? 0, policies]) {
     k = Math.imul(k ^ x, 16777619) >>> 0;
   }
   return CORRUPTIONS[k % CORRUPTIONS.length] as Corruption;

@@ -28,6 +28,9 @@ export interface VariantOutcome {
   /** Runs executed until the first failure (1-based), when one failed. */
   readonly runsToFailure?: number;
   readonly msToFailure?: number;
+  /** CPU time (this process, user + system) until the first failure: steadier than wall time on a
+   * shared machine (the gallery's figures; with one job, the process is this check). */
+  readonly cpuMsToFailure?: number;
   readonly shrinks?: number;
   readonly report?: RunReport;
   /** How many runs witnessed each `sometimes` property. */
@@ -53,8 +56,9 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
   const witnessed: Record<string, number> = {};
   const reached: Record<string, number> = {};
   let executed = 0;
-  let firstFailure: { run: number; ms: number } | undefined;
+  let firstFailure: { run: number; ms: number; cpuMs: number } | undefined;
   const started = performance.now();
+  const cpuStarted = process.cpuUsage();
   const schedules = scheduleArb(DEFAULT_BOUNDS.maxReplicas, DEFAULT_BOUNDS.maxWorkersPerProcess * DEFAULT_BOUNDS.maxProcesses, strategy, task.faults);
   const property = fc.asyncProperty(workloadArb(variant, DEFAULT_BOUNDS), schedules, async (workload: Workload, schedule: Schedule) => {
     if (firstFailure === undefined && hooks.stopped?.() === true) return;
@@ -73,7 +77,10 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
       tally.collected += report.faults.collected;
     }
     if (report.failures.length > 0) {
-      firstFailure ??= { run: executed, ms: performance.now() - started };
+      if (firstFailure === undefined) {
+        const cpu = process.cpuUsage(cpuStarted);
+        firstFailure = { run: executed, ms: performance.now() - started, cpuMs: (cpu.user + cpu.system) / 1000 };
+      }
       throw new Error(report.failures.map((f) => `${f.check}: ${f.why}`).join('\n'));
     }
   });
@@ -87,6 +94,7 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
     failed: true,
     runsToFailure: firstFailure?.run ?? executed,
     msToFailure: firstFailure?.ms ?? 0,
+    cpuMsToFailure: firstFailure?.cpuMs ?? 0,
     shrinks: details.numShrinks + minimized.kept,
     report: minimized.report,
     witnessed,

@@ -9,12 +9,15 @@
  * shard holds exactly the desired collection) or the check reports what is still pending.
  *
  * Rates, from RATE (default 0.1), per fault site:
+ * - in half the schedules every storage rate below is HOT (4·RATE, at most 0.4) instead of RATE (swarm
+ *   testing: failures pile up in some runs rather than thinning out evenly over all);
  * - a storage call fails transiently with probability RATE;
  * - it ends indeterminate with RATE/4 (half applied, half not; on reads, which cannot apply, it is a
  *   transient failure);
  * - it fails permanently with RATE/20 (the replica goes down as a crash would, and restarts);
  * - a run aborts a replica (teardown or crash) at one or two scheduling steps with probability
- *   min(1, 4·RATE) (0.4 at the default: a run has ~150 steps, so about RATE/40 per step).
+ *   min(1, 4·RATE) (0.4 at the default); each step is drawn at one of three scales (≤ 40, ≤ 150,
+ *   ≤ 600), since runs take from a dozen steps (small workloads, the common case) to hundreds.
  */
 import fc from 'fast-check';
 import type { StorageFault, StorageOp } from '../vocab/index.ts';
@@ -45,6 +48,8 @@ export const DEFAULT_FAULT_RATE = 0.1;
 
 /** Storage calls and scheduling steps a fault schedule covers (runs rarely take more). */
 const HORIZON = 600;
+/** How much hotter a hot schedule's storage calls fail (see faultScheduleArb). */
+const HOT_STORAGE = 4;
 /** The compare-and-sets a hot schedule covers (see faultScheduleArb). */
 const HOT_CAS = 4;
 
@@ -60,10 +65,19 @@ export function faultWeights(rate: number): Record<FaultCode, number> {
 
 export function faultScheduleArb(rate: number, maxReplicas: number): fc.Arbitrary<FaultSchedule> {
   const weights = faultWeights(rate);
-  const code = fc.oneof(
-    ...FAULT_CODES.map((c, i) => ({ weight: weights[c], arbitrary: fc.constant(i) })).filter((x) => x.weight > 0),
-  );
-  const abort = fc.record({ step: fc.nat({ max: HORIZON }), replica: fc.nat({ max: maxReplicas - 1 }) });
+  const codeAt = (w: Record<FaultCode, number>) => fc.oneof(...FAULT_CODES.map((c, i) => ({ weight: w[c], arbitrary: fc.constant(i) })).filter((x) => x.weight > 0));
+  const code = codeAt(weights);
+  // Swarm-style (swarm.ts): half the schedules fail storage calls at HOT_STORAGE times the rate (at
+  // most 0.4, never below the rate), so that retries, mismatches after failures and permanent crashes
+  // (restarts) pile up in some runs instead of thinning out evenly over all of them.
+  const hotStorage = codeAt(faultWeights(Math.max(rate, Math.min(0.4, HOT_STORAGE * rate))));
+  // A run's length is not known when its schedule is drawn (from a dozen steps to hundreds): abort steps
+  // at three scales, so that short runs, the most common, are aborted too, mid-run rather than after.
+  const step = fc.oneof(fc.nat({ max: 40 }), fc.nat({ max: 150 }), fc.nat({ max: HORIZON }));
+  // Replica 0 in half the aborts: every workload has it, and most have no other (swarm.ts), where an
+  // abort of a missing replica does nothing.
+  const replica = fc.oneof(fc.constant(0), fc.nat({ max: maxReplicas - 1 }));
+  const abort = fc.record({ step, replica });
   const pAbort = Math.min(1, 4 * rate);
   const aborts = fc.oneof(
     { weight: Math.round(1000 * (1 - pAbort)), arbitrary: fc.constant([] as AbortAt[]) },
@@ -78,7 +92,7 @@ export function faultScheduleArb(rate: number, maxReplicas: number): fc.Arbitrar
   const cas = fc.oneof({ weight: 2, arbitrary: fc.constant([] as number[]) }, { weight: 1, arbitrary: fc.array(hot, { minLength: HOT_CAS, maxLength: HOT_CAS }) });
   return fc
     .record({
-      storage: fc.array(code, { maxLength: HORIZON, size: 'max' }),
+      storage: fc.oneof(fc.array(code, { maxLength: HORIZON, size: 'max' }), fc.array(hotStorage, { maxLength: HORIZON, size: 'max' })),
       cas,
       aborts,
       heal: fc.integer({ min: 0, max: HORIZON }),

@@ -34,6 +34,8 @@ export const FIFO: Schedule = { choices: [], starve: [] };
 export const PCT_MAX_DEPTH = 4;
 /** Change points fall in the first this-many steps (the median run takes ~150; the races the gallery holds happen early). */
 export const PCT_HORIZON = 100;
+/** The short scale of change points (a small workload's run). */
+export const PCT_SHORT_HORIZON = 24;
 
 export function scheduleArb(maxReplicas: number, maxWorkers: number, strategy: Strategy = 'random', faultRate?: number): fc.Arbitrary<Schedule> {
   const orders = ordersArb(maxReplicas, maxWorkers, strategy);
@@ -42,7 +44,10 @@ export function scheduleArb(maxReplicas: number, maxWorkers: number, strategy: S
 }
 
 function ordersArb(maxReplicas: number, maxWorkers: number, strategy: Strategy): fc.Arbitrary<Schedule> {
-  const starve = fc.array(fc.record({ replica: fc.nat({ max: maxReplicas - 1 }), worker: fc.nat({ max: maxWorkers - 1 }) }), { maxLength: 2 });
+  // Half the starved workers among the first two, which every workload has most of the time (small
+  // workloads are common: swarm.ts).
+  const worker = fc.oneof(fc.nat({ max: Math.min(1, maxWorkers - 1) }), fc.nat({ max: maxWorkers - 1 }));
+  const starve = fc.array(fc.record({ replica: fc.nat({ max: maxReplicas - 1 }), worker }), { maxLength: 2 });
   const random = fc.record({ choices: fc.array(fc.nat({ max: 63 }), { maxLength: 400 }), starve });
   // Actors per run: per replica its workers, its processes and itself.
   const actors = maxReplicas * (maxWorkers + maxWorkers + 1);
@@ -51,7 +56,8 @@ function ordersArb(maxReplicas: number, maxWorkers: number, strategy: Strategy):
     starve,
     pct: fc.record({
       priorities: fc.array(fc.nat({ max: 999 }), { maxLength: actors }),
-      changes: fc.uniqueArray(fc.nat({ max: PCT_HORIZON }), { maxLength: PCT_MAX_DEPTH - 1 }),
+      // Change points at two scales: a short run (a small workload) takes a few dozen steps.
+      changes: fc.uniqueArray(fc.oneof(fc.nat({ max: PCT_SHORT_HORIZON }), fc.nat({ max: PCT_HORIZON })), { maxLength: PCT_MAX_DEPTH - 1 }),
     }),
   });
   switch (strategy) {

@@ -20,6 +20,7 @@
 import fc from 'fast-check';
 import type { NoDataPolicy, PersistConfig, SinkVersion, Variant } from '../vocab/index.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
+import { swarmArb, swarmFlags, swarmLoad, swarmPersist, swarmShape } from './swarm.ts';
 
 export const LOAD_CLASSES = ['tiny', 'medium', 'none', 'large', 'boundary', 'inline-edge', 'cut-edge'] as const;
 export type LoadClass = (typeof LOAD_CLASSES)[number];
@@ -110,8 +111,8 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
         minLength: 1,
         maxLength: bounds.maxIntervals,
       }),
-      // Mostly the variant's own mode; sometimes the flag flips between intervals (best-effort and barrier).
-      barrierFlags: fc.oneof({ weight: 4, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.array(fc.boolean(), { minLength: 1, maxLength: bounds.maxIntervals + 1 }) }),
+      // Used when the swarm flips the flag (best-effort and barrier); else the variant's own mode.
+      barrierFlags: fc.array(fc.boolean(), { minLength: 2, maxLength: bounds.maxIntervals + 1 }),
       loads: fc.array(fc.array(loadArb, { minLength: maxWorkers, maxLength: maxWorkers }), {
         minLength: bounds.maxIntervals,
         maxLength: bounds.maxIntervals,
@@ -133,8 +134,11 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
       noData: fc.constantFrom<NoDataPolicy>('skip', 'finish'),
       // Mostly the sync sink (the sharing variants are about it); drawn after the no-data policy.
       sink: fc.constantFrom<SinkVersion>('v2', 'v2', 'v2', 'v1'),
+      // Which features and regimes this run enables (swarm.ts).
+      swarm: swarmArb(),
     })
-    .map((g) => {
+    .map(({ swarm, ...drawn }) => {
+      const g = { ...drawn, ...swarmShape(swarm, drawn), ...swarmPersist(swarm, drawn) };
       const workers = g.workersPerProcess * g.processes;
       const asOf = Math.min(g.asOf, g.intervals - 1);
       const w: Workload = {
@@ -146,8 +150,8 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
         asOf,
         threshold: THRESHOLD,
         knob: g.knob.slice(0, g.intervals),
-        barrierFlags: variant === 'off' ? [false] : (g.barrierFlags ?? [variant === 'barrier']),
-        loads: g.loads.slice(0, g.intervals).map((row, t) => row.slice(0, workers).map((l) => (t < asOf ? 'none' : l))),
+        barrierFlags: variant === 'off' ? [false] : swarmFlags(swarm, g.barrierFlags, g.intervals, variant === 'barrier'),
+        loads: g.loads.slice(0, g.intervals).map((row, t) => row.slice(0, workers).map((l, worker) => (t < asOf ? 'none' : swarmLoad(swarm, l, worker, g.workersPerProcess)))),
         blobTargetSize: g.blobTargetSize,
         inlineSingleMaxBytes: g.inlineSingleMaxBytes,
         inlineTotalMaxBytes: DEFAULT_INLINE_TOTAL,
@@ -200,7 +204,7 @@ function firstAppendInlineBytes(w: Workload): number {
   for (let p = 0; p < w.processes; p++) {
     const shared: number[] = [];
     for (let worker = p * w.workersPerProcess; worker < (p + 1) * w.workersPerProcess; worker++) {
-      const sizes = loadShape(row[worker] ?? 'none', t, worker, workers, w.threshold).map((u) => sizeOf(u.key, u.valueLen));
+      const sizes = loadShape(row[worker] ?? 'none', t, worker, workers, w.threshold).map((u) => u.size);
       const bytes = sizes.reduce((a, b) => a + b, 0);
       if (sizes.length === 0) continue;
       if (sharing && bytes < knob) shared.push(...sizes);
@@ -267,6 +271,8 @@ export function materialize(w: Workload): Update[] {
 interface UpdateShape {
   readonly key: string;
   readonly valueLen: number;
+  /** Its encoded size (memoized with the shape: measuring it allocates a value of that length). */
+  readonly size: number;
 }
 
 /**
@@ -280,7 +286,7 @@ function loadShape(load: LoadClass, time: number, worker: number, workers: numbe
   let shape = shapes.get(memo);
   if (shape === undefined) {
     const key = (n: number) => keyFor(time, worker, n, workers);
-    shape = valueLengths(load, threshold, key).map((valueLen, n) => ({ key: key(n), valueLen }));
+    shape = valueLengths(load, threshold, key).map((valueLen, n) => ({ key: key(n), valueLen, size: sizeOf(key(n), valueLen) }));
     shapes.set(memo, shape);
   }
   return shape;
