@@ -16,7 +16,7 @@
  *
  * Canonical form by sorting: in each class of movable workers, workers are ordered by a key that
  * describes the worker without naming absolute indices (its own components with its update ids by rank
- * and others' as placeholders, and its role in shared components: positions in push orders, receiver,
+ * and others' as placeholders, and its role in shared components: which batches hold its updates, receiver,
  * deliverer, its hand, its history); ties keep their order. Replicas are then ordered by their
  * component ids. The result is a member of the orbit (always sound); ties make it occasionally not the
  * orbit's unique representative (fewer merges, never wrong ones).
