@@ -51,6 +51,16 @@ export type MintEvent =
   /** A restarted incarnation begins: sealed at once if its first lower is already K. */
   | { readonly type: 'RESUME' };
 
+/** The next description from `lower` to the desired frontier, with the knob value and flag read at this mint. */
+const nextDescription = (context: MintContext, lower: Time, knobs: { readonly maxBytes: number; readonly barrier: boolean }): Description => ({
+  lower,
+  upper: context.desired,
+  appendWorker: context.seq % context.workers,
+  sharedId: context.seq,
+  maxBytes: knobs.maxBytes,
+  barrier: knobs.barrier,
+});
+
 export const mintMachine = setup({
   types: { context: {} as MintContext, events: {} as MintEvent, input: {} as MintInput },
   guards: {
@@ -70,27 +80,11 @@ export const mintMachine = setup({
     advanceDesired: assign({ desired: ({ context }) => context.desired + 1 }),
     mintDescription: assign(({ context, event }) => {
       assertEvent(event, 'MINT');
-      const live: Description = {
-        lower: context.lower,
-        upper: context.desired,
-        appendWorker: context.seq % context.workers,
-        sharedId: context.seq,
-        maxBytes: event.maxBytes,
-        barrier: event.barrier,
-      };
-      return { live, seq: context.seq + 1 };
+      return { live: nextDescription(context, context.lower, event), seq: context.seq + 1 };
     }),
     supersedeDescription: assign(({ context, event }) => {
       assertEvent(event, 'SUPERSEDE');
-      const live: Description = {
-        lower: event.lower,
-        upper: context.desired,
-        appendWorker: context.seq % context.workers,
-        sharedId: context.seq,
-        maxBytes: event.maxBytes,
-        barrier: event.barrier,
-      };
-      return { lower: event.lower, live, seq: context.seq + 1 };
+      return { lower: event.lower, live: nextDescription(context, event.lower, event), seq: context.seq + 1 };
     }),
     endDescription: assign(({ event }) => {
       assertEvent(event, 'END');

@@ -5,7 +5,6 @@
  * asks ("all workers must call finish even if they did not push").
  */
 import { describe, expect, it } from 'vitest';
-import type { TraceEvent } from '../../vocab/index.ts';
 import { BugSwitches } from '../bugs.ts';
 import { isSbkitError } from '../errors.ts';
 import { runSink, type RunConfig } from '../run.ts';
@@ -13,6 +12,7 @@ import { decideRoute } from '../sink/route.ts';
 import { ofKind } from '../test-support/harness.ts';
 import { settled, steppedRun } from '../test-support/run-harness.ts';
 import { seeded } from '../test-support/step-scheduler.ts';
+import { perWorkerKinds } from '../test-support/trace-kinds.ts';
 import { perWorker } from '../test-support/workloads.ts';
 
 const none = BugSwitches.none;
@@ -20,17 +20,6 @@ const none = BugSwitches.none;
 /** 2 processes × 2 workers: worker 0 has data every interval, workers 1–3 none (process 1 has none at all). */
 function cfg(over: Partial<RunConfig> = {}): RunConfig {
   return { variant: 'barrier', replicas: 1, processes: 2, workersPerProcess: 2, intervals: 3, updates: perWorker(3, 4, [2, 0, 0, 0], 8), maxBytes: 1 << 20, ...over };
-}
-
-/** Each worker's event kinds per (replica, worker, description). */
-function perWorkerKinds(events: readonly TraceEvent[]): Map<string, string> {
-  const seqs = new Map<string, string[]>();
-  for (const e of events) {
-    if (!('worker' in e) || !('sharedId' in e)) continue;
-    const k = `${e.replica}/${e.worker}/${e.sharedId}`;
-    seqs.set(k, [...(seqs.get(k) ?? []), e.kind]);
-  }
-  return new Map([...seqs].map(([k, kinds]) => [k, kinds.join(',')]));
 }
 
 describe('routing with the no-data policy', () => {

@@ -15,6 +15,7 @@ import { runSink, type RunConfig } from '../run.ts';
 import { ofKind } from '../test-support/harness.ts';
 import { settled, steppedRun } from '../test-support/run-harness.ts';
 import { seeded, type Pick } from '../test-support/step-scheduler.ts';
+import { perWorkerKinds } from '../test-support/trace-kinds.ts';
 import { perWorker } from '../test-support/workloads.ts';
 
 /** 2 replicas × 1 process × 2 workers, 4 intervals, data for both workers every interval, free pacing. */
@@ -30,17 +31,6 @@ function cfg(over: Partial<RunConfig> = {}): RunConfig {
     pacing: 'free',
     ...over,
   };
-}
-
-/** Each worker's event kinds per (replica, worker, description). */
-function perWorkerKinds(events: readonly TraceEvent[]): Map<string, string> {
-  const seqs = new Map<string, string[]>();
-  for (const e of events) {
-    if (!('worker' in e) || !('sharedId' in e)) continue;
-    const k = `${e.replica}/${e.worker}/${e.sharedId}`;
-    seqs.set(k, [...(seqs.get(k) ?? []), e.kind]);
-  }
-  return new Map([...seqs].map(([k, kinds]) => [k, kinds.join(',')]));
 }
 
 /** Seeded, but replica 0's workers stage late (one worker of it is slow): what makes replica 1 overtake
