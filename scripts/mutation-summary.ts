@@ -35,9 +35,51 @@ if (paths.length === 0) {
 
 const docPath = join(root, 'conformance', 'EQUIVALENT-MUTANTS.md');
 const doc = existsSync(docPath) ? readFileSync(docPath, 'utf8').split('\n') : [];
-/** Listed as equivalent: a line of the document with `file:line` and the mutator's name. */
+/**
+ * Listed as equivalent: a line of an equivalence section of the document (a heading starting "##
+ * Equivalent") naming where: `file:line`, `file:line:column`, `file:first-last`, or, after a file on the
+ * same line, `:line` / `:line:column` for that file. A line that names Stryker mutators covers only those;
+ * one that names none covers every mutant at its places (a range says "this whole block").
+ */
+const MUTATORS = ['ArithmeticOperator', 'ArrayDeclaration', 'ArrowFunction', 'AssignmentOperator', 'BlockStatement', 'BooleanLiteral', 'ConditionalExpression', 'EqualityOperator', 'LogicalOperator', 'MethodExpression', 'ObjectLiteral', 'OptionalChaining', 'Regex', 'StringLiteral', 'UnaryOperator', 'UpdateOperator'];
+interface Place {
+  readonly file: string;
+  readonly first: number;
+  readonly last: number;
+  readonly column?: number;
+  readonly mutators: readonly string[];
+}
+const places: Place[] = (() => {
+  const out: Place[] = [];
+  let inEquivalent = false;
+  for (const l of doc) {
+    if (l.startsWith('## ')) {
+      inEquivalent = l.startsWith('## Equivalent');
+      continue;
+    }
+    if (!inEquivalent) continue;
+    const mutators = MUTATORS.filter((m) => l.includes(m));
+    let file: string | undefined;
+    for (const [, token] of l.matchAll(/`([^`]+)`/g)) {
+      const m = /^([\w./-]*\.ts)?:(\d+)(?:-(\d+)|:(\d+))?$/.exec(token ?? '');
+      if (m === null) continue;
+      if (m[1] !== undefined) file = m[1];
+      if (file === undefined) continue;
+      const first = Number(m[2]);
+      out.push({ file, first, last: m[3] === undefined ? first : Number(m[3]), ...(m[4] === undefined ? {} : { column: Number(m[4]) }), mutators });
+    }
+  }
+  return out;
+})();
 const isEquivalent = (file: string, m: Mutant): boolean =>
-  doc.some((l) => l.includes(`\`${file}:${m.location.start.line}\``) && l.includes(m.mutatorName));
+  places.some(
+    (p) =>
+      p.file === file &&
+      m.location.start.line >= p.first &&
+      m.location.start.line <= p.last &&
+      (p.column === undefined || p.column === m.location.start.column) &&
+      (p.mutators.length === 0 || p.mutators.includes(m.mutatorName)),
+  );
 
 type Tally = Record<'mutants' | 'killed' | 'timeout' | 'survived' | 'noCoverage' | 'compileError' | 'runtimeError' | 'ignored' | 'equivalent', number>;
 const empty = (): Tally => ({ mutants: 0, killed: 0, timeout: 0, survived: 0, noCoverage: 0, compileError: 0, runtimeError: 0, ignored: 0, equivalent: 0 });
