@@ -58,18 +58,10 @@ export function takeBatch(cut: Cutting): Batch | null {
 }
 
 /**
- * Cuts updates, in the order a builder receives them, into parts: after each update, a buffer whose
- * payload bytes reach `blobTargetSize` becomes a part; a non-empty buffer at finish is the last part.
+ * Builds the batch a builder finishes after receiving `order` (cut in that order: after each update, a
+ * buffer whose payload bytes reach `blobTargetSize` becomes a part; a non-empty buffer at finish is the
+ * last part); `null` when nothing was received.
  */
-export function cutParts(
-  order: readonly UpdateId[],
-  sizes: ReadonlyMap<UpdateId, number>,
-  persist: PersistConfig,
-): readonly number[] {
-  return takeBatch(cutMore(NOTHING_CUT, order, sizes, persist.blobTargetSize))?.partBytes ?? [];
-}
-
-/** Builds the batch a builder finishes after receiving `order`; `null` when nothing was received. */
 export function buildBatch(
   order: readonly UpdateId[],
   sizes: ReadonlyMap<UpdateId, number>,

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../vocab/index.ts';
 import { ConfigError, validateConfig, type ModelConfig } from './config.ts';
-import { NOTHING_CUT, buildBatch, commitParts, cutMore, cutParts, needsFlush, takeBatch } from './parts.ts';
+import { NOTHING_CUT, buildBatch, commitParts, cutMore, needsFlush, takeBatch } from './parts.ts';
+
+const cutParts = (order: readonly number[], sizes: ReadonlyMap<number, number>, p: typeof persist) => buildBatch(order, sizes, p)?.partBytes ?? [];
 import { enabledActions, firstDifference, initialState, isFinal, isSealed, serialize, step, successors } from './system.ts';
 import { config, Driver, ev, persist, randomWalk, rng, tiny, u, wide } from './test-support/driver.ts';
 
