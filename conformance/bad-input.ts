@@ -95,8 +95,9 @@ export async function badInputRefused(c: RunConfig, corruption: Corruption = cor
   const bad = corruption.corrupt(c);
   if (corruption.atRun === true) {
     // A fresh, quiet run of the corrupted config under a choice scheduler (its step limit and deadlock
-    // detection bound it); the config's own scheduler, observer and faults belong to the real run.
-    const { scheduler: _s, observer: _o, faults: _f, ...rest } = bad;
+    // detection bound it); the config's own scheduler, observer, faults and stores belong to the real run
+    // (on the real run's stores the shard would already be at its end, and nothing would read the knob).
+    const { scheduler: _s, observer: _o, faults: _f, blob: _b, consensus: _c, ...rest } = bad;
     const scheduler = new ChoiceScheduler([]);
     const outcome = await scheduler.drive(runSink({ ...rest, scheduler }));
     if (outcome.kind !== 'threw') return `${corruption.describe}: the run ended ${outcome.kind}, not with a typed error`;

@@ -10,6 +10,7 @@ import { formatEvent, runOnce, type RunReport } from './harness.ts';
 import { CheckPool, checkJobs, seedFor, shares, WHOLE, type Shard } from './parallel.ts';
 import { decodeToken, encodeToken } from './token.ts';
 import type { Workload } from './workload.ts';
+import { requiredReach } from './reach.ts';
 import { describeSchedule, type Strategy } from './schedule.ts';
 
 /** Runs per variant when none are asked for: what `npm start` and `npm test` use. */
@@ -93,13 +94,48 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   // A bug switched on where it cannot show must not read as "the check missed it".
   const misplaced = opts.bug !== undefined && variants.every((v) => !BUG_VARIANTS[opts.bug as BugName].includes(v));
   const note = misplaced ? `\nnote: ${opts.bug} lives in ${BUG_VARIANTS[opts.bug as BugName].join(', ')}; it cannot show on ${variants.join(', ')}` : '';
-  const output = failed?.report === undefined ? passOutput(outcomes) + note : failureOutput(failed.report, { seed, variant: failed.variant, runsToFailure: failed.runsToFailure, shrinks: failed.shrinks });
+  const unreached = failed === undefined && opts.bug === undefined ? unreachedPaths(outcomes) : [];
+  const vacuous = runs >= DEFAULT_RUNS && unreached.length > 0;
+  const passed = passOutput(outcomes) + note + (unreached.length === 0 ? '' : describeUnreached(unreached, vacuous, { ...opts, seed, runs }));
+  const output = failed?.report === undefined ? passed : failureOutput(failed.report, { seed, variant: failed.variant, runsToFailure: failed.runsToFailure, shrinks: failed.shrinks });
   const totalRuns = outcomes.reduce((n, o) => n + o.runs, 0);
   const token = failed?.report === undefined ? undefined : tokenOf(failed.report);
   const spread = `${jobs > 1 ? `, ${jobs} jobs` : ''}${shard.count > 1 ? `, shard ${shard.index}/${shard.count}` : ''}`;
   const faultLine = faults === undefined ? '' : `, faults at ${faults}: ${describeTally(outcomes, failed !== undefined)}`;
-  const summary = `sbkit check: ${failed ? 'FAILED' : 'ok'} — ${totalRuns} runs, variants ${outcomes.map((o) => o.variant).join(', ')}, ${propertyCount()} properties + refinement + audit checked, seed ${seed}${spread}, strategy ${strategy}${opts.bug ? `, bug ${opts.bug}` : ''}${faultLine}`;
-  return { exitCode: failed ? 1 : 0, output, summary, variants: outcomes, ...(token === undefined ? {} : { token }) };
+  const verdict = failed ? 'FAILED' : vacuous ? 'FAILED (vacuous)' : 'ok';
+  const summary = `sbkit check: ${verdict} — ${totalRuns} runs, variants ${outcomes.map((o) => o.variant).join(', ')}, ${propertyCount()} properties + refinement + audit + metrics checked, seed ${seed}${spread}, strategy ${strategy}${opts.bug ? `, bug ${opts.bug}` : ''}${faultLine}`;
+  return { exitCode: failed || vacuous ? 1 : 0, output, summary, variants: outcomes, ...(token === undefined ? {} : { token }) };
+}
+
+export interface Unreached {
+  readonly variant: Variant;
+  readonly runs: number;
+  readonly paths: readonly string[];
+}
+
+/** Per variant, the required orders and paths (reach.ts) that no run of the budget took. */
+export function unreachedPaths(outcomes: readonly VariantOutcome[]): Unreached[] {
+  return outcomes.flatMap((o) => {
+    const paths = requiredReach(o.variant).filter((p) => (o.reached[p] ?? 0) === 0);
+    return paths.length === 0 ? [] : [{ variant: o.variant, runs: o.runs, paths }];
+  });
+}
+
+/**
+ * What the budget never reached. At the default budget or above it is a failure: every check held, but
+ * on runs that never took a path the check exists to exercise, so an implementation that lost the path
+ * passes (reach.ts requiredReach). Below it, a note: a small budget may miss them by chance.
+ */
+export function describeUnreached(unreached: readonly Unreached[], vacuous: boolean, opts: CheckOptions & { readonly seed: number; readonly runs: number }): string {
+  const lines = unreached.map((u) => `  ${u.variant}: ${u.paths.join(', ')} (0 of ${u.runs} runs)`);
+  const again = `sbkit check --seed ${opts.seed} --runs ${opts.runs}${opts.variant === 'all' ? '' : ` --variant ${opts.variant}`}${opts.faults === undefined ? '' : ` --faults ${opts.faults}`}${opts.strategy === undefined ? '' : ` --strategy ${opts.strategy}`}${opts.shard === undefined || opts.shard.count === 1 ? '' : ` --shard ${opts.shard.index}/${opts.shard.count}`}${opts.jobs === undefined ? '' : ` --jobs ${opts.jobs}`}`;
+  if (!vacuous) return `\nnote: paths a default budget (${DEFAULT_RUNS} runs per variant) must take were not reached in this smaller one:\n${lines.join('\n')}`;
+  return (
+    `\nFAILED (vacuous): every check held, but these paths, which a budget of ${DEFAULT_RUNS} runs per variant takes with near certainty, never happened:\n${lines.join('\n')}\n` +
+    'An implementation that never takes a path still refines the model (it allows these paths, never requires them):\n' +
+    'the implementation, or the generators, lost it.\n' +
+    `rerun: ${again}`
+  );
 }
 
 async function replay(token: string): Promise<CheckResult> {

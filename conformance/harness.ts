@@ -11,7 +11,10 @@
  */
 import type { BugName, TraceEvent } from '../vocab/index.ts';
 import type { FaultPlan, Scheduler } from '../impl/seams.ts';
-import { runSink, type RunResult } from '../impl/run.ts';
+import { runSink, SHARD_ID, type RunResult } from '../impl/run.ts';
+import { MemBlob } from '../impl/persist/blob.ts';
+import { MemConsensus } from '../impl/persist/consensus.ts';
+import { metricsDisagreements, type StoreTally } from './metrics-check.ts';
 import type { RunConfig } from '../impl/run-config.ts';
 import { badInputRefused } from './bad-input.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
@@ -24,7 +27,7 @@ import { schedulerFor, type Schedule } from './schedule.ts';
 import { SchedulePlan } from './faults.ts';
 import { barrierAt, knobAt, materialize, persistOf, type Workload } from './workload.ts';
 
-export type FailureKind = 'liveness' | 'impl-error' | 'property' | 'audit' | 'refinement';
+export type FailureKind = 'liveness' | 'impl-error' | 'property' | 'audit' | 'metrics' | 'refinement';
 
 export interface Failure {
   readonly kind: FailureKind;
@@ -91,7 +94,8 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
   const { run, trace, updates, config } = startRun(workload, scheduler, bug, plan);
   const outcome = await scheduler.drive(run);
   const log = scheduler.log;
-  const clean = judge(workload, trace, outcome, modelConfigOf(workload, updates, plan !== undefined));
+  const store = outcome.kind === 'settled' ? await storeTally(config) : undefined;
+  const clean = judge(workload, trace, outcome, modelConfigOf(workload, updates, plan !== undefined), store);
   // Bad input (conformance/bad-input.ts): this run's config with one field corrupted must be refused.
   const refused = await badInputRefused(config);
   const judged = refused === undefined ? clean : { ...clean, failures: [...clean.failures, { kind: 'impl-error' as const, check: 'bad-input-refused', why: refused }] };
@@ -156,8 +160,20 @@ export function runConfigOf(
     scheduler,
     observer: { event: (e) => trace.push(e) },
     ...(faults === undefined ? {} : { faults, cleanup: true }),
+    // Stores of our own, so that the metrics can be held against what reached them (metrics-check.ts).
+    blob: new MemBlob(),
+    consensus: new MemConsensus(),
   };
   return { config, trace, updates };
+}
+
+/** What the run's in-memory stores counted, and the bytes of the shard's versions. */
+export async function storeTally(config: RunConfig): Promise<StoreTally | undefined> {
+  const { blob, consensus } = config;
+  if (!(blob instanceof MemBlob) || !(consensus instanceof MemConsensus)) return undefined;
+  const stats = { ...consensus.stats };
+  const versions = await consensus.scan(config.shardId ?? SHARD_ID, 0);
+  return { blob: { ...blob.stats }, consensus: stats, shardBytes: versions.reduce((n, v) => n + v.data.length, 0) };
 }
 
 /** Every check on one finished (or stuck) run: liveness, properties, audit, refinement. */
@@ -166,6 +182,7 @@ export function judge(
   trace: readonly TraceEvent[],
   outcome: DriveOutcome<RunResult>,
   cfg: ModelConfig = modelConfigOf(workload),
+  store?: StoreTally,
 ): Pick<RunReport, 'workload' | 'trace' | 'outcome' | 'failures' | 'witnessed'> {
   const failures: Failure[] = [];
 
@@ -203,6 +220,8 @@ export function judge(
     if (audit.danglingKeys.length > 0) {
       failures.push({ kind: 'audit', check: 'no-dangling-reference', why: `shard state references ${audit.danglingKeys.length} missing blob(s): ${audit.danglingKeys.slice(0, 3).join(', ')}` });
     }
+    const off = metricsDisagreements(trace, outcome.value.metrics, store);
+    if (off.length > 0) failures.push({ kind: 'metrics', check: 'metrics-match-trace', why: off.join('; ') });
   }
 
   // Refinement: replay on the model (registry-internal events are stuttering steps: model/predict.ts).

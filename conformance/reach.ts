@@ -190,3 +190,38 @@ export function ordersReached(trace: readonly TraceEvent[]): Set<Order> {
 function bump(m: Map<string, number>, k: string, by: number): void {
   m.set(k, (m.get(k) ?? 0) + by);
 }
+
+/**
+ * The orders and paths a check of a default-size budget (DEFAULT_RUNS per variant) must take, or it
+ * fails as vacuous: an implementation that never takes one of them still refines the model (the model
+ * allows a supersede, a bump, a late handle; it never requires one), so only their absence shows that
+ * the implementation lost the path. Stryker found this: seven mutants of impl/sink/mint.ts that make
+ * the mint never supersede passed every check.
+ *
+ * Chosen from measurement (500 runs per variant, seeds 1–6, plain and with faults): each path here was
+ * reached at least 6 times per seed and about 12 times or more on average, so a clean implementation
+ * misses one with probability about e^-12 per path (Poisson). Left out: `empty-finish-receives` under
+ * best-effort (about 10 per 500), `supersede-skip-reported` (about 5, under the barrier); the suite
+ * asserts those at a fixed seed (conformance.test.ts).
+ */
+export function requiredReach(variant: 'off' | 'best-effort' | 'barrier'): readonly (Order | Limit)[] {
+  const every: readonly (Order | Limit)[] = [
+    'replica-overtakes',
+    'inline-single−1',
+    'inline-single=',
+    'inline-single+1',
+    'blob-target=',
+    'inline-total−1',
+    'inline-total=',
+    'inline-total+1',
+    'threshold=',
+    'backpressure-2-replicas',
+    'bump',
+    'supersede',
+    'skip-on-supersede',
+    'stale-deleted',
+  ];
+  if (variant === 'off') return every;
+  const shared: readonly (Order | Limit)[] = [...every, 'late-handle', 'finishes-racing', 'sweep-races-finish', 'barrier-flag-flip', 'empty-finish'];
+  return variant === 'barrier' ? [...shared, 'empty-finish-receives'] : shared;
+}
