@@ -19,6 +19,8 @@ export interface VariantTask {
   readonly strategy: Strategy;
   /** Fault rate (faults.ts), or undefined: nothing fails. */
   readonly faults?: number | undefined;
+  /** False: stop at the first failing run, neither shrunk nor minimized (canaries, mutation testing). */
+  readonly shrink?: boolean | undefined;
 }
 
 export interface VariantOutcome {
@@ -84,10 +86,12 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
       throw new Error(report.failures.map((f) => `${f.check}: ${f.why}`).join('\n'));
     }
   });
-  const details = await fc.check(property, { seed, numRuns: runs });
+  const shrink = task.shrink !== false;
+  const details = await fc.check(property, { seed, numRuns: runs, ...(shrink ? {} : { endOnFailure: true }) });
   if (!details.failed || details.counterexample === null) return { variant, runs: executed, failed: false, witnessed, reached, faults: tally };
   const [workload, schedule] = details.counterexample;
-  const minimized = await minimize(await runOnce(workload, schedule, bug), bug);
+  const first = await runOnce(workload, schedule, bug);
+  const minimized = shrink ? await minimize(first, bug) : { report: first, kept: 0, tried: 0 };
   return {
     variant,
     runs: executed,

@@ -52,6 +52,8 @@ export interface CheckOptions {
   readonly onProgress?: (done: number, total: number) => void;
   /** Sees every run of the budget (not the shrinking runs after a failure), e.g. for model coverage. */
   readonly onRun?: (report: RunReport) => void;
+  /** False: report the first failing run as found, without shrinking or minimizing it (default true). */
+  readonly shrink?: boolean;
 }
 
 export type { VariantOutcome } from './check-variant.ts';
@@ -82,7 +84,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   const pool = jobs > 1 ? new CheckPool(jobs) : undefined;
   try {
     for (const variant of variants) {
-      const tasks: VariantTask[] = shares(runs, jobs).map((n, job) => ({ variant, runs: n, seed: seedFor(seed, shard.index, job), bug: opts.bug, strategy, faults }));
+      const tasks: VariantTask[] = shares(runs, jobs).map((n, job) => ({ variant, runs: n, seed: seedFor(seed, shard.index, job), bug: opts.bug, strategy, faults, ...(opts.shrink === false ? { shrink: false } : {}) }));
       const outcome = await checkJobs(tasks, { tick: () => opts.onProgress?.(++done, runs * variants.length), ...(opts.onRun === undefined ? {} : { onRun: opts.onRun }) }, pool);
       outcomes.push(outcome);
       if (outcome.failed) break;
@@ -97,7 +99,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   const unreached = failed === undefined && opts.bug === undefined ? unreachedPaths(outcomes) : [];
   const vacuous = runs >= DEFAULT_RUNS && unreached.length > 0;
   const passed = passOutput(outcomes) + note + (unreached.length === 0 ? '' : describeUnreached(unreached, vacuous, { ...opts, seed, runs }));
-  const output = failed?.report === undefined ? passed : failureOutput(failed.report, { seed, variant: failed.variant, runsToFailure: failed.runsToFailure, shrinks: failed.shrinks });
+  const output = failed?.report === undefined ? passed : failureOutput(failed.report, { seed, variant: failed.variant, runsToFailure: failed.runsToFailure, shrinks: failed.shrinks, shrunk: opts.shrink !== false });
   const totalRuns = outcomes.reduce((n, o) => n + o.runs, 0);
   const token = failed?.report === undefined ? undefined : tokenOf(failed.report);
   const spread = `${jobs > 1 ? `, ${jobs} jobs` : ''}${shard.count > 1 ? `, shard ${shard.index}/${shard.count}` : ''}`;
@@ -194,7 +196,7 @@ export function describeWorkload(w: Workload): string {
 
 function failureOutput(
   r: RunReport,
-  ctx: { seed?: number; variant?: Variant; runsToFailure?: number | undefined; shrinks?: number | undefined },
+  ctx: { seed?: number; variant?: Variant; runsToFailure?: number | undefined; shrinks?: number | undefined; shrunk?: boolean },
 ): string {
   const token = tokenOf(r);
   const lines: string[] = [];
@@ -202,7 +204,7 @@ function failureOutput(
   lines.push(
     ctx.seed === undefined
       ? 'seed: none, replayed from a token (the report that printed it names the seed that found it)'
-      : `seed ${ctx.seed}; failed on run ${ctx.runsToFailure ?? '?'}; shrunk in ${ctx.shrinks ?? 0} steps`,
+      : `seed ${ctx.seed}; failed on run ${ctx.runsToFailure ?? '?'}; ${ctx.shrunk === false ? 'not shrunk (--no-shrink)' : `shrunk in ${ctx.shrinks ?? 0} steps`}`,
   );
   lines.push(`workload: ${describeWorkload(r.workload)}`);
   lines.push(`schedule: ${describeSchedule(r.schedule)}`);

@@ -1,17 +1,21 @@
 // `npm run mutation`: the killer is `sbkit check` alone, at its default budget (500 runs per variant),
-// as the product runs it: the plain check and the fault world. Fixed seed and one job, so every mutant
-// meets the same workloads and schedules (the default seed is the clock's; `--jobs N` derives seeds per
-// job); `&&`: a mutant the plain check kills is not run again with faults. `sbkit check` exits 1 on any
-// failed check and 3 on a broken run (a mutant that throws at import), both "killed".
+// as the product runs it: the plain check, the fault world, and the gallery (`sbkit bugs --check`: each
+// bug switched on must still be caught, so a mutant that makes the code behind a bug switch harmless is
+// killed too). Fixed seed and one job, so every mutant meets the same workloads and schedules (the
+// default seed is the clock's; `--jobs N` derives seeds per job); `--no-shrink`: only the verdict
+// matters, and shrinking was most of a killed mutant's cost; `&&`: a mutant one stage kills is not run
+// by the next. `sbkit check` exits 1 on any failed check (a vacuous budget included) and 3 on a broken
+// run (a mutant that throws at import); `sbkit bugs --check` exits 1 when a bug is missed: all "killed".
 import { base, out } from './base.mjs';
 
-const CHECK = 'node bin/sbkit.js check --jobs 1 --seed 1';
+const CHECK = 'node bin/sbkit.js check --jobs 1 --seed 1 --no-shrink';
+const GALLERY = 'node bin/sbkit.js bugs --check --seed 1 --no-shrink';
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   ...base,
   testRunner: 'command',
-  commandRunner: { command: `${CHECK} >/dev/null && ${CHECK} --faults >/dev/null` },
+  commandRunner: { command: `${CHECK} >/dev/null && ${CHECK} --faults >/dev/null && ${GALLERY} >/dev/null` },
   // The command runner reports no per-test coverage: every mutant runs the whole command.
   coverageAnalysis: 'off',
   // A mutant that makes the check spin (a loop that never ends) is a Timeout, never a stall: the

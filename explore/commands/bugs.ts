@@ -22,6 +22,7 @@ export const BUGS_FLAGS = {
   effect: switchFlag('run compare (small workload) with each bug and show lost / duplicated / leaked per variant'),
   runs: optional(intFlag({ help: 'check runs per variant and bug (with --check)', defaultValue: 300, min: 1, max: 1_000_000 }), 'conformance DEFAULT_RUNS'),
   seed: intFlag({ help: 'seed for --check and --effect', defaultValue: DEFAULT_SEED, min: 0, max: 0x7fff_ffff }),
+  'no-shrink': switchFlag('with --check: stop at each bug\'s first failing run, unshrunk (only the verdict matters)'),
 } as const;
 
 const HELP = {
@@ -38,11 +39,11 @@ function renderGallery(): string {
   return `${BUG_NAMES.map((b) => `${b.padEnd(width)}  ${BUG_DESCRIPTIONS[b]}`).join('\n')}\n`;
 }
 
-async function checkEach(runs: number | undefined, seed: number, progress: Progress): Promise<{ text: string; allCaught: boolean }> {
+async function checkEach(runs: number | undefined, seed: number, shrink: boolean, progress: Progress): Promise<{ text: string; allCaught: boolean }> {
   const rows: string[][] = [];
   let allCaught = true;
   for (const [i, bug] of BUG_NAMES.entries()) {
-    const r = await runConformance({ variant: 'all', runs, seed, bug }, {
+    const r = await runConformance({ variant: 'all', runs, seed, bug, shrink }, {
       update: (f, label) => progress.update((i + f) / BUG_NAMES.length, `${bug} ${label}`),
       done: () => undefined,
     });
@@ -91,7 +92,7 @@ export const bugsCommand: Command = {
       let code: number = EXIT.ok;
       if (v.effect) io.out(`\n${await effectEach(v.seed, createProgress(io, { json: false, title: 'bugs --effect' }))}`);
       if (v.check) {
-        const r = await checkEach(v.runs, v.seed, createProgress(io, { json: false, title: 'bugs --check' }));
+        const r = await checkEach(v.runs, v.seed, !v['no-shrink'], createProgress(io, { json: false, title: 'bugs --check' }));
         io.out(`\n${r.text}${r.allCaught ? 'every bug was caught by the check\n' : 'some bug went uncaught\n'}`);
         if (!r.allCaught) code = EXIT.failed;
       }

@@ -36,6 +36,7 @@ export const CHECK_FLAGS = {
   shard: shardFlag('run slice I of N of a budget spread over N machines (each runs --runs per variant from its own seeds)'),
   'emit-test': optional(stringFlag({ help: 'on a failure, also write the counterexample as a standalone vitest file', placeholder: 'FILE', defaultValue: '' })),
   'emit-diagram': optional(stringFlag({ help: 'on a failure, also write the counterexample as a Mermaid sequenceDiagram (FILE.md: fenced in Markdown)', placeholder: 'FILE', defaultValue: '' })),
+  'no-shrink': switchFlag('stop at the first failing run and report it as found, unshrunk (canaries, mutation testing: only the verdict matters)'),
   json: switchFlag('print one JSON object {exitCode, summary, variants} instead of text'),
 } as const;
 
@@ -65,6 +66,8 @@ export interface CheckRequest {
   readonly shard?: { readonly index: number; readonly count: number } | undefined;
   /** Fault rate (conformance/faults.ts); undefined: none. */
   readonly faults?: number | undefined;
+  /** False: the first failing run is reported unshrunk. */
+  readonly shrink?: boolean | undefined;
   readonly emitDiagram?: string | undefined;
   /** Sees every run of the budget (explore/coverage.ts counts the model transitions it takes). */
   readonly onRun?: ((report: FailedRun & { readonly workload: { readonly variant: Variant } }) => void) | undefined;
@@ -105,6 +108,7 @@ export async function runConformance(req: CheckRequest, progress?: Progress): Pr
     ...(req.jobs === undefined ? {} : { jobs: req.jobs }),
     ...(req.shard === undefined ? {} : { shard: req.shard }),
     ...(req.faults === undefined ? {} : { faults: req.faults }),
+    ...(req.shrink === false ? { shrink: false } : {}),
     ...(req.onRun === undefined ? {} : { onRun: req.onRun }),
     onProgress: (done, total) => progress?.update(total === 0 ? 1 : done / total, `${done}/${total} runs`),
   });
@@ -155,6 +159,7 @@ export const checkCommand: Command = {
             jobs,
             shard: v.shard,
             faults: v.faults,
+            shrink: !v['no-shrink'],
           },
           progress,
         );
