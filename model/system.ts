@@ -96,7 +96,12 @@ function freshReplica(cfg: ModelConfig, start: number, incarnation: number): Rep
 
 const fail = (reason: string): Prediction => ({ ok: false, reason });
 const ok = (expected: TraceEvent, next: SystemState): Prediction => ({ ok: true, expected, next });
-const set = <T>(xs: readonly T[], i: number, x: T): readonly T[] => xs.map((y, j) => (j === i ? x : y));
+const set = <T>(xs: readonly T[], i: number, x: T): readonly T[] => {
+  // A copy with one slot replaced (not `map`: a closure call per element, for every event).
+  const next = xs.slice();
+  if (i >= 0 && i < next.length) next[i] = x;
+  return next;
+};
 
 function withReplica(s: SystemState, r: number, change: Partial<ReplicaState>, history?: Partial<History>): SystemState {
   const rep = s.replicas[r] as ReplicaState;
