@@ -226,6 +226,13 @@ function builderOf(cfg: ModelConfig, reg: Registry, desc: Description): Local<Bu
 const ids = (reg: Registry, keep: (path: string) => boolean): readonly SharedId[] =>
   reg.builders.flatMap((b, id) => (b !== null && keep(pathOf(b.value)) ? [id] : []));
 
+/** `ids(reg, keep).length` without building the list (every open that creates an entry counts them). */
+function countIds(reg: Registry, keep: (path: string) => boolean): number {
+  let n = 0;
+  for (const b of reg.builders) if (b !== null && keep(pathOf(b.value))) n += 1;
+  return n;
+}
+
 
 
 // ---------------------------------------------------------------------------------------------------
@@ -595,7 +602,7 @@ function open(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
   if (b === null) return fail(`builder ${id} of process ${site.p} is finalized: no participant may join it`);
   let reg = withBuilder(site.reg, id, b);
   if (created) {
-    const size = ids(reg, isEntry).length;
+    const size = countIds(reg, isEntry);
     reg = { ...reg, sweep: sweep.fire(reg.sweep, { type: 'ENTRY_CREATED', size }) ?? reg.sweep };
   }
   const h = handle.start({ staged: site.wk.context.staged, instance: b.context.instances.length - 1 });
@@ -608,6 +615,8 @@ function open(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
     }),
   );
 }
+
+const NO_CHANGE: Partial<ReplicaState> = {};
 
 interface HandleSite extends WorkerSite {
   readonly h: Local<HandleContext>;
@@ -630,19 +639,13 @@ function withHandleAndBuilder(
   site: HandleSite,
   h: Local<HandleContext>,
   b: Local<BuilderContext>,
-  change: Partial<ReplicaState> = {},
+  change: Partial<ReplicaState> = NO_CHANGE,
   history?: Partial<History>,
 ): SystemState {
-  return withReplica(
-    s,
-    site.r,
-    {
-      handles: set(site.rep.handles, site.w, h),
-      ...withRegistry(site.rep, site.p, withBuilder(site.reg, site.desc.sharedId, b)),
-      ...change,
-    },
-    history,
-  );
+  const registries = set(site.rep.registries, site.p, withBuilder(site.reg, site.desc.sharedId, b));
+  const handles = set(site.rep.handles, site.w, h);
+  // (the change's fields win, as a spread after these would make them)
+  return withReplica(s, site.r, change === NO_CHANGE ? { handles, registries } : { handles, registries, ...change }, history);
 }
 
 function push(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'push' }>): Prediction {
@@ -827,7 +830,7 @@ function registrySite(cfg: ModelConfig, s: SystemState, r: number, p: number): R
   if (typeof site === 'string') return site;
   const reg = Number.isInteger(p) ? site.rep.registries[p] : undefined;
   if (reg === undefined) return `replica ${r} has no process ${p}`;
-  return { ...site, p, reg };
+  return { rep: site.rep, r: site.r, p, reg };
 }
 
 function sweepEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'sweep' }>): Prediction {
@@ -838,7 +841,7 @@ function sweepEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { k
   const liveIds = ids(reg, isLive);
   const sw = sweep.fire(reg.sweep, {
     type: 'SWEEP',
-    size: ids(reg, isEntry).length - removed.length,
+    size: countIds(reg, isEntry) - removed.length,
     liveIds,
   });
   if (sw === null) {
