@@ -147,15 +147,28 @@ function withBuilder(reg: Registry, id: SharedId, b: Local<BuilderContext>): Reg
   return { sweep: reg.sweep, builders };
 }
 
+/**
+ * What a step derives from its config alone, computed once for the config in use. One entry (the last
+ * config), not a WeakMap: a replay uses one config for all its events, and V8 keeps a WeakMap's entries
+ * through every minor GC (only a full one clears them), so a cache per run's config promoted each run's
+ * config and indexes to the old generation (a conformance check replays a fresh config per run).
+ */
+interface Derived {
+  readonly cfg: ModelConfig;
+  sizes?: ReadonlyMap<number, number>;
+  byWorker?: ReadonlyMap<string, readonly ModelConfig['updates'][number][]>;
+}
+let derived: Derived | undefined;
+function derivedOf(cfg: ModelConfig): Derived {
+  if (derived === undefined || derived.cfg !== cfg) derived = { cfg };
+  return derived;
+}
+
 /** Update sizes by id, computed once per config (the model's only lookup into the workload). */
-const sizesCache = new WeakMap<ModelConfig, ReadonlyMap<number, number>>();
 function sizesOf(cfg: ModelConfig): ReadonlyMap<number, number> {
-  let sizes = sizesCache.get(cfg);
-  if (sizes === undefined) {
-    sizes = sizeIndex(cfg);
-    sizesCache.set(cfg, sizes);
-  }
-  return sizes;
+  const d = derivedOf(cfg);
+  d.sizes ??= sizeIndex(cfg);
+  return d.sizes;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -540,9 +553,9 @@ function deleteStale(s: SystemState, r: number, rep: ReplicaState): Prediction {
 }
 
 /** Each worker's updates by time, computed once per config (staging reads only its own interval). */
-const byWorkerCache = new WeakMap<ModelConfig, ReadonlyMap<string, readonly ModelConfig['updates'][number][]>>();
 function updatesAt(cfg: ModelConfig, worker: number, time: number): readonly ModelConfig['updates'][number][] {
-  let index = byWorkerCache.get(cfg);
+  const d = derivedOf(cfg);
+  let index = d.byWorker;
   if (index === undefined) {
     const built = new Map<string, ModelConfig['updates'][number][]>();
     for (const u of cfg.updates) {
@@ -552,7 +565,7 @@ function updatesAt(cfg: ModelConfig, worker: number, time: number): readonly Mod
       else list.push(u);
     }
     index = built;
-    byWorkerCache.set(cfg, index);
+    d.byWorker = index;
   }
   return index.get(`${worker}/${time}`) ?? [];
 }
