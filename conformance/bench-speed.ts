@@ -40,7 +40,7 @@ function baselineTree(commit: string): string | string {
   if (existsSync(join(dir, 'package.json'))) return dir;
   try {
     mkdirSync(dir, { recursive: true });
-    const tar = execFileSync('git', ['-C', root, 'archive', '--format=tar', commit]);
+    const tar = execFileSync('git', ['-C', root, 'archive', '--format=tar', commit], { maxBuffer: 1 << 28 });
     execFileSync('tar', ['-x', '-C', dir], { input: tar });
     symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
     return dir;
