@@ -17,6 +17,8 @@ import { VARIANTS } from '../vocab/index.ts';
 
 /** main before issue 10's speed work (the kit as it landed at stop 6). */
 const BASELINE = 'ff6455a';
+/** main before the second round of that work (one thread ≥ 1,000 runs/s per variant): its own "before". */
+const ROUND2 = 'db510c5';
 const RUNS = Number(process.env['SBKIT_BENCH_RUNS'] ?? 2000);
 const REPEATS = Number(process.env['SBKIT_BENCH_REPEATS'] ?? 2);
 
@@ -33,12 +35,12 @@ const s = (performance.now() - t) / 1000;
 console.log(JSON.stringify({ runsPerSecond: runs / s, exitCode: r.exitCode }));
 `;
 
-function baselineTree(): string | string {
-  const dir = join(root, 'scratch', `baseline-${BASELINE}`);
+function baselineTree(commit: string): string | string {
+  const dir = join(root, 'scratch', `baseline-${commit}`);
   if (existsSync(join(dir, 'package.json'))) return dir;
   try {
     mkdirSync(dir, { recursive: true });
-    const tar = execFileSync('git', ['-C', root, 'archive', '--format=tar', BASELINE]);
+    const tar = execFileSync('git', ['-C', root, 'archive', '--format=tar', commit], { maxBuffer: 1 << 28 });
     execFileSync('tar', ['-x', '-C', dir], { input: tar });
     symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
     return dir;
@@ -100,21 +102,27 @@ function replayMicros(runner: 'xstate' | 'compiled'): { usPerEvent: number; even
 }
 
 const fmt = (n: number | undefined): string => (n === undefined ? 'n/a' : n.toFixed(0));
-const before = baselineTree();
+const before = baselineTree(BASELINE);
 const haveBaseline = existsSync(join(before, 'package.json'));
+const round2 = baselineTree(ROUND2);
+const haveRound2 = existsSync(join(round2, 'package.json'));
 console.log(`conformance throughput, one thread (runs/s, best of ${REPEATS} × ${RUNS} runs, seed 1, after a 200-run warm-up)`);
 console.log(`  before: ${haveBaseline ? `commit ${BASELINE} (${before})` : before}`);
+console.log(`  round 2: ${haveRound2 ? `commit ${ROUND2}, before the ≥ 1,000 runs/s round (${round2})` : round2}`);
 console.log(`  after:  this tree (${root})`);
-console.log(`  variant       before    after   speed-up`);
+console.log(`  variant       before  round 2    after   speed-up (vs before, vs round 2)`);
 for (const variant of VARIANTS) {
   let b: number | undefined;
+  let r: number | undefined;
   let a: number | undefined;
+  // Interleaved, so that a loaded stretch of the machine hits every column alike.
   for (let i = 0; i < REPEATS; i++) {
     if (haveBaseline) b = Math.max(b ?? 0, timeIn(before, variant) ?? 0) || undefined;
+    if (haveRound2) r = Math.max(r ?? 0, timeIn(round2, variant) ?? 0) || undefined;
     a = Math.max(a ?? 0, timeIn(root, variant) ?? 0) || undefined;
   }
-  const ratio = a !== undefined && b !== undefined ? `${(a / b).toFixed(1)}×` : 'n/a';
-  console.log(`  ${variant.padEnd(12)} ${fmt(b).padStart(7)} ${fmt(a).padStart(8)}   ${ratio.padStart(8)}`);
+  const ratio = (x: number | undefined) => (a !== undefined && x !== undefined ? `${(a / x).toFixed(1)}×` : 'n/a');
+  console.log(`  ${variant.padEnd(12)} ${fmt(b).padStart(7)} ${fmt(r).padStart(8)} ${fmt(a).padStart(8)}   ${ratio(b).padStart(6)}, ${ratio(r)}`);
 }
 const x = replayMicros('xstate');
 const c = replayMicros('compiled');

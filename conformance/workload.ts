@@ -309,7 +309,8 @@ function valueBytes(seed: number, len: number): Uint8Array {
     ramp = new Uint8Array(2 * (256 + len));
     for (let i = 0; i < ramp.length; i++) ramp[i] = i & 0xff;
   }
-  return ramp.slice(start, start + len);
+  // A view, not a copy (nothing writes an update's value; a grown ramp leaves old views on the old one).
+  return ramp.subarray(start, start + len);
 }
 
 /** Value lengths of the updates of one load, in staged order. */

@@ -50,13 +50,16 @@ export function utf8Length(s: string): number {
 export class ByteWriter {
   #buf: Uint8Array;
   #len = 0;
+  /** `finish` returned `#buf` itself: it must not be written again. */
+  #handedOver = false;
 
   constructor(initialCapacity = 64) {
     this.#buf = new Uint8Array(Math.max(16, initialCapacity));
   }
 
   #reserve(extra: number): void {
-    if (this.#len + extra <= this.#buf.length) return;
+    if (this.#len + extra <= this.#buf.length && !this.#handedOver) return;
+    this.#handedOver = false;
     let cap = this.#buf.length * 2;
     while (cap < this.#len + extra) cap *= 2;
     const next = new Uint8Array(cap);
@@ -106,6 +109,12 @@ export class ByteWriter {
   }
 
   finish(): Uint8Array {
+    // Sized exactly (parts are: part-codec.ts): hand the buffer over instead of copying it; a later
+    // write then reallocates first, so the bytes returned never change.
+    if (this.#len === this.#buf.length && !this.#handedOver) {
+      this.#handedOver = true;
+      return this.#buf;
+    }
     return this.#buf.slice(0, this.#len);
   }
 }

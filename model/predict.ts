@@ -64,7 +64,8 @@ export function isStutteringStep(cfg: ModelConfig, e: TraceEvent): boolean {
 export function predictAppends(cfg: ModelConfig, trace: readonly TraceEvent[]): AppendPrediction {
   let state = initialState(cfg);
   const appends: PredictedAppend[] = [];
-  for (const [at, event] of trace.entries()) {
+  for (let at = 0; at < trace.length; at++) {
+    const event = trace[at] as TraceEvent;
     if (isStutteringStep(cfg, event)) continue;
     const p = predict(cfg, state, event);
     if (!p.ok) return { ok: false, at, reason: `not enabled: ${event.kind}: ${p.reason}`, appends };

@@ -96,7 +96,12 @@ function freshReplica(cfg: ModelConfig, start: number, incarnation: number): Rep
 
 const fail = (reason: string): Prediction => ({ ok: false, reason });
 const ok = (expected: TraceEvent, next: SystemState): Prediction => ({ ok: true, expected, next });
-const set = <T>(xs: readonly T[], i: number, x: T): readonly T[] => xs.map((y, j) => (j === i ? x : y));
+const set = <T>(xs: readonly T[], i: number, x: T): readonly T[] => {
+  // A copy with one slot replaced (not `map`: a closure call per element, for every event).
+  const next = xs.slice();
+  if (i >= 0 && i < next.length) next[i] = x;
+  return next;
+};
 
 function withReplica(s: SystemState, r: number, change: Partial<ReplicaState>, history?: Partial<History>): SystemState {
   const rep = s.replicas[r] as ReplicaState;
@@ -142,15 +147,28 @@ function withBuilder(reg: Registry, id: SharedId, b: Local<BuilderContext>): Reg
   return { sweep: reg.sweep, builders };
 }
 
+/**
+ * What a step derives from its config alone, computed once for the config in use. One entry (the last
+ * config), not a WeakMap: a replay uses one config for all its events, and V8 keeps a WeakMap's entries
+ * through every minor GC (only a full one clears them), so a cache per run's config promoted each run's
+ * config and indexes to the old generation (a conformance check replays a fresh config per run).
+ */
+interface Derived {
+  readonly cfg: ModelConfig;
+  sizes?: ReadonlyMap<number, number>;
+  byWorker?: ReadonlyMap<string, readonly ModelConfig['updates'][number][]>;
+}
+let derived: Derived | undefined;
+function derivedOf(cfg: ModelConfig): Derived {
+  if (derived === undefined || derived.cfg !== cfg) derived = { cfg };
+  return derived;
+}
+
 /** Update sizes by id, computed once per config (the model's only lookup into the workload). */
-const sizesCache = new WeakMap<ModelConfig, ReadonlyMap<number, number>>();
 function sizesOf(cfg: ModelConfig): ReadonlyMap<number, number> {
-  let sizes = sizesCache.get(cfg);
-  if (sizes === undefined) {
-    sizes = sizeIndex(cfg);
-    sizesCache.set(cfg, sizes);
-  }
-  return sizes;
+  const d = derivedOf(cfg);
+  d.sizes ??= sizeIndex(cfg);
+  return d.sizes;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -220,6 +238,13 @@ function builderOf(cfg: ModelConfig, reg: Registry, desc: Description): Local<Bu
 
 const ids = (reg: Registry, keep: (path: string) => boolean): readonly SharedId[] =>
   reg.builders.flatMap((b, id) => (b !== null && keep(pathOf(b.value)) ? [id] : []));
+
+/** `ids(reg, keep).length` without building the list (every open that creates an entry counts them). */
+function countIds(reg: Registry, keep: (path: string) => boolean): number {
+  let n = 0;
+  for (const b of reg.builders) if (b !== null && keep(pathOf(b.value))) n += 1;
+  return n;
+}
 
 
 
@@ -528,9 +553,9 @@ function deleteStale(s: SystemState, r: number, rep: ReplicaState): Prediction {
 }
 
 /** Each worker's updates by time, computed once per config (staging reads only its own interval). */
-const byWorkerCache = new WeakMap<ModelConfig, ReadonlyMap<string, readonly ModelConfig['updates'][number][]>>();
 function updatesAt(cfg: ModelConfig, worker: number, time: number): readonly ModelConfig['updates'][number][] {
-  let index = byWorkerCache.get(cfg);
+  const d = derivedOf(cfg);
+  let index = d.byWorker;
   if (index === undefined) {
     const built = new Map<string, ModelConfig['updates'][number][]>();
     for (const u of cfg.updates) {
@@ -540,7 +565,7 @@ function updatesAt(cfg: ModelConfig, worker: number, time: number): readonly Mod
       else list.push(u);
     }
     index = built;
-    byWorkerCache.set(cfg, index);
+    d.byWorker = index;
   }
   return index.get(`${worker}/${time}`) ?? [];
 }
@@ -590,7 +615,7 @@ function open(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
   if (b === null) return fail(`builder ${id} of process ${site.p} is finalized: no participant may join it`);
   let reg = withBuilder(site.reg, id, b);
   if (created) {
-    const size = ids(reg, isEntry).length;
+    const size = countIds(reg, isEntry);
     reg = { ...reg, sweep: sweep.fire(reg.sweep, { type: 'ENTRY_CREATED', size }) ?? reg.sweep };
   }
   const h = handle.start({ staged: site.wk.context.staged, instance: b.context.instances.length - 1 });
@@ -603,6 +628,8 @@ function open(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
     }),
   );
 }
+
+const NO_CHANGE: Partial<ReplicaState> = {};
 
 interface HandleSite extends WorkerSite {
   readonly h: Local<HandleContext>;
@@ -625,19 +652,13 @@ function withHandleAndBuilder(
   site: HandleSite,
   h: Local<HandleContext>,
   b: Local<BuilderContext>,
-  change: Partial<ReplicaState> = {},
+  change: Partial<ReplicaState> = NO_CHANGE,
   history?: Partial<History>,
 ): SystemState {
-  return withReplica(
-    s,
-    site.r,
-    {
-      handles: set(site.rep.handles, site.w, h),
-      ...withRegistry(site.rep, site.p, withBuilder(site.reg, site.desc.sharedId, b)),
-      ...change,
-    },
-    history,
-  );
+  const registries = set(site.rep.registries, site.p, withBuilder(site.reg, site.desc.sharedId, b));
+  const handles = set(site.rep.handles, site.w, h);
+  // (the change's fields win, as a spread after these would make them)
+  return withReplica(s, site.r, change === NO_CHANGE ? { handles, registries } : { handles, registries, ...change }, history);
 }
 
 function push(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'push' }>): Prediction {
@@ -822,7 +843,7 @@ function registrySite(cfg: ModelConfig, s: SystemState, r: number, p: number): R
   if (typeof site === 'string') return site;
   const reg = Number.isInteger(p) ? site.rep.registries[p] : undefined;
   if (reg === undefined) return `replica ${r} has no process ${p}`;
-  return { ...site, p, reg };
+  return { rep: site.rep, r: site.r, p, reg };
 }
 
 function sweepEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'sweep' }>): Prediction {
@@ -833,7 +854,7 @@ function sweepEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { k
   const liveIds = ids(reg, isLive);
   const sw = sweep.fire(reg.sweep, {
     type: 'SWEEP',
-    size: ids(reg, isEntry).length - removed.length,
+    size: countIds(reg, isEntry) - removed.length,
     liveIds,
   });
   if (sw === null) {
