@@ -31,6 +31,8 @@ export const BUG_VARIANTS: Readonly<Record<BugName, readonly Variant[]>> = {
   'barrier-flag-read-per-worker': ['best-effort', 'barrier'],
   'empty-finish-hands-nothing': ['best-effort', 'barrier'],
   'stale-hand-appended': ['off', 'best-effort', 'barrier'],
+  // Two sinks' workers meet in one registry only where they share.
+  'registry-keyed-by-id': ['best-effort', 'barrier'],
 };
 
 export interface CheckOptions {
