@@ -22,7 +22,9 @@ import { viewFromTrace, type StorageFacts } from '../spec/view.ts';
 import { formatLog, type DriveOutcome } from './choice-scheduler.ts';
 import { schedulerFor, type Schedule } from './schedule.ts';
 import { SchedulePlan } from './faults.ts';
-import { barrierAt, knobAt, materialize, persistOf, type Workload } from './workload.ts';
+import { barrierAt, knobAt, materialize, materializeSinks, persistOf, sinksOf, type Workload } from './workload.ts';
+import { judgeSinks } from './multi-sink.ts';
+import type { RegistryVerdict } from './registry-check.ts';
 
 export type FailureKind = 'liveness' | 'impl-error' | 'property' | 'audit' | 'refinement';
 
@@ -47,6 +49,8 @@ export interface RunReport {
   readonly witnessed: readonly string[];
   /** What the fault world did in this run (zeros without faults). */
   readonly faults: FaultTally;
+  /** Several sinks: the process-level registry checker's verdict (registry-check.ts). */
+  readonly registry?: RegistryVerdict;
 }
 
 /** Faults injected by kind, and what the run did about them. */
@@ -91,7 +95,7 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
   const { run, trace, updates, config } = startRun(workload, scheduler, bug, plan);
   const outcome = await scheduler.drive(run);
   const log = scheduler.log;
-  const clean = judge(workload, trace, outcome, modelConfigOf(workload, updates, plan !== undefined));
+  const clean = judgeRun(workload, trace, outcome, updates, plan !== undefined);
   // Bad input (conformance/bad-input.ts): this run's config with one field corrupted must be refused.
   const refused = await badInputRefused(config);
   const judged = refused === undefined ? clean : { ...clean, failures: [...clean.failures, { kind: 'impl-error' as const, check: 'bad-input-refused', why: refused }] };
@@ -156,8 +160,30 @@ export function runConfigOf(
     scheduler,
     observer: { event: (e) => trace.push(e) },
     ...(faults === undefined ? {} : { faults, cleanup: true }),
+    ...sinksConfigOf(workload, updates),
   };
   return { config, trace, updates };
+}
+
+/** RunConfig's sinks for a workload of several MV sinks (nothing for one). */
+function sinksConfigOf(w: Workload, updates: readonly Update[]): Pick<RunConfig, 'sinks' | 'sinkUpdates'> {
+  if (sinksOf(w) === 1) return {};
+  return { sinks: sinksOf(w), sinkUpdates: materializeSinks(w, updates).slice(1) };
+}
+
+/** `judge` for one sink; several sinks: each sink judged on its own part of the trace and its own
+ * model (sharedRegistry), and the registry checker over the whole trace (multi-sink.ts). */
+export function judgeRun(
+  workload: Workload,
+  trace: readonly TraceEvent[],
+  outcome: DriveOutcome<RunResult>,
+  updates: readonly Update[],
+  faults: boolean,
+): Pick<RunReport, 'workload' | 'trace' | 'outcome' | 'failures' | 'witnessed' | 'registry'> {
+  if (sinksOf(workload) === 1) return judge(workload, trace, outcome, modelConfigOf(workload, updates, faults));
+  return judgeSinks(workload, trace, outcome, materializeSinks(workload, updates), (_, events, mine, own) =>
+    judge(workload, events, mine, { ...modelConfigOf(workload, own, faults), sharedRegistry: true }),
+  );
 }
 
 /** Every check on one finished (or stuck) run: liveness, properties, audit, refinement. */
