@@ -78,7 +78,9 @@ export function judgeSinks(
     const judged = judgeOne(s, part.events, sinkOutcome(outcome, s), updatesBySink[s] ?? []);
     for (const f of judged.failures) {
       if (s > 0 && (f.kind === 'liveness' || f.kind === 'impl-error')) continue;
-      failures.push({ ...f, why: `sink ${s}: ${f.why}`, ...(f.at === undefined ? {} : { at: part.at[f.at] ?? trace.length }) });
+      // Event numbers in the whole trace, as the report prints it.
+      const why = f.why.replace(/\bevent #(\d+)/g, (_, i: string) => `event #${part.at[Number(i)] ?? trace.length}`);
+      failures.push({ ...f, why: `sink ${s}: ${why}`, ...(f.at === undefined ? {} : { at: part.at[f.at] ?? trace.length }) });
     }
     for (const name of judged.witnessed) witnessed.add(name);
   }
