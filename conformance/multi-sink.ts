@@ -93,7 +93,8 @@ export function judgeSinks(
  * - `two-sinks`: the run had more than one sink;
  * - `cross-sink-removed`: a sweep started by one sink's entry creation removed another sink's entry;
  * - `cross-sink-sweep`: a sweep started by one sink's entry creation held another sink's entry while
- *   that sink's finish began (the review's race, across sinks: with sweep-upgrade-race it breaks it). */
+ *   that sink's last finish began, so its release dropped the last reference (the review's race across
+ *   sinks, sweep-upgrade-race only: the batch goes to nobody). */
 export const SINK_REACH = ['two-sinks', 'cross-sink-removed', 'cross-sink-sweep'] as const;
 
 /** Every order, limit and sink counter a run reached (several sinks: over each sink's own trace). */
@@ -109,7 +110,7 @@ export function reachOf(report: Pick<RunReport, 'trace' | 'workload'> & { readon
     reached.add('two-sinks');
     for (const sw of report.registry?.sweeps ?? []) {
       if (sw.removedFrom.some((s) => s !== sw.startedBy)) reached.add('cross-sink-removed');
-      if (sw.heldDuringFinishOf.some((s) => s !== sw.startedBy)) reached.add('cross-sink-sweep');
+      if (sw.orphanedOf.some((s) => s !== sw.startedBy)) reached.add('cross-sink-sweep');
     }
   }
   return reached;

@@ -30,8 +30,9 @@ export interface SweepSeen {
   readonly startedBy: number;
   /** Sinks with an entry it removed. */
   readonly removedFrom: readonly number[];
-  /** Sinks with a finish that began while the sweep held that finish's entry (the review race). */
-  readonly heldDuringFinishOf: readonly number[];
+  /** Sinks whose best-effort entry the sweep's release left with no reference (`closed`: every finish had begun
+   * while it held the entry, so none was last and the batch went to nobody — the review race). */
+  readonly orphanedOf: readonly number[];
 }
 
 export type RegistryVerdict =
@@ -51,10 +52,10 @@ interface ProcessState {
   pendingBy: number | null;
   /** The entry the pending sweep holds (bug only), and what it has done so far. */
   holding: string | null;
-  brokeFinishOf: Set<number>;
+  orphaned: Set<number>;
 }
 
-const fresh = (): ProcessState => ({ entries: new Map(), retained: 0, pendingBy: null, holding: null, brokeFinishOf: new Set() });
+const fresh = (): ProcessState => ({ entries: new Map(), retained: 0, pendingBy: null, holding: null, orphaned: new Set() });
 
 /** Checks `trace` (the whole run's, every sink's events) against the process-level registry rules. */
 export function checkRegistry(trace: readonly TraceEvent[], shape: RegistryShape, opts: { settled: boolean } = { settled: true }): RegistryVerdict {
@@ -106,7 +107,6 @@ export function checkRegistry(trace: readonly TraceEvent[], shape: RegistryShape
         const key = `${sink}/${e.sharedId}`;
         const entry = p.entries.get(key);
         if (entry === undefined) break; // a joined foreign entry was already refused above
-        if (e.kind === 'finish-begin' && p.holding === key) p.brokeFinishOf.add(sink);
         if (e.kind === 'drop' || (e.kind === 'finish-begin') !== entry.barrier) entry.refs -= 1;
         break;
       }
@@ -123,7 +123,10 @@ export function checkRegistry(trace: readonly TraceEvent[], shape: RegistryShape
       case 'sweep-release': {
         const p = proc(e.replica, e.process);
         const entry = p.entries.get(`${sink}/${e.sharedId}`);
-        if (entry !== undefined) entry.refs -= 1;
+        if (entry !== undefined) {
+          entry.refs -= 1;
+          if (entry.refs === 0 && !entry.barrier) p.orphaned.add(sink); // a barrier delivers whatever the count
+        }
         p.holding = null;
         break;
       }
@@ -152,10 +155,10 @@ export function checkRegistry(trace: readonly TraceEvent[], shape: RegistryShape
           for (const id of dead) p.entries.delete(`${s}/${id}`);
           if (dead.length > 0) removedFrom.push(s);
         }
-        sweeps.push({ replica: e.replica, process: e.process, startedBy: p.pendingBy, removedFrom, heldDuringFinishOf: [...p.brokeFinishOf].sort((a, b) => a - b) });
+        sweeps.push({ replica: e.replica, process: e.process, startedBy: p.pendingBy, removedFrom, orphanedOf: [...p.orphaned].sort((a, b) => a - b) });
         p.retained = p.entries.size;
         p.pendingBy = null;
-        p.brokeFinishOf = new Set();
+        p.orphaned = new Set();
         break;
       }
       case 'abort': {
