@@ -104,8 +104,8 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
       ? NO_FAULTS
       : {
           injected: plan.injected,
-          aborts: scheduler.aborted.length + trace.filter((e) => e.kind === 'abort' && e.reason.startsWith('permanent')).length,
-          restarts: trace.filter((e) => e.kind === 'restart').length,
+          aborts: scheduler.aborted.length + replicaSteps(trace, (e) => e.kind === 'abort' && e.reason.startsWith('permanent')),
+          restarts: replicaSteps(trace, (e) => e.kind === 'restart'),
           leaked: outcome.kind === 'settled' ? outcome.value.leaks.fromAborted : 0,
           collected: outcome.kind === 'settled' ? outcome.value.leaks.collected : 0,
         };
@@ -163,6 +163,17 @@ export function runConfigOf(
     ...sinksConfigOf(workload, updates),
   };
   return { config, trace, updates };
+}
+
+/** Events of one kind counted once per replica step: with several sinks an abort or a restart is one
+ * event per sink, emitted together (consecutive in the trace). */
+function replicaSteps(trace: readonly TraceEvent[], counts: (e: TraceEvent) => boolean): number {
+  let n = 0;
+  for (const [i, e] of trace.entries()) {
+    const prev = trace[i - 1];
+    if (counts(e) && !(prev !== undefined && counts(prev) && prev.replica === e.replica && (prev.sink ?? 0) < (e.sink ?? 0))) n += 1;
+  }
+  return n;
 }
 
 /** RunConfig's sinks for a workload of several MV sinks (nothing for one). */

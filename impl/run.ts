@@ -100,7 +100,7 @@ export async function runSink(config: RunConfig): Promise<RunResult> {
     const shardId = shardIdOf(run.shardId, s);
     const before = await auditShard(await loadShardState(run.consensus, shardId), blobOf(run.blob, s, run.sinks), updates);
     const writers = await readWriters(run.consensus, shardId);
-    const c = supervisor.collectedBySink[s] ?? { expired: 0, finished: 0, live: 0 };
+    const c = supervisor.collectedBySink[s] as CollectedBlobs; // one per sink
     let fromAborted = c.expired;
     let fromLive = c.finished + c.live;
     for (const key of before.leakedKeys) {
@@ -118,8 +118,8 @@ export async function runSink(config: RunConfig): Promise<RunResult> {
     const shardId = shardIdOf(run.shardId, s);
     const state = await loadShardState(run.consensus, shardId);
     const audit = run.cleanup ? await auditShard(state, blobOf(run.blob, s, run.sinks), updates) : (befores[s] as Audit);
-    const c = supervisor.collectedBySink[s] ?? { expired: 0, finished: 0, live: 0 };
-    const { fromAborted, fromLive } = leaks[s] ?? { fromAborted: 0, fromLive: 0 };
+    const c = supervisor.collectedBySink[s] as CollectedBlobs;
+    const { fromAborted, fromLive } = leaks[s] as { fromAborted: number; fromLive: number };
     bySink.push({
       audit,
       upper: state.upper,

@@ -177,10 +177,9 @@ export class Supervisor implements RunControl {
     return true;
   }
 
+  /** The environment of sink `sink` (every sink index the supervisor uses is one of the run's). */
   #env(sink: number): SinkEnv {
-    const env = this.deps.sinks[sink];
-    if (env === undefined) throw new RangeError(`no sink ${sink}`);
-    return env;
+    return this.deps.sinks[sink] as SinkEnv;
   }
 
   #io(replica: number, sink = 0): RetryContext {
@@ -221,7 +220,7 @@ export class Supervisor implements RunControl {
           uppers.set(s, Math.max(run.asOf, applyVersions(EMPTY_SHARD_STATE, versions).upper));
         }
         metrics.c.restarts += 1;
-        for (const s of sinks) this.#env(s).trace.emit({ kind: 'restart', replica, lower: uppers.get(s) ?? 0 });
+        for (const s of sinks) this.#env(s).trace.emit({ kind: 'restart', replica, lower: uppers.get(s) as number });
         this.#pendingRestarts -= 1;
         this.#launch(replica, writers, uppers, true);
         if (run.cleanup) this.#spawn(`cleanup after restart r${replica}`, () => this.cleanup(replica, sinks));
@@ -255,7 +254,7 @@ export class Supervisor implements RunControl {
     const registries = run.sinks === 1 ? undefined : this.#registries(replica, hosted, scheduler, tasks.spawn);
     for (const { s, trace, shard, writer } of hosted) {
       const state = new ReplicaState(
-        sinkSettingsOf(run, replica, uppers.get(s) ?? 0, restarted),
+        sinkSettingsOf(run, replica, uppers.get(s) as number, restarted),
         { scheduler, trace, bugs: run.bugs, metrics, spawn: tasks.spawn, shard, writer, shardMoved: this.#shardMoved(s), ...(registries === undefined ? {} : { registries, sink: s }) },
         this.#env(s).byWorker,
       );
@@ -294,8 +293,8 @@ export class Supervisor implements RunControl {
     spawn: TaskGroup['spawn'],
   ): SharedBatches[] {
     const { run, trace } = this.deps;
-    const first = hosted[0];
-    if (first === undefined) throw new RangeError(`incarnation of replica ${replica} hosts no sink`);
+    // An incarnation hosts at least one sink: an abort with none left to host is refused.
+    const first = hosted[0] as { writer: BatchWriter };
     const sinks = hosted.map((h) => h.s);
     return Array.from(
       { length: run.processes },
