@@ -12,11 +12,12 @@
 import type { TraceEvent } from '../vocab/index.ts';
 import type { RunResult } from '../impl/run.ts';
 import type { Update } from '../impl/update.ts';
+import type { ModelConfig } from '../model/config.ts';
 import type { DriveOutcome } from './choice-scheduler.ts';
 import type { Failure, RunReport } from './harness.ts';
 import { limitsReached, ordersReached } from './reach.ts';
 import { checkRegistry, type RegistryVerdict } from './registry-check.ts';
-import { sinksOf, type Workload } from './workload.ts';
+import { materialize, materializeSinks, sinksOf, type Workload } from './workload.ts';
 
 /** One sink's part of a run's trace: its events as a one-sink run would emit them, and where each
  * came from in the whole trace. */
@@ -114,4 +115,17 @@ export function reachOf(report: Pick<RunReport, 'trace' | 'workload'> & { readon
     }
   }
   return reached;
+}
+
+/** What to replay on the model for a run: its trace on the workload's config (one sink), or each sink's
+ * events on its own config with `sharedRegistry` (several); `configOf` is the harness's modelConfigOf. */
+export function modelReplays(
+  w: Workload,
+  trace: readonly TraceEvent[],
+  configOf: (w: Workload, updates: readonly Update[]) => ModelConfig,
+): { readonly cfg: ModelConfig; readonly events: readonly TraceEvent[] }[] {
+  const sinks = sinksOf(w);
+  if (sinks === 1) return [{ cfg: configOf(w, materialize(w)), events: trace }];
+  const updates = materializeSinks(w);
+  return splitBySink(trace, sinks).map((part, s) => ({ cfg: { ...configOf(w, updates[s] ?? []), sharedRegistry: true }, events: part.events }));
 }
