@@ -165,13 +165,19 @@ export function runConfigOf(
   return { config, trace, updates };
 }
 
-/** Events of one kind counted once per replica step: with several sinks an abort or a restart is one
- * event per sink, emitted together (consecutive in the trace). */
+/** Aborts (those `counts` selects) and restarts counted once per replica: with several sinks an abort
+ * is one event per sink it took down, and the restart one per sink it restarts. */
 function replicaSteps(trace: readonly TraceEvent[], counts: (e: TraceEvent) => boolean): number {
   let n = 0;
-  for (const [i, e] of trace.entries()) {
-    const prev = trace[i - 1];
-    if (counts(e) && !(prev !== undefined && counts(prev) && prev.replica === e.replica && (prev.sink ?? 0) < (e.sink ?? 0))) n += 1;
+  const down = new Set<number>();
+  for (const e of trace) {
+    if (e.kind === 'abort') {
+      if (!down.has(e.replica) && counts(e)) n += 1;
+      down.add(e.replica);
+    } else if (e.kind === 'restart') {
+      if (down.has(e.replica) && counts(e)) n += 1;
+      down.delete(e.replica);
+    }
   }
   return n;
 }

@@ -207,20 +207,26 @@ export class Supervisor implements RunControl {
       throw new SbkitError('replica-gave-up', `replica ${replica} was aborted ${run.maxRestarts + 1} times; maxRestarts is ${run.maxRestarts}`);
     }
     this.#restarts[replica] = (this.#restarts[replica] ?? 0) + 1;
+    const writers = new Map<number, WriterRecord>();
+    const uppers = new Map<number, number>();
     for (;;) {
       await pointAt(run.scheduler, 'replica.restart', { replica });
       try {
-        const writers = new Map<number, WriterRecord>();
-        const uppers = new Map<number, number>();
         for (const s of sinks) {
-          const { shardId } = this.#env(s);
+          if (writers.has(s)) continue;
+          const { shardId, trace } = this.#env(s);
           const io = this.#io(replica, s);
-          writers.set(s, await claimWriter(consensus, shardId, replica, metrics, io));
+          const writer = await claimWriter(consensus, shardId, replica, metrics, io);
           const versions = await retryExternal(io, 'consensus.scan', () => consensus.scan(shardId, 0));
-          uppers.set(s, Math.max(run.asOf, applyVersions(EMPTY_SHARD_STATE, versions).upper));
+          const upper = Math.max(run.asOf, applyVersions(EMPTY_SHARD_STATE, versions).upper);
+          // SUBTLE: each sink's restart is announced in the step of its read — the upper it resumes at
+          // is its shard's now (the next sink's claim and read pass points, and another replica may
+          // append meanwhile) — and stands: a later sink's failure retries only the sinks not restarted.
+          writers.set(s, writer);
+          uppers.set(s, upper);
+          trace.emit({ kind: 'restart', replica, lower: upper });
         }
         metrics.c.restarts += 1;
-        for (const s of sinks) this.#env(s).trace.emit({ kind: 'restart', replica, lower: uppers.get(s) as number });
         this.#pendingRestarts -= 1;
         this.#launch(replica, writers, uppers, true);
         if (run.cleanup) this.#spawn(`cleanup after restart r${replica}`, () => this.cleanup(replica, sinks));
