@@ -72,6 +72,9 @@ export const CORRUPTIONS: readonly Corruption[] = [
   { names: 'diff', describe: 'an update diff beyond ±(2^52 − 1)', corrupt: (c) => withUpdate(c, (u) => ({ ...u, diff: MAX_ABS_DIFF + 1 })) },
   { names: 'time', describe: 'an update time = intervals', corrupt: (c) => withUpdate(c, (u) => ({ ...u, time: c.intervals })) },
   { names: 'time', describe: 'an update time below the as-of', corrupt: (c) => withUpdate({ ...c, asOf: Math.min(1, c.intervals - 1) }, (u) => ({ ...u, time: Math.min(1, c.intervals - 1) - 1 })) },
+  { names: 'sinks', describe: 'sinks 0', corrupt: (c) => ({ ...c, sinks: 0 }) },
+  { names: 'sinks', describe: 'sinks 5 (more than 4)', corrupt: (c) => ({ ...c, sinks: 5 }) },
+  { names: 'sinkUpdates', describe: 'sinkUpdates for one sink fewer than sinks', corrupt: (c) => ({ ...c, sinks: (c.sinks ?? 1) + 1, sinkUpdates: c.sinkUpdates ?? [] }) },
   { names: 'maxBytes', describe: 'a maxBytes function returning -1', atRun: true, corrupt: (c) => ({ ...c, maxBytes: () => -1 }) },
   // (`off` never reads the flag: the corruption runs its workload as best-effort)
   { names: 'barrier flag', describe: 'a barrier function returning "yes"', atRun: true, corrupt: (c) => ({ ...c, variant: c.variant === 'off' ? 'best-effort' : c.variant, sink: 'v2', barrier: () => cast('yes') }) },

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import type { BugName, Variant } from '../vocab/index.ts';
 import { runOnce, type FaultTally, type RunReport } from './harness.ts';
 import { minimize } from './minimize.ts';
-import { limitsReached, ordersReached } from './reach.ts';
+import { reachOf } from './multi-sink.ts';
 import { scheduleArb, type Schedule, type Strategy } from './schedule.ts';
 import { DEFAULT_BOUNDS, workloadArb, type Workload } from './workload.ts';
 
@@ -70,8 +70,7 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
       hooks.tick();
       hooks.onRun?.(report);
       for (const name of report.witnessed) witnessed[name] = (witnessed[name] ?? 0) + 1;
-      for (const order of ordersReached(report.trace)) reached[order] = (reached[order] ?? 0) + 1;
-      for (const limit of limitsReached(report.trace, report.workload)) reached[limit] = (reached[limit] ?? 0) + 1;
+      for (const name of reachOf(report)) reached[name] = (reached[name] ?? 0) + 1;
       for (const [k, n] of Object.entries(report.faults.injected)) tally.injected[k] = (tally.injected[k] ?? 0) + n;
       tally.aborts += report.faults.aborts;
       tally.restarts += report.faults.restarts;

@@ -32,6 +32,8 @@ export const BUG_VARIANTS: Readonly<Record<BugName, readonly Variant[]>> = {
   'barrier-flag-read-per-worker': ['best-effort', 'barrier'],
   'empty-finish-hands-nothing': ['best-effort', 'barrier'],
   'stale-hand-appended': ['off', 'best-effort', 'barrier'],
+  // Two sinks' workers meet in one registry only where they share.
+  'registry-keyed-by-id': ['best-effort', 'barrier'],
 };
 
 export interface CheckOptions {
@@ -190,7 +192,8 @@ export function describeWorkload(w: Workload): string {
     `${w.variant}, ${w.replicas} replica(s) × ${w.processes} process(es) × ${w.workersPerProcess} worker(s), ${w.intervals} interval(s)` +
     `${w.asOf === 0 ? '' : `, as-of ${w.asOf}`}; knob by lower ${JSON.stringify(w.knob)}` +
     `${w.variant === 'off' ? '' : `; barrier flag by desired frontier ${w.barrierFlags.map((b) => (b ? 'on' : 'off')).join(',')}`}; loads ${loads}; ` +
-    `blobTarget ${w.blobTargetSize}, inlineSingleMax ${w.inlineSingleMaxBytes}, inlineTotalMax ${w.inlineTotalMaxBytes}, pushChunk ${w.pushChunkUpdates}, pacing ${w.pacing}, noData ${w.noData}, sink ${w.sink}`
+    `blobTarget ${w.blobTargetSize}, inlineSingleMax ${w.inlineSingleMaxBytes}, inlineTotalMax ${w.inlineTotalMaxBytes}, pushChunk ${w.pushChunkUpdates}, pacing ${w.pacing}, noData ${w.noData}, sink ${w.sink}` +
+    (w.sinkLoads ?? []).map((l, i) => `; sink ${i + 1}'s loads ${l.map((row, t) => `t${t}:[${row.join(' ')}]`).join(' ')}`).join('')
   );
 }
 

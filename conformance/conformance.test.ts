@@ -67,5 +67,9 @@ describe(`conformance of the clean implementation (${runs} runs per variant, see
         !(variant !== 'barrier' && l === 'supersede-skip-reported'),
     );
     for (const limit of expected) expect(reached[limit] ?? 0, `${limit} never reached in ${runs} ${variant} runs`).toBeGreaterThan(0);
+    // Several MV sinks (multi-sink.ts): runs with two sinks, and (where workers share) a sweep that one
+    // sink's entry creation started removing another sink's dead entry.
+    expect(reached['two-sinks'] ?? 0, 'no run had two sinks').toBeGreaterThan(0);
+    if (variant !== 'off') expect(reached['cross-sink-removed'] ?? 0, `no sweep removed another sink's entry in ${runs} ${variant} runs`).toBeGreaterThan(0);
   });
 });

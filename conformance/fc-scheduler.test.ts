@@ -10,14 +10,14 @@ import type { RunResult } from '../impl/run.ts';
 import type { Scheduler } from '../impl/seams.ts';
 import type { DriveOutcome } from './choice-scheduler.ts';
 import { actorOf } from './choice-scheduler.ts';
-import { judge, startRun } from './harness.ts';
+import { judgeRun, startRun } from './harness.ts';
 import { workloadArb } from './workload.ts';
 
 const SMALL = { maxWorkersPerProcess: 3, maxProcesses: 1, maxReplicas: 2, maxIntervals: 2 };
 
 async function underFastCheck(s: fc.Scheduler, workload: Parameters<typeof startRun>[0], bug?: Parameters<typeof startRun>[2]) {
   const scheduler: Scheduler = { point: (site) => s.schedule(Promise.resolve(), `${actorOf(site)} ${site.label}`) };
-  const { run, trace } = startRun(workload, scheduler, bug);
+  const { run, trace, updates } = startRun(workload, scheduler, bug);
   let outcome: DriveOutcome<RunResult> = { kind: 'deadlock', steps: 0 };
   run.then(
     (value) => (outcome = { kind: 'settled', value, steps: 0 }),
@@ -26,7 +26,7 @@ async function underFastCheck(s: fc.Scheduler, workload: Parameters<typeof start
   // waitIdle returns when nothing scheduled is left; unlike waitFor it cannot hang on a deadlock.
   await s.waitIdle();
   await new Promise((r) => setImmediate(r));
-  return judge(workload, trace, outcome);
+  return judgeRun(workload, trace, outcome, updates, false);
 }
 
 describe('under fast-check\'s own scheduler', () => {

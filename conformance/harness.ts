@@ -15,6 +15,7 @@ import { runSink, SHARD_ID, type RunResult } from '../impl/run.ts';
 import { MemBlob } from '../impl/persist/blob.ts';
 import { MemConsensus } from '../impl/persist/consensus.ts';
 import { metricsDisagreements, type StoreTally } from './metrics-check.ts';
+import { shardIdOf } from '../impl/sinks.ts';
 import type { RunConfig } from '../impl/run-config.ts';
 import { badInputRefused } from './bad-input.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
@@ -25,7 +26,9 @@ import { viewFromTrace, type StorageFacts } from '../spec/view.ts';
 import { formatLog, type DriveOutcome } from './choice-scheduler.ts';
 import { schedulerFor, type Schedule } from './schedule.ts';
 import { SchedulePlan } from './faults.ts';
-import { barrierAt, knobAt, materialize, persistOf, type Workload } from './workload.ts';
+import { barrierAt, knobAt, materialize, materializeSinks, persistOf, sinksOf, type Workload } from './workload.ts';
+import { judgeSinks } from './multi-sink.ts';
+import type { RegistryVerdict } from './registry-check.ts';
 
 export type FailureKind = 'liveness' | 'impl-error' | 'property' | 'audit' | 'metrics' | 'refinement';
 
@@ -50,6 +53,8 @@ export interface RunReport {
   readonly witnessed: readonly string[];
   /** What the fault world did in this run (zeros without faults). */
   readonly faults: FaultTally;
+  /** Several sinks: the process-level registry checker's verdict (registry-check.ts). */
+  readonly registry?: RegistryVerdict;
 }
 
 /** Faults injected by kind, and what the run did about them. */
@@ -95,7 +100,7 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
   const outcome = await scheduler.drive(run);
   const log = scheduler.log;
   const store = outcome.kind === 'settled' ? await storeTally(config) : undefined;
-  const clean = judge(workload, trace, outcome, modelConfigOf(workload, updates, plan !== undefined), store);
+  const clean = judgeRun(workload, trace, outcome, updates, plan !== undefined, store);
   // Bad input (conformance/bad-input.ts): this run's config with one field corrupted must be refused.
   const refused = await badInputRefused(config);
   const judged = refused === undefined ? clean : { ...clean, failures: [...clean.failures, { kind: 'impl-error' as const, check: 'bad-input-refused', why: refused }] };
@@ -104,8 +109,8 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
       ? NO_FAULTS
       : {
           injected: plan.injected,
-          aborts: scheduler.aborted.length + trace.filter((e) => e.kind === 'abort' && e.reason.startsWith('permanent')).length,
-          restarts: trace.filter((e) => e.kind === 'restart').length,
+          aborts: scheduler.aborted.length + replicaSteps(trace, (e) => e.kind === 'abort' && e.reason.startsWith('permanent')),
+          restarts: replicaSteps(trace, (e) => e.kind === 'restart'),
           leaked: outcome.kind === 'settled' ? outcome.value.leaks.fromAborted : 0,
           collected: outcome.kind === 'settled' ? outcome.value.leaks.collected : 0,
         };
@@ -163,17 +168,67 @@ export function runConfigOf(
     // Stores of our own, so that the metrics can be held against what reached them (metrics-check.ts).
     blob: new MemBlob(),
     consensus: new MemConsensus(),
+    ...sinksConfigOf(workload, updates),
   };
   return { config, trace, updates };
 }
 
-/** What the run's in-memory stores counted, and the bytes of the shard's versions. */
+/** What the run's in-memory stores counted, and the bytes of the versions of every sink's shard. */
 export async function storeTally(config: RunConfig): Promise<StoreTally | undefined> {
   const { blob, consensus } = config;
   if (!(blob instanceof MemBlob) || !(consensus instanceof MemConsensus)) return undefined;
   const stats = { ...consensus.stats };
-  const versions = await consensus.scan(config.shardId ?? SHARD_ID, 0);
-  return { blob: { ...blob.stats }, consensus: stats, shardBytes: versions.reduce((n, v) => n + v.data.length, 0) };
+  let shardBytes = 0;
+  for (let s = 0; s < (config.sinks ?? 1); s++) {
+    for (const v of await consensus.scan(shardIdOf(config.shardId ?? SHARD_ID, s), 0)) shardBytes += v.data.length;
+  }
+  return { blob: { ...blob.stats }, consensus: stats, shardBytes };
+}
+
+/** Aborts (those `counts` selects) and restarts counted once per replica: with several sinks an abort
+ * is one event per sink it took down, and the restart one per sink it restarts. */
+function replicaSteps(trace: readonly TraceEvent[], counts: (e: TraceEvent) => boolean): number {
+  let n = 0;
+  const down = new Set<number>();
+  for (const e of trace) {
+    if (e.kind === 'abort') {
+      if (!down.has(e.replica) && counts(e)) n += 1;
+      down.add(e.replica);
+    } else if (e.kind === 'restart') {
+      if (down.has(e.replica) && counts(e)) n += 1;
+      down.delete(e.replica);
+    }
+  }
+  return n;
+}
+
+/** RunConfig's sinks for a workload of several MV sinks (nothing for one). */
+function sinksConfigOf(w: Workload, updates: readonly Update[]): Pick<RunConfig, 'sinks' | 'sinkUpdates'> {
+  if (sinksOf(w) === 1) return {};
+  return { sinks: sinksOf(w), sinkUpdates: materializeSinks(w, updates).slice(1) };
+}
+
+/** `judge` for one sink; several sinks: each sink judged on its own part of the trace and its own
+ * model (sharedRegistry), and the registry checker over the whole trace (multi-sink.ts). */
+export function judgeRun(
+  workload: Workload,
+  trace: readonly TraceEvent[],
+  outcome: DriveOutcome<RunResult>,
+  updates: readonly Update[],
+  faults: boolean,
+  store?: StoreTally,
+): Pick<RunReport, 'workload' | 'trace' | 'outcome' | 'failures' | 'witnessed' | 'registry'> {
+  if (sinksOf(workload) === 1) return judge(workload, trace, outcome, modelConfigOf(workload, updates, faults), { store });
+  const judged = judgeSinks(workload, trace, outcome, materializeSinks(workload, updates), (_, events, mine, own) =>
+    judge(workload, events, mine, { ...modelConfigOf(workload, own, faults), sharedRegistry: true }, false),
+  );
+  // The metrics are the run's, over every sink: held to the whole trace and the shared stores.
+  const off = outcome.kind === 'settled' ? metricsDisagreements(trace, outcome.value.metrics, store) : [];
+  return off.length === 0 ? judged : { ...judged, failures: [...judged.failures, metricsFailure(off)] };
+}
+
+function metricsFailure(off: readonly string[]): Failure {
+  return { kind: 'metrics', check: 'metrics-match-trace', why: off.join('; ') };
 }
 
 /** Every check on one finished (or stuck) run: liveness, properties, audit, refinement. */
@@ -182,7 +237,9 @@ export function judge(
   trace: readonly TraceEvent[],
   outcome: DriveOutcome<RunResult>,
   cfg: ModelConfig = modelConfigOf(workload),
-  store?: StoreTally,
+  /** The metrics check (with the run's stores, when they count), or false: one sink of several, whose
+   * metrics are the run's (judgeRun checks them over the whole trace). */
+  metrics: { readonly store?: StoreTally | undefined } | false = {},
 ): Pick<RunReport, 'workload' | 'trace' | 'outcome' | 'failures' | 'witnessed'> {
   const failures: Failure[] = [];
 
@@ -220,8 +277,8 @@ export function judge(
     if (audit.danglingKeys.length > 0) {
       failures.push({ kind: 'audit', check: 'no-dangling-reference', why: `shard state references ${audit.danglingKeys.length} missing blob(s): ${audit.danglingKeys.slice(0, 3).join(', ')}` });
     }
-    const off = metricsDisagreements(trace, outcome.value.metrics, store);
-    if (off.length > 0) failures.push({ kind: 'metrics', check: 'metrics-match-trace', why: off.join('; ') });
+    const off = metrics === false ? [] : metricsDisagreements(trace, outcome.value.metrics, metrics.store);
+    if (off.length > 0) failures.push(metricsFailure(off));
   }
 
   // Refinement: replay on the model (registry-internal events are stuttering steps: model/predict.ts).

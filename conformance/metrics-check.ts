@@ -80,6 +80,9 @@ function countTrace(trace: readonly TraceEvent[]): TraceCounts {
     hollowBuilt: 0,
     closedForNobody: 0,
   };
+  /** Replicas down: with several sinks an abort is one event per sink it took down and a restart one
+   * per sink it restarts, while the supervisor counts each once per replica. */
+  const down = new Set<number>();
   for (const e of trace) {
     switch (e.kind) {
       case 'append':
@@ -106,10 +109,12 @@ function countTrace(trace: readonly TraceEvent[]): TraceCounts {
         else c.faultsIndeterminate += 1;
         break;
       case 'abort':
-        c.aborts += 1;
+        if (!down.has(e.replica)) c.aborts += 1;
+        down.add(e.replica);
         break;
       case 'restart':
-        c.restarts += 1;
+        if (down.has(e.replica)) c.restarts += 1;
+        down.delete(e.replica);
         break;
       case 'cleanup':
         c.cleanupRuns += 1;

@@ -59,8 +59,35 @@ export async function minimize(start: RunReport, bug: BugName | undefined, maxRu
   return { report: best, kept, tried };
 }
 
-/** Simpler neighbours, most structural first. */
-function* candidates({ workload: w, schedule: s }: Candidate): Generator<Candidate> {
+/** Simpler neighbours, most structural first; another sink's loads follow every reshape (fitted). */
+function* candidates(c: Candidate): Generator<Candidate> {
+  const w = c.workload;
+  // A sink fewer (the last), then the one-sink neighbours with the other sinks' loads fitted to them.
+  if (w.sinkLoads !== undefined) {
+    const { sinkLoads, ...one } = w;
+    yield { ...c, workload: sinkLoads.length === 1 ? one : { ...w, sinkLoads: sinkLoads.slice(0, -1) }, reshaped: true };
+  }
+  for (const n of oneSinkCandidates(c)) yield w.sinkLoads === undefined ? n : { ...n, workload: fitSinkLoads(n.workload) };
+  // Then another sink's loads emptied one by one.
+  for (const [i, loads] of (w.sinkLoads ?? []).entries()) {
+    for (const [t, row] of loads.entries()) {
+      for (const [worker, load] of row.entries()) {
+        if (load !== 'none') yield { ...c, workload: { ...w, sinkLoads: (w.sinkLoads ?? []).map((l, j) => (j === i ? setLoad(l, t, worker, 'none') : l)) } };
+      }
+    }
+  }
+}
+
+/** The other sinks' loads cut to the workload's shape (the intervals and workers it kept), none below
+ * its as-of. */
+function fitSinkLoads(w: Workload): Workload {
+  const workers = w.processes * w.workersPerProcess;
+  const fit = (loads: readonly (readonly LoadClass[])[]): LoadClass[][] =>
+    loads.slice(0, w.intervals).map((row, t) => row.slice(0, workers).map((l) => (t < w.asOf ? 'none' : l)));
+  return { ...w, sinkLoads: (w.sinkLoads ?? []).map(fit) };
+}
+
+function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<Candidate> {
   const same = (workload: Workload): Candidate => ({ workload, schedule: s });
   const reshaped = (workload: Workload): Candidate => ({ workload, schedule: s, reshaped: true });
   if (w.replicas > 1) yield reshaped({ ...w, replicas: w.replicas - 1 });

@@ -16,6 +16,13 @@ describe('replay tokens', () => {
     );
   });
 
+  it('a token without a second sink decodes to one sink; one with `sl` to two', () => {
+    const one = decodeToken('sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[]}').toString('base64url'));
+    expect(one.workload.sinkLoads).toBeUndefined();
+    const two = decodeToken('sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"sl":[["1"]]}').toString('base64url'));
+    expect(two.workload.sinkLoads).toEqual([[['medium']]]);
+  });
+
   it.each([
     ['xx', /must start with "sb1\."/],
     ['sb1.%%%', /not valid base64url JSON/],
@@ -34,6 +41,9 @@ describe('replay tokens', () => {
     ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"f":{"s":"019","a":[],"h":3}}').toString('base64url'), /invalid fault schedule \(storage codes\)/],
     ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"f":{"s":"01","a":[[1]],"h":3}}').toString('base64url'), /invalid fault schedule \(aborts\)/],
     ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"f":{"s":"01","a":[],"h":-1}}').toString('base64url'), /invalid fault schedule \(heal step\)/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"sl":[["0","0"]]}').toString('base64url'), /invalid sink loads/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"sl":[]}').toString('base64url'), /invalid sink loads/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"sl":[["00"]]}').toString('base64url'), /invalid loads row/],
   ])('rejects %s with a typed error naming the problem', (token, message) => {
     expect(() => decodeToken(token)).toThrow(ReplayTokenError);
     expect(() => decodeToken(token)).toThrow(message);

@@ -34,6 +34,7 @@ export function encodeToken(c: Counterexample): string {
     p: w.pacing,
     ...(w.noData === DEFAULT_NO_DATA ? {} : { n: w.noData }),
     ...(w.sink === DEFAULT_SINK ? {} : { sk: w.sink }),
+    ...(w.sinkLoads === undefined ? {} : { sl: w.sinkLoads.map((loads) => loads.map((row) => row.map((l) => LOAD_CLASSES.indexOf(l)).join(''))) }),
     c: c.schedule.choices,
     z: c.schedule.starve.map((a) => [a.replica, a.worker]),
     ...(c.schedule.pct === undefined ? {} : { q: c.schedule.pct.priorities, x: c.schedule.pct.changes }),
@@ -82,10 +83,16 @@ export function decodeToken(token: string): Counterexample {
   if (!isNat(inlineSingleMaxBytes)) return bad('inline single max bytes');
   const loadsRaw = o['l'];
   if (!Array.isArray(loadsRaw) || loadsRaw.length !== intervals) return bad('loads');
-  const loads = loadsRaw.map((row): LoadClass[] => {
-    if (typeof row !== 'string' || row.length !== processes * workersPerProcess) return bad('loads row');
-    return [...row].map((ch) => LOAD_CLASSES[Number(ch)] ?? bad('load class'));
-  });
+  const loadsOf = (raw: unknown[]): LoadClass[][] =>
+    raw.map((row): LoadClass[] => {
+      if (typeof row !== 'string' || row.length !== processes * workersPerProcess) return bad('loads row');
+      return [...row].map((ch) => LOAD_CLASSES[Number(ch)] ?? bad('load class'));
+    });
+  const loads = loadsOf(loadsRaw);
+  // More MV sinks (absent: one), each with loads shaped like `l`.
+  const sinkLoadsRaw = o['sl'];
+  if (sinkLoadsRaw !== undefined && (!Array.isArray(sinkLoadsRaw) || sinkLoadsRaw.length === 0 || sinkLoadsRaw.length > 3)) return bad('sink loads');
+  const sinkLoads = (sinkLoadsRaw as unknown[] | undefined)?.map((l) => (Array.isArray(l) && l.length === intervals ? loadsOf(l) : bad('sink loads')));
   const choices = o['c'];
   if (!Array.isArray(choices) || !choices.every(isNat)) return bad('choices');
   const pacing = o['p'] === 'lockstep' || o['p'] === 'free' ? o['p'] : bad('pacing');
@@ -143,6 +150,7 @@ export function decodeToken(token: string): Counterexample {
     pacing,
     noData,
     sink,
+    ...(sinkLoads === undefined ? {} : { sinkLoads }),
   };
   const schedule = { choices: choices as number[], starve, ...(pct === undefined ? {} : { pct }), ...(faults === undefined ? {} : { faults }) };
   return { workload, schedule, ...(bug === undefined ? {} : { bug }) };

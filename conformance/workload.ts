@@ -56,7 +56,14 @@ export interface Workload {
   /** Which MV sink (impl RunConfig.sink): 'v2', the sync sink, shares as the variant says; 'v1', the
    * async sink, never shares (every worker writes its own batch). Both supersede. */
   readonly sink: SinkVersion;
+  /** More MV sinks in each replica (impl RunConfig.sinks = 1 + this list's length; absent: one sink):
+   * per extra sink its own loads[interval][worker], shaped like `loads`. Every sink has its own shard
+   * and desired collection and shares the replica's per-process registries with the others. */
+  readonly sinkLoads?: readonly (readonly (readonly LoadClass[])[])[];
 }
+
+/** The MV sinks of a workload's replicas. */
+export const sinksOf = (w: Workload): number => 1 + (w.sinkLoads?.length ?? 0);
 
 /** The no-data policy of workloads made before it existed (replay tokens) and the minimizer's goal. */
 export const DEFAULT_NO_DATA: NoDataPolicy = 'skip';
@@ -136,8 +143,19 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
       sink: fc.constantFrom<SinkVersion>('v2', 'v2', 'v2', 'v1'),
       // Which features and regimes this run enables (swarm.ts).
       swarm: swarmArb(),
+      // A second MV sink in about a quarter of runs, with loads of its own; drawn after everything else.
+      moreSinks: fc.oneof(
+        { weight: 3, arbitrary: fc.constant<LoadClass[][][]>([]) },
+        {
+          weight: 1,
+          arbitrary: fc.array(fc.array(fc.array(loadArb, { minLength: maxWorkers, maxLength: maxWorkers }), { minLength: bounds.maxIntervals, maxLength: bounds.maxIntervals }), {
+            minLength: 1,
+            maxLength: 1,
+          }),
+        },
+      ),
     })
-    .map(({ swarm, ...drawn }) => {
+    .map(({ swarm, moreSinks, ...drawn }) => {
       const g = { ...drawn, ...swarmShape(swarm, drawn), ...swarmPersist(swarm, drawn) };
       const workers = g.workersPerProcess * g.processes;
       const asOf = Math.min(g.asOf, g.intervals - 1);
@@ -159,6 +177,13 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
         pacing: g.pacing,
         noData: g.noData,
         sink: g.sink,
+        ...(moreSinks.length === 0
+          ? {}
+          : {
+              sinkLoads: moreSinks.map((loads) =>
+                loads.slice(0, g.intervals).map((row, t) => row.slice(0, workers).map((l, worker) => (t < asOf ? 'none' : swarmLoad(swarm, l, worker, g.workersPerProcess)))),
+              ),
+            }),
       };
       return { ...w, inlineTotalMaxBytes: inlineTotalFor(w, g.inlineTotal) };
     });
@@ -352,3 +377,46 @@ function lengthForSize(target: number, size: (len: number) => number): number {
   for (let len = Math.max(0, base - 10); len <= base; len++) if (size(len) === target) return len;
   throw new Error(`no value length gives an encoded update of exactly ${target} bytes`);
 }
+
+/**
+ * Every MV sink's updates (index = sink; sink 0's are `materialize(w)`). Sink s > 0 materializes its own
+ * loads the same way, its keys prefixed `s<s>-` and its ids continuing after the sinks before it, so no
+ * two sinks' updates are alike (an update that lands in the wrong shard is foreign there, not a
+ * duplicate).
+ */
+export function materializeSinks(w: Workload, first: readonly Update[] = materialize(w)): Update[][] {
+  const out: Update[][] = [[...first]];
+  let nextId = first.length;
+  const workers = w.processes * w.workersPerProcess;
+  for (const [i, loads] of (w.sinkLoads ?? []).entries()) {
+    const prefix = `s${i + 1}-`;
+    const updates: Update[] = [];
+    loads.forEach((row, time) => {
+      row.forEach((load, worker) => {
+        const key = (n: number): string => prefixedKeyFor(prefix, time, worker, n, workers);
+        valueLengths(load, w.threshold, key).forEach((valueLen, n) => {
+          updates.push({ id: nextId, key: key(n), value: valueBytes(nextId, valueLen), time, diff: 1 });
+          nextId += 1;
+        });
+      });
+    });
+    out.push(updates);
+  }
+  return out;
+}
+
+/** keyFor with a prefix: the n-th key `prefix t<time>-w<worker>-<salt>` that hashes to `worker`. */
+function prefixedKeyFor(prefix: string, time: number, worker: number, n: number, workers: number): string {
+  const memo = `${prefix}/${time}/${worker}/${n}/${workers}`;
+  const known = prefixedKeys.get(memo);
+  if (known !== undefined) return known;
+  let found = -1;
+  for (let salt = 0; ; salt++) {
+    const key = `${prefix}t${time}-w${worker}-${salt}`;
+    if (partitionWorker(key, workers) === worker && ++found === n) {
+      prefixedKeys.set(memo, key);
+      return key;
+    }
+  }
+}
+const prefixedKeys = new Map<string, string>();

@@ -115,7 +115,11 @@ export interface CoverageCollector {
 }
 
 export async function coverageCollector(): Promise<CoverageCollector> {
-  const [{ TransitionCounts: Counts, replayCounting }, { modelConfigOf }] = await Promise.all([import('../model/coverage.ts'), import('../conformance/harness.ts')]);
+  const [{ TransitionCounts: Counts, replayCounting }, { modelConfigOf }, { modelReplays }] = await Promise.all([
+    import('../model/coverage.ts'),
+    import('../conformance/harness.ts'),
+    import('../conformance/multi-sink.ts'),
+  ]);
   const counts = new Map<Variant, TransitionCounts>();
   const runs: Partial<Record<Variant, number>> = {};
   const rejected: Partial<Record<Variant, number>> = {};
@@ -132,8 +136,12 @@ export async function coverageCollector(): Promise<CoverageCollector> {
       }
       runs[v] = (runs[v] ?? 0) + 1;
       const faults = report.schedule?.faults !== undefined;
-      const r = replayCounting(modelConfigOf(report.workload as Parameters<typeof modelConfigOf>[0], undefined, faults), report.trace, c);
-      if (r.rejectedAt !== undefined) rejected[v] = (rejected[v] ?? 0) + 1;
+      // A run of several MV sinks: each sink's events on its own model (conformance/multi-sink.ts).
+      const w = report.workload as Parameters<typeof modelConfigOf>[0];
+      const replays = modelReplays(w, report.trace, (wl, updates) => modelConfigOf(wl, updates, faults));
+      let wasRejected = false;
+      for (const { cfg, events } of replays) wasRejected = replayCounting(cfg, events, c).rejectedAt !== undefined || wasRejected;
+      if (wasRejected) rejected[v] = (rejected[v] ?? 0) + 1;
     },
   };
 }

@@ -37,6 +37,8 @@ export const BUG_DESCRIPTIONS: Record<BugName, string> = {
     "Each worker reads the barrier flag when it writes instead of taking the value minted on the description: after the flag flips, one shared id gets both modes — a best-effort-created state finishes before the barrier's workers arrived, or a barrier-created state waits forever for best-effort handles that never arrive.",
   'stale-hand-appended':
     "The append worker appends a superseded description like the live one instead of deleting what was handed for it: its lower already passed, so the compare-and-append is refused, and the refusal ends the newer description that is still live under its workers (the mint then mints over it: intervals written twice or a sink that never finishes).",
+  'registry-keyed-by-id':
+    "The process-global registry keys its entries by shared id alone and checks only [lower, upper), not the shard: with several MV sinks in a process, whose mints number their descriptions alike, a worker of one sink joins another sink's builder for the same id and range — its updates land in the other sink's shard (lost in its own, foreign in the other) — or fails with conflicting descriptions when the ranges differ.",
 };
 
 /** The switched-on bugs of one run. */

@@ -13,6 +13,7 @@ import { passThroughScheduler, type FaultPlan, type Scheduler } from './seams.ts
 import type { Pacing, SinkSettings } from './sink/replica-state.ts';
 import { readMaxBytes, type BarrierKnob, type MaxBytesKnob } from './sink/route.ts';
 import { MAX_ABS_DIFF, loneSurrogateAt, type Update } from './update.ts';
+import { resolveSinks, type ResolvedSinks } from './sinks.ts';
 
 export interface RunConfig {
   variant: Variant;
@@ -65,9 +66,15 @@ export interface RunConfig {
   /** The shard's consensus key (default `mv-sink-shard`, run.ts SHARD_ID): letters, digits, `_ . -`,
    * at most 100. Runs that share a real database use one each, so that they never see each other. */
   shardId?: string;
+  /** MV sinks in each replica (1 … 4, default 1; impl/sinks.ts): each its own shard (sink 0 `shardId`,
+   * sink s `${shardId}/s${s}`), desired collection and operators; all share the replica's per-process
+   * registries. */
+  sinks?: number;
+  /** The desired collections of sinks 1 … sinks − 1 (default: `updates` for each). */
+  sinkUpdates?: readonly (readonly Update[])[];
 }
 
-export interface ResolvedRun {
+export interface ResolvedRun extends ResolvedSinks {
   readonly variant: Variant;
   readonly replicas: number;
   readonly processes: number;
@@ -133,7 +140,10 @@ export function resolveRunConfig(config: RunConfig): ResolvedRun {
     throw new SbkitError('invalid-config', `pacing must be 'lockstep' or 'free', got ${show(pacing)}`);
   }
   validateUpdates(config.updates, config.intervals, asOf);
+  const sinks = resolveSinks(config);
+  for (const more of sinks.updatesBySink.slice(1)) validateUpdates(more, config.intervals, asOf);
   return {
+    ...sinks,
     variant: config.variant,
     replicas: config.replicas,
     processes: config.processes,

@@ -19,7 +19,8 @@ import { loadShardState } from './persist/state.ts';
 import { readWriters, writerOfKey } from './persist/writer-registry.ts';
 import { Trace } from './runtime/trace.ts';
 import { DEFAULT_SHARD_ID, resolveRunConfig, type RunConfig } from './run-config.ts';
-import { Supervisor, type CollectedBlobs } from './supervisor.ts';
+import { blobOf, shardIdOf, traceOf } from './sinks.ts';
+import { Supervisor, type CollectedBlobs, type SinkEnv } from './supervisor.ts';
 import { partitionWorker, type Update } from './update.ts';
 
 export type { RunConfig } from './run-config.ts';
@@ -42,13 +43,23 @@ export interface Leaks {
   readonly collectedFromLiveWriters: number;
 }
 
+/** What one MV sink's shard holds at the end (RunConfig.sinks; sink 0's is also RunResult's own). */
+export interface SinkResult {
+  readonly audit: Audit;
+  readonly upper: number;
+  readonly leaks: Leaks;
+}
+
 export interface RunResult {
   metrics: Metrics;
-  /** The shard and the blob store at the end (after the final cleanup, when cleanup is on). */
+  /** The shard and the blob store at the end (after the final cleanup, when cleanup is on); with
+   * several sinks, sink 0's (every sink's in `bySink`). */
   audit: Audit;
   /** The shard's final upper. */
   upper: number;
   leaks: Leaks;
+  /** Per MV sink (index = sink; one entry in a one-sink run, equal to the fields above). */
+  bySink: readonly SinkResult[];
   /** Faults the run's fault plan injected, by `op/fault` (empty without a plan). */
   faultsInjected: FaultStats;
   trace?: never;
@@ -67,10 +78,15 @@ export async function runSink(config: RunConfig): Promise<RunResult> {
   const consensus = plan === undefined ? run.consensus : new FaultyConsensus(run.consensus, plan, faultsInjected);
 
   const workers = run.processes * run.workersPerProcess;
-  const byWorker: Update[][] = Array.from({ length: workers }, () => []);
-  for (const u of [...run.updates].sort((a, b) => a.time - b.time || a.id - b.id)) byWorker[partitionWorker(u.key, workers)]?.push(u);
+  const sinks: SinkEnv[] = run.updatesBySink.map((updates, sink) => ({
+    sink,
+    shardId: shardIdOf(run.shardId, sink),
+    blob: blobOf(blob, sink, run.sinks),
+    trace: sink === 0 ? trace : traceOf(run.observer, sink),
+    byWorker: byWorkerOf(updates, workers),
+  }));
 
-  const supervisor = new Supervisor({ run, shardId: run.shardId, metrics, trace, blob, consensus, byWorker });
+  const supervisor = new Supervisor({ run, metrics, trace, consensus, sinks });
   await supervisor.startAll();
   // Nothing has run yet: the tasks start on the next microtask.
   plan?.arm();
@@ -78,27 +94,54 @@ export async function runSink(config: RunConfig): Promise<RunResult> {
   await supervisor.whenDone();
 
   // Where the leaks came from, before the final cleanup takes them (every writer is retired by now).
-  const before = await auditShard(await loadShardState(run.consensus, run.shardId), run.blob, run.updates);
-  const writers = await readWriters(run.consensus, run.shardId);
-  let fromAborted = supervisor.collected.expired;
-  let fromLive = supervisor.collected.finished + supervisor.collected.live;
-  for (const key of before.leakedKeys) {
-    const w = writerOfKey(key);
-    if (w !== undefined && writers.get(w)?.retired === 'expired') fromAborted += 1;
-    else fromLive += 1;
+  const befores: Audit[] = [];
+  const leaks: { fromAborted: number; fromLive: number }[] = [];
+  for (const [s, updates] of run.updatesBySink.entries()) {
+    const shardId = shardIdOf(run.shardId, s);
+    const before = await auditShard(await loadShardState(run.consensus, shardId), blobOf(run.blob, s, run.sinks), updates);
+    const writers = await readWriters(run.consensus, shardId);
+    const c = supervisor.collectedBySink[s] as CollectedBlobs; // one per sink
+    let fromAborted = c.expired;
+    let fromLive = c.finished + c.live;
+    for (const key of before.leakedKeys) {
+      const w = writerOfKey(key);
+      if (w !== undefined && writers.get(w)?.retired === 'expired') fromAborted += 1;
+      else fromLive += 1;
+    }
+    befores.push(before);
+    leaks.push({ fromAborted, fromLive });
   }
   if (run.cleanup) await supervisor.cleanup(0);
 
-  const state = await loadShardState(run.consensus, run.shardId);
-  const audit = run.cleanup ? await auditShard(state, run.blob, run.updates) : before;
-  const c = supervisor.collected;
+  const bySink: SinkResult[] = [];
+  for (const [s, updates] of run.updatesBySink.entries()) {
+    const shardId = shardIdOf(run.shardId, s);
+    const state = await loadShardState(run.consensus, shardId);
+    const audit = run.cleanup ? await auditShard(state, blobOf(run.blob, s, run.sinks), updates) : (befores[s] as Audit);
+    const c = supervisor.collectedBySink[s] as CollectedBlobs;
+    const { fromAborted, fromLive } = leaks[s] as { fromAborted: number; fromLive: number };
+    bySink.push({
+      audit,
+      upper: state.upper,
+      leaks: { fromAborted, fromLive, collected: c.expired + c.finished + c.live, collectedFromLiveWriters: c.live },
+    });
+  }
+  const first = bySink[0] as SinkResult;
   return {
-    metrics: metrics.snapshot(audit.leakedBlobs),
-    audit,
-    upper: state.upper,
-    leaks: { fromAborted, fromLive, collected: c.expired + c.finished + c.live, collectedFromLiveWriters: c.live },
+    metrics: metrics.snapshot(bySink.reduce((n, r) => n + r.audit.leakedBlobs, 0)),
+    audit: first.audit,
+    upper: first.upper,
+    leaks: first.leaks,
+    bySink,
     faultsInjected,
   };
+}
+
+/** Per worker of a replica, its updates ascending by (time, id). */
+function byWorkerOf(updates: readonly Update[], workers: number): Update[][] {
+  const byWorker: Update[][] = Array.from({ length: workers }, () => []);
+  for (const u of [...updates].sort((a, b) => a.time - b.time || a.id - b.id)) byWorker[partitionWorker(u.key, workers)]?.push(u);
+  return byWorker;
 }
 
 export type { CollectedBlobs };

@@ -19,6 +19,13 @@
  *   restart is pending and every cleanup ended;
  * - a cleanup deletes only blobs of retired writers (gc.ts); every blob it deletes is counted by why its
  *   writer retired, so leaks from finished writers (a bug) stay visible after they are collected.
+ *
+ * Several MV sinks (RunConfig.sinks, sinks.ts): an incarnation of a replica hosts every sink of the
+ * replica that has not sealed its shard range, each with its own writer (claimed on its own shard), and
+ * one SharedBatches per process shared by all of them. An abort is the replica's (a crash takes every
+ * sink of the process down): each hosted sink that has not sealed gets its `abort`; the restart claims a
+ * writer per such sink, reads its shard, emits its `restart` and hosts it in the new incarnation (a
+ * sealed sink writes nothing more and stays down). Cleanups run per sink shard.
  */
 import { Notify } from './runtime/notify.ts';
 import { SbkitError, isStorageFailure } from './errors.ts';
@@ -38,6 +45,7 @@ import type { Trace } from './runtime/trace.ts';
 import { pointAt } from './runtime/where.ts';
 import { sinkSettingsOf, type ResolvedRun } from './run-config.ts';
 import type { RunControl, Scheduler } from './seams.ts';
+import { SharedBatches } from './shared/shared-batches.ts';
 import { ReplicaState } from './sink/replica-state.ts';
 import { startReplica } from './sink/replica.ts';
 import type { Update } from './update.ts';
@@ -67,12 +75,25 @@ function lifeScheduler(inner: Scheduler, life: { alive: boolean }): Scheduler {
 
 interface Incarnation {
   readonly replica: number;
-  readonly writer: WriterRecord;
+  /** Per hosted sink, its writer (claimed on that sink's shard). */
+  readonly writers: ReadonlyMap<number, WriterRecord>;
   readonly life: { alive: boolean };
-  /** Its sink, once started. */
-  sink: ReplicaState | undefined;
+  /** Per hosted sink, its state, once started. */
+  readonly sinks: Map<number, ReplicaState>;
   /** Every task ended. */
   finished: boolean;
+}
+
+/** What one MV sink of the run writes with (sinks.ts): its shard, its view of the blob store, its
+ * trace, its updates per worker. */
+export interface SinkEnv {
+  readonly sink: number;
+  readonly shardId: string;
+  /** The run's blob store as this sink sees it (with faults, when the run has a fault plan). */
+  readonly blob: Blob;
+  readonly trace: Trace;
+  /** Per worker of a replica, its updates ascending by (time, id). */
+  readonly byWorker: readonly (readonly Update[])[];
 }
 
 /** Blobs cleanup deleted, by why their writer could no longer append. */
@@ -85,14 +106,13 @@ export interface CollectedBlobs {
 
 export interface SupervisorDeps {
   readonly run: ResolvedRun;
-  readonly shardId: string;
   readonly metrics: MetricsRecorder;
+  /** The run's trace: what no one sink owns (a sweep of a registry that serves several sinks). */
   readonly trace: Trace;
-  /** The stores the replicas use (with faults, when the run has a fault plan). */
-  readonly blob: Blob;
+  /** The consensus the replicas use (with faults, when the run has a fault plan). */
   readonly consensus: Consensus;
-  /** Per worker of a replica, its updates ascending by (time, id). */
-  readonly byWorker: readonly (readonly Update[])[];
+  /** The run's MV sinks (index = sink). */
+  readonly sinks: readonly SinkEnv[];
 }
 
 export class Supervisor implements RunControl {
@@ -101,19 +121,22 @@ export class Supervisor implements RunControl {
   /** Restarts, cleanups and retirements: the supervisor's own tasks. */
   readonly #tasks = new TaskGroup();
   /** Every in-process writer's append or bump notifies it: the persist frontier the mints follow. */
-  readonly #shardMoved = new Notify();
+  readonly #shardMoved0 = new Notify();
   /** Supervisor tasks not ended yet. */
   #running = 0;
   #pendingRestarts = 0;
   readonly #done = new Deferred<void>();
   #failed = false;
+  /** Blobs cleanup deleted, over every sink, and per sink. */
   readonly collected = { expired: 0, finished: 0, live: 0 };
+  readonly collectedBySink: { expired: number; finished: number; live: number }[];
   /** Every writer this run claimed, in order. */
   readonly writers: WriterRecord[] = [];
 
   constructor(private readonly deps: SupervisorDeps) {
     this.#current = Array.from({ length: deps.run.replicas }, () => undefined);
     this.#restarts = Array.from({ length: deps.run.replicas }, () => 0);
+    this.collectedBySink = deps.sinks.map(() => ({ expired: 0, finished: 0, live: 0 }));
   }
 
   /**
@@ -121,13 +144,16 @@ export class Supervisor implements RunControl {
    * exists (they decide no interleaving and pass no point); then all sinks start in one step.
    */
   async startAll(): Promise<void> {
-    const { run, consensus, shardId, metrics } = this.deps;
-    const writers: WriterRecord[] = [];
-    for (let replica = 0; replica < run.replicas; replica++) writers.push(await claimWriter(consensus, shardId, replica, metrics));
-    // A sink starts at its as-of or the shard's upper, whichever is later (as-of ahead of the shard:
-    // its first append bumps the shard).
-    const upper = Math.max(run.asOf, applyVersions(EMPTY_SHARD_STATE, await consensus.scan(shardId, 0)).upper);
-    writers.forEach((w) => this.#launch(w, upper, false));
+    const { run, consensus, metrics, sinks } = this.deps;
+    const writers = Array.from({ length: run.replicas }, () => new Map<number, WriterRecord>());
+    const uppers = new Map<number, number>();
+    for (const { sink, shardId } of sinks) {
+      for (let replica = 0; replica < run.replicas; replica++) writers[replica]?.set(sink, await claimWriter(consensus, shardId, replica, metrics));
+      // A sink starts at its as-of or the shard's upper, whichever is later (as-of ahead of the shard:
+      // its first append bumps the shard).
+      uppers.set(sink, Math.max(run.asOf, applyVersions(EMPTY_SHARD_STATE, await consensus.scan(shardId, 0)).upper));
+    }
+    writers.forEach((w, replica) => this.#launch(replica, w, uppers, false));
   }
 
   /** Resolves when the run is over (see the invariants); rejects if a task failed for another reason. */
@@ -141,19 +167,24 @@ export class Supervisor implements RunControl {
     if (inc === undefined || !inc.life.alive || inc.finished) return false;
     // A sink that reached K has sealed its shard range: what is left (the input catching up, a sweep)
     // writes nothing, so there is nothing to tear down — as the model says (a sealed replica).
-    const sink = inc.sink;
-    if (sink !== undefined && sink.live === null && sink.lower >= this.deps.run.intervals) return false;
+    const down = [...inc.sinks].filter(([, sink]) => !(sink.live === null && sink.lower >= this.deps.run.intervals)).map(([s]) => s);
+    if (down.length === 0) return false;
     inc.life.alive = false;
     this.deps.metrics.c.aborts += 1;
-    this.deps.trace.emit({ kind: 'abort', replica, reason });
+    for (const s of down) this.#env(s).trace.emit({ kind: 'abort', replica, reason });
     this.#pendingRestarts += 1;
-    this.#spawn(`restart r${replica}`, () => this.#restart(replica));
+    this.#spawn(`restart r${replica}`, () => this.#restart(replica, down));
     return true;
   }
 
-  #io(replica: number): RetryContext {
-    const { run, trace, metrics } = this.deps;
-    return { scheduler: run.scheduler, where: { replica }, trace, metrics };
+  /** The environment of sink `sink` (every sink index the supervisor uses is one of the run's). */
+  #env(sink: number): SinkEnv {
+    return this.deps.sinks[sink] as SinkEnv;
+  }
+
+  #io(replica: number, sink = 0): RetryContext {
+    const { run, metrics } = this.deps;
+    return { scheduler: run.scheduler, where: { replica }, trace: this.#env(sink).trace, metrics };
   }
 
   #spawn(name: string, task: () => Promise<unknown>): void {
@@ -170,24 +201,35 @@ export class Supervisor implements RunControl {
     });
   }
 
-  async #restart(replica: number): Promise<void> {
-    const { run, consensus, shardId, metrics } = this.deps;
+  async #restart(replica: number, sinks: readonly number[]): Promise<void> {
+    const { run, consensus, metrics } = this.deps;
     if (this.#restarts[replica] === run.maxRestarts) {
       throw new SbkitError('replica-gave-up', `replica ${replica} was aborted ${run.maxRestarts + 1} times; maxRestarts is ${run.maxRestarts}`);
     }
     this.#restarts[replica] = (this.#restarts[replica] ?? 0) + 1;
-    const io = this.#io(replica);
+    const writers = new Map<number, WriterRecord>();
+    const uppers = new Map<number, number>();
     for (;;) {
       await pointAt(run.scheduler, 'replica.restart', { replica });
       try {
-        const writer = await claimWriter(consensus, shardId, replica, metrics, io);
-        const versions = await retryExternal(io, 'consensus.scan', () => consensus.scan(shardId, 0));
-        const upper = Math.max(run.asOf, applyVersions(EMPTY_SHARD_STATE, versions).upper);
+        for (const s of sinks) {
+          if (writers.has(s)) continue;
+          const { shardId, trace } = this.#env(s);
+          const io = this.#io(replica, s);
+          const writer = await claimWriter(consensus, shardId, replica, metrics, io);
+          const versions = await retryExternal(io, 'consensus.scan', () => consensus.scan(shardId, 0));
+          const upper = Math.max(run.asOf, applyVersions(EMPTY_SHARD_STATE, versions).upper);
+          // SUBTLE: each sink's restart is announced in the step of its read — the upper it resumes at
+          // is its shard's now (the next sink's claim and read pass points, and another replica may
+          // append meanwhile) — and stands: a later sink's failure retries only the sinks not restarted.
+          writers.set(s, writer);
+          uppers.set(s, upper);
+          trace.emit({ kind: 'restart', replica, lower: upper });
+        }
         metrics.c.restarts += 1;
-        this.deps.trace.emit({ kind: 'restart', replica, lower: upper });
         this.#pendingRestarts -= 1;
-        this.#launch(writer, upper, true);
-        if (run.cleanup) this.#spawn(`cleanup after restart r${replica}`, () => this.cleanup(replica));
+        this.#launch(replica, writers, uppers, true);
+        if (run.cleanup) this.#spawn(`cleanup after restart r${replica}`, () => this.cleanup(replica, sinks));
         return;
       } catch (e) {
         // A permanent failure while starting: the new incarnation went down before it began; try again.
@@ -196,27 +238,35 @@ export class Supervisor implements RunControl {
     }
   }
 
-  /** Starts an incarnation's sink at `upper` (the shard's upper it read). */
-  #launch(writer: WriterRecord, upper: number, restarted: boolean): void {
-    const { run, metrics, trace, shardId, consensus, byWorker } = this.deps;
-    const replica = writer.replica;
+  /** Starts an incarnation of `replica` hosting the sinks `writers` names, each at its `uppers` entry
+   * (the shard's upper it read). */
+  #launch(replica: number, writers: ReadonlyMap<number, WriterRecord>, uppers: ReadonlyMap<number, number>, restarted: boolean): void {
+    const { run, metrics, consensus } = this.deps;
     const life = { alive: true };
-    const inc: Incarnation = { replica, writer, life, sink: undefined, finished: false };
+    const inc: Incarnation = { replica, writers, life, sinks: new Map(), finished: false };
     this.#current[replica] = inc;
-    this.writers.push(writer);
+    this.writers.push(...writers.values());
     const scheduler = lifeScheduler(run.scheduler, life);
     const tasks = new TaskGroup();
-    const blob = new BlobClient(this.deps.blob, scheduler, metrics, writer.id, trace);
     const where = { replica };
-    const shard = new ShardWriter({ shardId, consensus, blob, scheduler, metrics, config: run.persist, where, trace, bugs: run.bugs });
-    const writerDeps: BatchWriter = { config: run.persist, blob, metrics };
-    const state = new ReplicaState(
-      sinkSettingsOf(run, replica, upper, restarted),
-      { scheduler, trace, bugs: run.bugs, metrics, spawn: tasks.spawn, shard, writer: writerDeps, shardMoved: this.#shardMoved },
-      byWorker,
-    );
-    inc.sink = state;
-    startReplica(state);
+    const hosted = [...writers].map(([s, writer]) => {
+      const { shardId, trace } = this.#env(s);
+      const blob = new BlobClient(this.#env(s).blob, scheduler, metrics, writer.id, trace);
+      const shard = new ShardWriter({ shardId, consensus, blob, scheduler, metrics, config: run.persist, where, trace, bugs: run.bugs });
+      return { s, trace, shard, writer: { config: run.persist, blob, metrics } satisfies BatchWriter };
+    });
+    // One registry per process, shared by every sink this incarnation hosts (none: each sink its own,
+    // as a one-sink run always had).
+    const registries = run.sinks === 1 ? undefined : this.#registries(replica, hosted, scheduler, tasks.spawn);
+    for (const { s, trace, shard, writer } of hosted) {
+      const state = new ReplicaState(
+        sinkSettingsOf(run, replica, uppers.get(s) as number, restarted),
+        { scheduler, trace, bugs: run.bugs, metrics, spawn: tasks.spawn, shard, writer, shardMoved: this.#shardMoved(s), ...(registries === undefined ? {} : { registries, sink: s }) },
+        this.#env(s).byWorker,
+      );
+      inc.sinks.set(s, state);
+      startReplica(state);
+    }
     tasks.whenAllDone().then(
       () => {
         if (!life.alive) return;
@@ -226,9 +276,12 @@ export class Supervisor implements RunControl {
           this.#check();
           return;
         }
-        this.#spawn(`retire ${writer.id}`, () =>
-          this.#persistently(replica, 'writer.retire', () => retireWriter(consensus, shardId, writer, 'finished', metrics, this.#io(replica))),
-        );
+        for (const [s, writer] of writers) {
+          const { shardId } = this.#env(s);
+          this.#spawn(`retire ${writer.id}${s === 0 ? '' : ` s${s}`}`, () =>
+            this.#persistently(replica, 'writer.retire', () => retireWriter(consensus, shardId, writer, 'finished', metrics, this.#io(replica, s))),
+          );
+        }
       },
       (e: unknown) => {
         if (!life.alive) return; // a dead incarnation's leftovers do not matter
@@ -238,15 +291,53 @@ export class Supervisor implements RunControl {
     );
   }
 
-  /** One leaked-blob cleanup, run by a writer of `replica`. */
-  async cleanup(replica: number): Promise<readonly Collected[]> {
-    const { run, metrics, trace, shardId, consensus } = this.deps;
-    const blob = new BlobClient(this.deps.blob, run.scheduler, metrics, `cleanup-r${replica}`, trace);
-    const collected = await this.#persistently(replica, 'cleanup.retry', () =>
-      collectLeakedBlobs({ shardId, consensus, blob, scheduler: run.scheduler, metrics, trace, bugs: run.bugs, where: { replica } }),
+  /** The registries of one incarnation that hosts several sinks: one per process. */
+  #registries(
+    replica: number,
+    hosted: readonly { s: number; trace: Trace; writer: BatchWriter }[],
+    scheduler: Scheduler,
+    spawn: TaskGroup['spawn'],
+  ): SharedBatches[] {
+    const { run, trace } = this.deps;
+    // An incarnation hosts at least one sink: an abort with none left to host is refused.
+    const first = hosted[0] as { writer: BatchWriter };
+    const sinks = hosted.map((h) => h.s);
+    return Array.from(
+      { length: run.processes },
+      (_, process) => new SharedBatches({ replica, process, writer: first.writer, scheduler, trace, bugs: run.bugs, spawn, sinks }),
     );
-    for (const c of collected) this.collected[c.writer ?? 'live'] += 1;
-    return collected;
+  }
+
+  /** The notification a sink's mints follow: every in-process writer of that sink's shard notifies it. */
+  #shardMoved(sink: number): Notify {
+    let n = this.#shardMovedBySink.get(sink);
+    if (n === undefined) {
+      n = sink === 0 ? this.#shardMoved0 : new Notify();
+      this.#shardMovedBySink.set(sink, n);
+    }
+    return n;
+  }
+
+  readonly #shardMovedBySink = new Map<number, Notify>();
+
+  /** One leaked-blob cleanup per sink shard (`sinks`, default every sink), run by a writer of `replica`. */
+  async cleanup(replica: number, sinks: readonly number[] = this.deps.sinks.map((e) => e.sink)): Promise<readonly Collected[]> {
+    const { run, metrics, consensus } = this.deps;
+    const all: Collected[] = [];
+    for (const s of sinks) {
+      const { shardId, trace } = this.#env(s);
+      const blob = new BlobClient(this.#env(s).blob, run.scheduler, metrics, `cleanup-r${replica}`, trace);
+      const collected = await this.#persistently(replica, 'cleanup.retry', () =>
+        collectLeakedBlobs({ shardId, consensus, blob, scheduler: run.scheduler, metrics, trace, bugs: run.bugs, where: { replica } }),
+      );
+      for (const c of collected) {
+        this.collected[c.writer ?? 'live'] += 1;
+        const bySink = this.collectedBySink[s];
+        if (bySink !== undefined) bySink[c.writer ?? 'live'] += 1;
+      }
+      all.push(...collected);
+    }
+    return all;
   }
 
   /**

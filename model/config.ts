@@ -78,6 +78,16 @@ export interface ModelConfig {
   readonly noData?: NoDataPolicy;
   readonly bugs?: ModelBugs;
   readonly faults?: ModelFaults;
+  /**
+   * Several MV sinks share each process's registry (vocab/PROTOCOL.md "Several MV sinks"; conformance
+   * sets it only for runs with more than one sink, replaying one sink's events on its own model). The
+   * sweep is then an environment step: another sink's open may start it, so it may become pending at any
+   * time rather than only after this sink's own open outgrew the retained size (what started it is the
+   * process-level checker's, conformance/registry-check.ts), and it may move on to another sink's
+   * entries before it visited all of this sink's (new live entries above its cursor stay unvisited). What
+   * it removes stays predicted: exactly this sink's dead entries. `sbkit model --check` never sets it.
+   */
+  readonly sharedRegistry?: boolean;
 }
 
 /** A configuration field that is missing or out of range; `field` names it (e.g. `updates[2].time`). */
@@ -146,6 +156,7 @@ export function validateConfig(cfg: ModelConfig): ModelConfig {
   if (cfg.noData !== undefined && !NO_DATA_POLICIES.includes(cfg.noData)) {
     throw new ConfigError('noData', `must be one of ${NO_DATA_POLICIES.join(', ')}`);
   }
+  if (cfg.sharedRegistry !== undefined && typeof cfg.sharedRegistry !== 'boolean') throw new ConfigError('sharedRegistry', 'must be a boolean');
   if (cfg.faults !== undefined) {
     for (const field of ['aborts', 'indeterminate'] as const) {
       const n = cfg.faults[field];

@@ -16,6 +16,9 @@
  *   it removes every dead entry at once and then `retained = size`.
  * - clean (`upgradeRace` off): the sweep is one atomic step. With the bug: it first visits the live
  *   entries in ascending id order, holding each (`refs += 1`) across a scheduling point.
+ * - a registry shared by several MV sinks (config.ts `sharedRegistry`): the system starts the sweep as an
+ *   environment step (an ENTRY_CREATED of unbounded size: another sink's open), and a SWEEP marked
+ *   `shared` may end while live entries of this sink above the cursor were never visited.
  */
 import { assertEvent, assign, setup } from 'xstate';
 import type { SharedId } from '../vocab/index.ts';
@@ -36,8 +39,10 @@ export type SweepEvent =
   | { readonly type: 'ENTRY_CREATED'; readonly size: number }
   | { readonly type: 'SWEEP_HOLD'; readonly sharedId: SharedId; readonly liveIds: readonly SharedId[] }
   | { readonly type: 'SWEEP_RELEASE' }
-  /** Remove dead entries; `size` = entries left; `liveIds` = live entries now. */
-  | { readonly type: 'SWEEP'; readonly size: number; readonly liveIds: readonly SharedId[] };
+  /** Remove dead entries; `size` = entries left; `liveIds` = live entries now; `shared`: the registry
+   * serves other sinks too (config.ts sharedRegistry), so the sweep may end without having visited
+   * live entries of this sink created after its cursor moved on to another sink's. */
+  | { readonly type: 'SWEEP'; readonly size: number; readonly liveIds: readonly SharedId[]; readonly shared?: boolean };
 
 const nextLive = (ctx: SweepContext, liveIds: readonly SharedId[]): SharedId | undefined =>
   liveIds.filter((id) => id > ctx.visited).sort((a, b) => a - b)[0];
@@ -55,7 +60,7 @@ export const sweepMachine = setup({
     },
     visitedEveryLiveEntry: ({ context, event }) => {
       assertEvent(event, 'SWEEP');
-      return !context.upgradeRace || nextLive(context, event.liveIds) === undefined;
+      return !context.upgradeRace || event.shared === true || nextLive(context, event.liveIds) === undefined;
     },
   },
   actions: {

@@ -497,6 +497,30 @@ describe('sweep', () => {
     e.all(ev.frontier(), ev.mint(10), ev.stage(0), ev.open(0));
     expect(step(clean, e.state, ev.sweepHold(0))).toMatchObject({ reason: expect.stringContaining('only with the sweep-upgrade-race bug') });
   });
+  it('with a registry shared by several sinks (sharedRegistry) a sweep may come at any time; what it removes stays predicted', () => {
+    const c = config({ variant: 'best-effort', intervals: 2, updates: [u(0, 0, 0, 1), u(1, 1, 0, 1)], sharedRegistry: true });
+    const d = new Driver(c);
+    // Another sink's open may have started it: a sweep before this sink opened anything.
+    expect(expectKind(d.do(ev.sweep()), 'sweep').removed).toEqual([]);
+    d.all(ev.frontier(), ev.mint(10), ev.stage(0), ev.open(0));
+    // This sink's own creation starts no sweep: what did is the registry checker's to say.
+    expect(enabledActions(c, d.state).some((e) => e.kind === 'sweep')).toBe(false);
+    d.all(ev.push(0, [0]), ev.finishBegin(0), ev.finishEnd(0));
+    // The entry is dead now: a sweep must remove exactly it.
+    expect(step(c, d.state, ev.sweep())).toMatchObject({ ok: false, reason: expect.stringContaining('predicted field differs: sweep.removed') });
+    expect(expectKind(d.do({ kind: 'sweep', replica: 0, process: 0, removed: [0] }), 'sweep').removed).toEqual([0]);
+    expect(() => validateConfig(config({ variant: 'best-effort', sharedRegistry: 'yes' as unknown as boolean }))).toThrow(/sharedRegistry must be a boolean/);
+  });
+  it('shared registry with the upgrade race: holds still visit this sink\'s live entries in order; the sweep may end before visiting them all', () => {
+    const c = config({ variant: 'best-effort', updates: [u(0, 0, 0, 1)], bugs: { sweepUpgradeRace: true }, sharedRegistry: true });
+    const d = new Driver(c);
+    d.all(ev.frontier(), ev.mint(10), ev.stage(0), ev.open(0));
+    expect(step(c, d.state, ev.sweepHold(1)).ok).toBe(false);
+    // The sweep's cursor may have moved on to another sink's entries: it ends without visiting entry 0.
+    expect(expectKind(d.do(ev.sweep()), 'sweep').removed).toEqual([]);
+    d.do(ev.sweepHold(0));
+    expect(expectKind(d.do(ev.sweepRelease(0)), 'sweep-release').closed).toBe(false);
+  });
 });
 
 describe('events the model never enables', () => {

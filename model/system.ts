@@ -614,7 +614,7 @@ function open(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
   const b = builder.fire(before, { type: 'OPEN' });
   if (b === null) return fail(`builder ${id} of process ${site.p} is finalized: no participant may join it`);
   let reg = withBuilder(site.reg, id, b);
-  if (created) {
+  if (created && cfg.sharedRegistry !== true) {
     const size = countIds(reg, isEntry);
     reg = { ...reg, sweep: sweep.fire(reg.sweep, { type: 'ENTRY_CREATED', size }) ?? reg.sweep };
   }
@@ -852,10 +852,11 @@ function sweepEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { k
   const { reg } = site;
   const removed = ids(reg, (path) => path === 'notLive.dead');
   const liveIds = ids(reg, isLive);
-  const sw = sweep.fire(reg.sweep, {
+  const sw = sweep.fire(environmentSweep(cfg, reg.sweep), {
     type: 'SWEEP',
     size: countIds(reg, isEntry) - removed.length,
     liveIds,
+    ...(cfg.sharedRegistry === true ? { shared: true } : {}),
   });
   if (sw === null) {
     if (!isIn(reg.sweep, 'pending')) return fail(`no sweep is pending in process ${e.process} of replica ${e.replica}`);
@@ -868,6 +869,16 @@ function sweepEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { k
   );
 }
 
+/**
+ * SUBTLE: with a registry shared by several MV sinks (cfg.sharedRegistry) another sink's open may have
+ * started the sweep, which this sink's model cannot see: an idle sweep is started here, as by an
+ * ENTRY_CREATED of unbounded size. Otherwise the sweep machine as it is.
+ */
+function environmentSweep(cfg: ModelConfig, sw: Registry['sweep']): Registry['sweep'] {
+  if (cfg.sharedRegistry !== true || !isIn(sw, 'idle')) return sw;
+  return sweep.fire(sw, { type: 'ENTRY_CREATED', size: Number.MAX_SAFE_INTEGER }) ?? sw;
+}
+
 function sweepHold(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'sweep-hold' }>): Prediction {
   if (cfg.bugs?.sweepUpgradeRace !== true) {
     return fail('sweep-hold happens only with the sweep-upgrade-race bug (bugs.sweepUpgradeRace)');
@@ -875,7 +886,7 @@ function sweepHold(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { ki
   const site = registrySite(cfg, s, e.replica, e.process);
   if (typeof site === 'string') return fail(site);
   const { reg } = site;
-  const sw = sweep.fire(reg.sweep, { type: 'SWEEP_HOLD', sharedId: e.sharedId, liveIds: ids(reg, isLive) });
+  const sw = sweep.fire(environmentSweep(cfg, reg.sweep), { type: 'SWEEP_HOLD', sharedId: e.sharedId, liveIds: ids(reg, isLive) });
   const before = reg.builders[e.sharedId];
   const b = sw === null || before === null || before === undefined ? null : builder.fire(before, { type: 'SWEEP_HOLD' });
   if (sw === null || b === null) {

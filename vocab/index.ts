@@ -42,7 +42,8 @@ export type BugName =
   | 'mismatch-delete-error-swallowed'
   | 'barrier-flag-read-per-worker'
   | 'empty-finish-hands-nothing'
-  | 'stale-hand-appended';
+  | 'stale-hand-appended'
+  | 'registry-keyed-by-id';
 export const BUG_NAMES: readonly BugName[] = [
   'sweep-upgrade-race',
   'drop-without-finish',
@@ -58,6 +59,7 @@ export const BUG_NAMES: readonly BugName[] = [
   'barrier-flag-read-per-worker',
   'empty-finish-hands-nothing',
   'stale-hand-appended',
+  'registry-keyed-by-id',
 ];
 
 /** Gallery bugs that show only when storage fails or replicas are aborted (`sbkit check --faults`). */
@@ -172,7 +174,8 @@ export type AppendResult =
  * model computes them itself and the conformance suite requires equality. Unmarked fields are
  * inputs (who acted, which chunk was pushed, the knob value read).
  */
-export type TraceEvent =
+export type TraceEvent = SinkTag &
+  (
   /** The replica's desired frontier advanced: all updates with time < upper are known. */
   | { readonly kind: 'frontier'; readonly replica: number; readonly upper: Time }
   /** The mint operator minted a description (every field predicted: the knobs from the workload's
@@ -244,7 +247,16 @@ export type TraceEvent =
       readonly reason: 'mismatch' | 'stale';
     }
   /** The registry sweep removed dead entries (clean implementation: one atomic step). */
-  | { readonly kind: 'sweep'; readonly replica: number; readonly process: number; readonly removed: readonly SharedId[] }
+  | {
+      readonly kind: 'sweep';
+      readonly replica: number;
+      readonly process: number;
+      readonly removed: readonly SharedId[];
+      /** Only when the registry serves several MV sinks (RunConfig.sinks > 1): per sink it serves, the
+       * entries it removed (`removed` is then their concatenation, in this order). PROTOCOL.md "Several
+       * MV sinks". */
+      readonly sinks?: readonly SweptSink[];
+    }
   /** sweep-upgrade-race only: the sweep took a temporary strong reference to a live entry… */
   | { readonly kind: 'sweep-hold'; readonly replica: number; readonly process: number; readonly sharedId: SharedId }
   /** …and released it; `closed` (predicted): it was the last reference, so the batch went to nobody. */
@@ -273,7 +285,23 @@ export type TraceEvent =
   /** Leaked-blob cleanup, run by a writer of the replica: it deleted `deleted` blobs that no state
    * references and whose writer can no longer append (input: how many; what leaked is judged by the
    * audit of the blob store). */
-  | { readonly kind: 'cleanup'; readonly replica: number; readonly deleted: number };
+  | { readonly kind: 'cleanup'; readonly replica: number; readonly deleted: number }
+  );
+
+/**
+ * Several MV sinks in one run (RunConfig.sinks, PROTOCOL.md "Several MV sinks"): an event of sink s > 0
+ * (its operators, its handles, its shard's writer; a sweep's hold and release of its entry) carries
+ * `sink: s`; sink 0's events carry no `sink` field, so one-sink traces are as before.
+ */
+export interface SinkTag {
+  readonly sink?: number;
+}
+
+/** What a registry sweep removed of one MV sink's entries. */
+export interface SweptSink {
+  readonly sink: number;
+  readonly removed: readonly SharedId[];
+}
 
 export type TraceEventKind = TraceEvent['kind'];
 

@@ -24,6 +24,23 @@ export interface SharedBatchesContext {
   readonly bugs: BugSwitches;
   /** Starts the builder tasks and the background sweep. */
   readonly spawn: Spawn;
+  /** The sinks this registry serves, when it serves more than one (omitted: one sink, sink 0, writing
+   * through `writer` and tracing to `trace`). A sweep then reports what it removed per sink. */
+  readonly sinks?: readonly number[];
+}
+
+/**
+ * One MV sink a process's registry serves (RunConfig.sinks; PROTOCOL.md "Several MV sinks"): the
+ * registry is process-global, so every sink of the process opens its handles there. An entry belongs to
+ * the sink that created it: its builder task writes through that sink's writer (its shard's blobs), and
+ * a handle's events go to the trace of the sink that opened it.
+ */
+export interface RegistrySink {
+  /** The sink's index in the run (0 … sinks − 1); part of an entry's key and its description check. */
+  readonly sink: number;
+  readonly writer: BatchWriter;
+  /** The sink's trace (its events carry `sink` when it is > 0). */
+  readonly trace: Trace;
 }
 
 /** Capacity of each builder's channel: a fifth push waits for the builder task to take one. */

@@ -29,6 +29,8 @@ export class BuilderEntry {
     readonly participants: number | undefined,
     readonly instance: BuilderInstance,
     readonly barrier: BarrierState | undefined,
+    /** The MV sink that created it (context.ts RegistrySink): its builder writes that sink's shard. */
+    readonly sink = 0,
   ) {}
 
   get live(): boolean {

@@ -8,15 +8,20 @@
  * The sweep visits live entries in ascending id order (the next live id above the last visited, read
  * at each visit), holding each across a scheduling point. A finish() that runs meanwhile sees two
  * references and is not last; the release then drops the last reference and the batch goes to nobody.
+ *
+ * Several MV sinks (PROTOCOL.md "Several MV sinks"): the registry is process-global, so one sweep visits
+ * and removes the entries of every sink it serves, in ascending (sink, id) order; hold and release name
+ * the entry's sink, and the sweep event lists what it removed per sink (`sinks`).
  */
-import type { SharedId } from '../../vocab/index.ts';
+import type { SharedId, SweptSink } from '../../vocab/index.ts';
 import { pointAt, type Where } from '../runtime/where.ts';
 import type { SharedBatchesContext } from './context.ts';
 import type { BuilderEntry } from './entry.ts';
 
 export interface SweepHost {
   readonly ctx: SharedBatchesContext;
-  readonly entries: Map<SharedId, BuilderEntry>;
+  /** Keyed by (sink, id), ascending in that order (shared-batches.ts). */
+  readonly entries: Map<number, BuilderEntry>;
   /** Records `retained` = entries left, and clears the pending flag. */
   sweepDone(): void;
 }
@@ -32,30 +37,41 @@ export async function sweepDeadEntries(host: SweepHost): Promise<void> {
     for (;;) {
       const next = nextLiveAbove(entries, visited);
       if (next === undefined) break;
-      visited = next.id;
+      visited = order(next);
       next.refs += 1; // BUG: weak.upgrade() to test liveness
-      ctx.trace.emit({ kind: 'sweep-hold', ...base, sharedId: next.id });
+      ctx.trace.emit({ kind: 'sweep-hold', ...base, ...sinkOf(next), sharedId: next.id });
       await pointAt(ctx.scheduler, 'sweep.release', where);
       next.refs -= 1;
       const closed = next.refs === 0;
-      ctx.trace.emit({ kind: 'sweep-release', ...base, sharedId: next.id, closed });
+      ctx.trace.emit({ kind: 'sweep-release', ...base, ...sinkOf(next), sharedId: next.id, closed });
       if (closed) next.instance.orphan();
       await pointAt(ctx.scheduler, 'sweep', where);
     }
   }
 
-  const removed: SharedId[] = [];
-  for (const e of entries.values()) if (!e.live) removed.push(e.id);
-  removed.sort((a, b) => a - b);
-  for (const id of removed) entries.delete(id);
+  const dead: [number, BuilderEntry][] = [];
+  for (const [key, e] of entries) if (!e.live) dead.push([key, e]);
+  dead.sort(([, a], [, b]) => order(a) - order(b));
+  for (const [key] of dead) entries.delete(key);
   host.sweepDone();
-  ctx.trace.emit({ kind: 'sweep', ...base, removed });
+  const removed = dead.map(([, e]) => e.id);
+  if (ctx.sinks === undefined) ctx.trace.emit({ kind: 'sweep', ...base, removed });
+  else {
+    const sinks: SweptSink[] = ctx.sinks.map((sink) => ({ sink, removed: dead.flatMap(([, e]) => (e.sink === sink ? [e.id] : [])) }));
+    ctx.trace.emit({ kind: 'sweep', ...base, removed: sinks.flatMap((s) => s.removed), sinks });
+  }
 }
 
-function nextLiveAbove(entries: Map<SharedId, BuilderEntry>, above: number): BuilderEntry | undefined {
+/** Where an entry sorts: by sink, then id. */
+const order = (e: BuilderEntry): number => e.sink * 2 ** 32 + e.id;
+
+/** `{ sink }` for an entry of sink s > 0 (sink 0's events carry none). */
+const sinkOf = (e: BuilderEntry): { sink?: number } => (e.sink === 0 ? {} : { sink: e.sink });
+
+function nextLiveAbove(entries: Map<number, BuilderEntry>, above: number): BuilderEntry | undefined {
   let best: BuilderEntry | undefined;
   for (const e of entries.values()) {
-    if (e.live && e.id > above && (best === undefined || e.id < best.id)) best = e;
+    if (e.live && order(e) > above && (best === undefined || order(e) < order(best))) best = e;
   }
   return best;
 }

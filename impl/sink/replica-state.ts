@@ -23,6 +23,7 @@ import type { Spawn } from '../runtime/task-group.ts';
 import type { Trace } from '../runtime/trace.ts';
 import type { Where } from '../runtime/where.ts';
 import type { Scheduler } from '../seams.ts';
+import type { RegistrySink } from '../shared/context.ts';
 import { SharedBatches } from '../shared/shared-batches.ts';
 import type { Update } from '../update.ts';
 import type { BarrierKnob, MaxBytesKnob } from './route.ts';
@@ -61,6 +62,11 @@ export interface SinkDeps {
   /** Notified whenever any writer of the run moved the shard's upper (an append or a bump): the
    * persist frontier the v2 mint follows (in-process runs; a lone replica process gets its own). */
   readonly shardMoved: Notify;
+  /** The registries (one per process) when the replica hosts several MV sinks: shared by all of them
+   * (the supervisor makes them; PROTOCOL.md "Several MV sinks"). Absent: this sink's own. */
+  readonly registries?: readonly SharedBatches[];
+  /** This sink's index in the run (default 0): its entries' part of the registry key. */
+  readonly sink?: number;
 }
 
 /** What a worker hands to the description's append worker: 0 or 1 batches. */
@@ -86,6 +92,8 @@ export class ReplicaState {
   readonly appendQueues: readonly Mailbox<Description>[];
   readonly inboxes: readonly Mailbox<Hand>[];
   readonly registries: readonly SharedBatches[];
+  /** This sink as the registries see it (its index, writer and trace). */
+  readonly registrySink: RegistrySink;
 
   constructor(
     readonly settings: SinkSettings,
@@ -100,7 +108,8 @@ export class ReplicaState {
     this.writeQueues = Array.from({ length: n }, () => new Mailbox<Description>());
     this.appendQueues = Array.from({ length: n }, () => new Mailbox<Description>());
     this.inboxes = Array.from({ length: n }, () => new Mailbox<Hand>());
-    this.registries = Array.from(
+    this.registrySink = { sink: deps.sink ?? 0, writer: deps.writer, trace: deps.trace };
+    this.registries = deps.registries ?? Array.from(
       { length: settings.processes },
       (_, process) =>
         new SharedBatches({

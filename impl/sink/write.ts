@@ -79,7 +79,7 @@ async function writeRoute(r: ReplicaState, ref: WorkerRef, desc: Description, st
 /** Under the barrier every worker of the process reports exactly once: push+finish, or skip. */
 async function reportSkip(r: ReplicaState, ref: WorkerRef, desc: Description, barrier: boolean): Promise<void> {
   if (barrier && sharingOn(r.settings.variant, desc.maxBytes)) {
-    await at(r.registries, ref.process).noteSkip(desc.sharedId, r.settings.workersPerProcess, ref.worker);
+    await at(r.registries, ref.process).noteSkip(desc.sharedId, r.settings.workersPerProcess, ref.worker, r.registrySink);
   }
 }
 
@@ -95,7 +95,7 @@ function barrierOf(r: ReplicaState, desc: Description): boolean {
 async function writeShared(r: ReplicaState, worker: number, desc: Description, staged: readonly Update[], barrier: boolean): Promise<Batch[]> {
   const registry = at(r.registries, r.processOf(worker));
   const participants = barrier ? r.settings.workersPerProcess : undefined;
-  const handle = await registry.builder(desc.sharedId, desc, { worker, participants });
+  const handle = await registry.builder(desc.sharedId, desc, { worker, participants, sink: r.registrySink });
   const chunk = r.settings.pushChunkUpdates;
   for (let i = 0; i < staged.length; i += chunk) await handle.push(staged.slice(i, i + chunk));
   if (r.deps.bugs.has('drop-without-finish') && worker === desc.appendWorker) {
