@@ -14,7 +14,7 @@ import type { FaultPlan, Scheduler } from '../impl/seams.ts';
 import { runSink, SHARD_ID, type RunResult } from '../impl/run.ts';
 import { MemBlob } from '../impl/persist/blob.ts';
 import { MemConsensus } from '../impl/persist/consensus.ts';
-import { metricsDisagreements, type StoreTally } from './metrics-check.ts';
+import { metricsDisagreements, replicaSteps, type StoreTally } from './metrics-check.ts';
 import { shardIdOf } from '../impl/sinks.ts';
 import type { RunConfig } from '../impl/run-config.ts';
 import { badInputRefused } from './bad-input.ts';
@@ -183,23 +183,6 @@ export async function storeTally(config: RunConfig): Promise<StoreTally | undefi
     for (const v of await consensus.scan(shardIdOf(config.shardId ?? SHARD_ID, s), 0)) shardBytes += v.data.length;
   }
   return { blob: { ...blob.stats }, consensus: stats, shardBytes };
-}
-
-/** Aborts (those `counts` selects) and restarts counted once per replica: with several sinks an abort
- * is one event per sink it took down, and the restart one per sink it restarts. */
-function replicaSteps(trace: readonly TraceEvent[], counts: (e: TraceEvent) => boolean): number {
-  let n = 0;
-  const down = new Set<number>();
-  for (const e of trace) {
-    if (e.kind === 'abort') {
-      if (!down.has(e.replica) && counts(e)) n += 1;
-      down.add(e.replica);
-    } else if (e.kind === 'restart') {
-      if (down.has(e.replica) && counts(e)) n += 1;
-      down.delete(e.replica);
-    }
-  }
-  return n;
 }
 
 /** RunConfig's sinks for a workload of several MV sinks (nothing for one). */

@@ -80,9 +80,6 @@ function countTrace(trace: readonly TraceEvent[]): TraceCounts {
     hollowBuilt: 0,
     closedForNobody: 0,
   };
-  /** Replicas down: with several sinks an abort is one event per sink it took down and a restart one
-   * per sink it restarts, while the supervisor counts each once per replica. */
-  const down = new Set<number>();
   for (const e of trace) {
     switch (e.kind) {
       case 'append':
@@ -107,14 +104,6 @@ function countTrace(trace: readonly TraceEvent[]): TraceCounts {
         if (e.fault === 'transient') c.faultsTransient += 1;
         else if (e.fault === 'permanent') c.faultsPermanent += 1;
         else c.faultsIndeterminate += 1;
-        break;
-      case 'abort':
-        if (!down.has(e.replica)) c.aborts += 1;
-        down.add(e.replica);
-        break;
-      case 'restart':
-        if (down.has(e.replica)) c.restarts += 1;
-        down.delete(e.replica);
         break;
       case 'cleanup':
         c.cleanupRuns += 1;
@@ -141,7 +130,29 @@ function countTrace(trace: readonly TraceEvent[]): TraceCounts {
         break;
     }
   }
+  c.aborts = replicaSteps(trace, (e) => e.kind === 'abort');
+  c.restarts = replicaSteps(trace, (e) => e.kind === 'restart');
   return c;
+}
+
+/**
+ * Aborts and restarts (those `counts` selects) counted once per replica step, as the supervisor counts
+ * them: with several sinks an abort is one event per sink it took down, a restart one per sink it
+ * restarts.
+ */
+export function replicaSteps(trace: readonly TraceEvent[], counts: (e: TraceEvent) => boolean): number {
+  let n = 0;
+  const down = new Set<number>();
+  for (const e of trace) {
+    if (e.kind === 'abort') {
+      if (!down.has(e.replica) && counts(e)) n += 1;
+      down.add(e.replica);
+    } else if (e.kind === 'restart') {
+      if (down.has(e.replica) && counts(e)) n += 1;
+      down.delete(e.replica);
+    }
+  }
+  return n;
 }
 
 /** The exact ones: each metric equal to its trace count in every run. */
