@@ -49,7 +49,9 @@ export const base = {
   thresholds: { high: 90, low: 75, break: null },
   // Not copied into the sandbox: local output, reports, the other engineers' scratch.
   ignorePatterns: ['scratch', 'coverage', 'report', 'reports', '.sbkit', '.stryker-tmp*', 'conformance/.emitted'],
-  tempDirName: '.stryker-tmp',
+  // One sandbox directory per scope: two scopes may run at once (one per core) without one run's
+  // cleanup deleting the other's sandbox.
+  tempDirName: `.stryker-tmp-${scope}`,
   cleanTempDir: 'always',
   reporters: ['clear-text', 'progress-append-only', 'html', 'json'],
   clearTextReporter: { allowColor: false, logTests: false, reportMutants: true, reportScoreTable: true },
