@@ -124,6 +124,10 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
   if (w.pacing !== 'lockstep') yield same({ ...w, pacing: 'lockstep' });
   if (w.noData !== DEFAULT_NO_DATA) yield same({ ...w, noData: DEFAULT_NO_DATA });
   if (w.sink !== DEFAULT_SINK) yield same({ ...w, sink: DEFAULT_SINK });
+  if (w.idOrder !== undefined) {
+    const { idOrder: _reversed, ...timeOrder } = w;
+    yield same(timeOrder);
+  }
   if (w.pushChunkUpdates !== 256) yield same({ ...w, pushChunkUpdates: 256 });
   if (w.blobTargetSize !== 128 * 1024 * 1024) yield same({ ...w, blobTargetSize: 128 * 1024 * 1024 });
   if (w.inlineTotalMaxBytes !== 1024 * 1024) yield same({ ...w, inlineTotalMaxBytes: 1024 * 1024 });

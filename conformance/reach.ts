@@ -27,11 +27,14 @@
  *   the shard past its lower: the mint followed the persist frontier); `skip-on-supersede`: a worker
  *   that had not staged a description when a newer one came skipped it (`superseded`);
  *   `supersede-skip-reported`: under the barrier it reported that as a skip (barrier only);
- *   `stale-deleted`: the append worker deleted batches handed for a superseded description.
+ *   `stale-deleted`: the append worker deleted batches handed for a superseded description;
+ * - `ids-across-times`: a worker staged updates of several intervals whose ids are out of time order
+ *   (workload `idOrder: 'reversed'`), so the staged order (by id) is not the time order: the sort by id
+ *   was needed. Stryker found the gap: with ids always ascending in time, dropping the sort changed nothing.
  */
 import type { TraceEvent } from '../vocab/index.ts';
 import type { Workload } from './workload.ts';
-import { DEFAULT_BLOB_TARGET } from './workload.ts';
+import { DEFAULT_BLOB_TARGET, materializeSinks } from './workload.ts';
 
 export const ORDERS = ['late-handle', 'finishes-racing', 'sweep-races-finish', 'replica-overtakes'] as const;
 export type Order = (typeof ORDERS)[number];
@@ -54,6 +57,7 @@ export const LIMITS = [
   'skip-on-supersede',
   'supersede-skip-reported',
   'stale-deleted',
+  'ids-across-times',
 ] as const;
 export type Limit = (typeof LIMITS)[number];
 
@@ -76,6 +80,7 @@ export function limitsReached(trace: readonly TraceEvent[], w: Workload): Set<Li
   const live = new Map<number, number>(); // replica → its live description's shared id, until appended
   const skipping = new Set<string>(); // replica/worker/id of workers that skip a superseded description
   let inlineState = 0;
+  let timeOf: Map<number, number> | undefined; // update id → its time (only for ids out of time order)
   for (const e of trace) {
     switch (e.kind) {
       case 'mint': {
@@ -91,6 +96,11 @@ export function limitsReached(trace: readonly TraceEvent[], w: Workload): Set<Li
       }
       case 'stage':
         if (e.route !== 'none' && e.bytes === knob.get(e.replica)) reached.add('threshold=');
+        if (w.idOrder === 'reversed' && e.updates.length > 1) {
+          timeOf ??= new Map(materializeSinks(w).flatMap((us) => us.map((u) => [u.id, u.time] as const)));
+          const times = e.updates.map((id) => timeOf?.get(id) ?? 0);
+          if (times.some((t, i) => i > 0 && t < (times[i - 1] as number))) reached.add('ids-across-times');
+        }
         if (e.route === 'empty') {
           reached.add('empty-finish');
           empty.add(`${e.replica}/${e.worker}`);

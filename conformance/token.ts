@@ -35,6 +35,7 @@ export function encodeToken(c: Counterexample): string {
     ...(w.noData === DEFAULT_NO_DATA ? {} : { n: w.noData }),
     ...(w.sink === DEFAULT_SINK ? {} : { sk: w.sink }),
     ...(w.sinkLoads === undefined ? {} : { sl: w.sinkLoads.map((loads) => loads.map((row) => row.map((l) => LOAD_CLASSES.indexOf(l)).join(''))) }),
+    ...(w.idOrder === undefined || w.idOrder === 'time' ? {} : { io: w.idOrder }),
     c: c.schedule.choices,
     z: c.schedule.starve.map((a) => [a.replica, a.worker]),
     ...(c.schedule.pct === undefined ? {} : { q: c.schedule.pct.priorities, x: c.schedule.pct.changes }),
@@ -98,6 +99,8 @@ export function decodeToken(token: string): Counterexample {
   const pacing = o['p'] === 'lockstep' || o['p'] === 'free' ? o['p'] : bad('pacing');
   const noData = NO_DATA_POLICIES.find((n) => n === (o['n'] ?? DEFAULT_NO_DATA)) ?? bad('no-data policy');
   const sink = SINK_VERSIONS.find((v) => v === (o['sk'] ?? DEFAULT_SINK)) ?? bad('sink');
+  const idOrderRaw = o['io'];
+  if (idOrderRaw !== undefined && idOrderRaw !== 'reversed') return bad('id order');
   const starveRaw = o['z'];
   if (!Array.isArray(starveRaw)) return bad('starve list');
   const starve = starveRaw.map((a: unknown) => {
@@ -151,6 +154,7 @@ export function decodeToken(token: string): Counterexample {
     noData,
     sink,
     ...(sinkLoads === undefined ? {} : { sinkLoads }),
+    ...(idOrderRaw === undefined ? {} : { idOrder: idOrderRaw }),
   };
   const schedule = { choices: choices as number[], starve, ...(pct === undefined ? {} : { pct }), ...(faults === undefined ? {} : { faults }) };
   return { workload, schedule, ...(bug === undefined ? {} : { bug }) };

@@ -60,7 +60,15 @@ export interface Workload {
    * per extra sink its own loads[interval][worker], shaped like `loads`. Every sink has its own shard
    * and desired collection and shares the replica's per-process registries with the others. */
   readonly sinkLoads?: readonly (readonly (readonly LoadClass[])[])[];
+  /** How update ids are assigned (absent: 'time'). An update id is only a name: 'time' numbers the
+   * updates in time order; 'reversed' numbers each interval's block of updates after the later
+   * intervals' blocks (ascending within an interval, as staged), so a worker's updates of several
+   * intervals are out of id order and a description spanning them must sort them (the staged order is
+   * by id). */
+  readonly idOrder?: IdOrder;
 }
+
+export type IdOrder = 'time' | 'reversed';
 
 /** The MV sinks of a workload's replicas. */
 export const sinksOf = (w: Workload): number => 1 + (w.sinkLoads?.length ?? 0);
@@ -154,8 +162,10 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
           }),
         },
       ),
+      // Update ids out of time order in a quarter of runs (drawn last: every other field as before).
+      idOrder: fc.constantFrom<IdOrder>('time', 'time', 'time', 'reversed'),
     })
-    .map(({ swarm, moreSinks, ...drawn }) => {
+    .map(({ swarm, moreSinks, idOrder, ...drawn }) => {
       const g = { ...drawn, ...swarmShape(swarm, drawn), ...swarmPersist(swarm, drawn) };
       const workers = g.workersPerProcess * g.processes;
       const asOf = Math.min(g.asOf, g.intervals - 1);
@@ -184,6 +194,7 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
                 loads.slice(0, g.intervals).map((row, t) => row.slice(0, workers).map((l, worker) => (t < asOf ? 'none' : swarmLoad(swarm, l, worker, g.workersPerProcess)))),
               ),
             }),
+        ...(idOrder === 'time' ? {} : { idOrder }),
       };
       return { ...w, inlineTotalMaxBytes: inlineTotalFor(w, g.inlineTotal) };
     });
@@ -280,17 +291,35 @@ export function barrierAt(w: Workload, desired: number): boolean {
  */
 export function materialize(w: Workload): Update[] {
   const workers = w.processes * w.workersPerProcess;
+  const rows = w.loads.map((row, time) => row.map((load, worker) => loadShape(load, time, worker, workers, w.threshold)));
+  const firstIds = blockStarts(
+    rows.map((row) => row.reduce((n, shape) => n + shape.length, 0)),
+    0,
+    w.idOrder,
+  );
   const updates: Update[] = [];
-  let nextId = 0;
-  w.loads.forEach((row, time) => {
-    row.forEach((load, worker) => {
-      for (const { key, valueLen } of loadShape(load, time, worker, workers, w.threshold)) {
+  rows.forEach((row, time) => {
+    let nextId = firstIds[time] as number;
+    for (const shape of row) {
+      for (const { key, valueLen } of shape) {
         updates.push({ id: nextId, key, value: valueBytes(nextId, valueLen), time, diff: 1 });
         nextId += 1;
       }
-    });
+    }
   });
   return updates;
+}
+
+/** The first id of each interval's block of `counts[t]` updates, from `base` on, in `order`. */
+function blockStarts(counts: readonly number[], base: number, order: IdOrder | undefined): number[] {
+  const starts = new Array<number>(counts.length);
+  let next = base;
+  const times = counts.map((_, t) => t);
+  for (const t of order === 'reversed' ? times.reverse() : times) {
+    starts[t] = next;
+    next += counts[t] as number;
+  }
+  return starts;
 }
 
 interface UpdateShape {
@@ -390,16 +419,25 @@ export function materializeSinks(w: Workload, first: readonly Update[] = materia
   const workers = w.processes * w.workersPerProcess;
   for (const [i, loads] of (w.sinkLoads ?? []).entries()) {
     const prefix = `s${i + 1}-`;
-    const updates: Update[] = [];
-    loads.forEach((row, time) => {
-      row.forEach((load, worker) => {
+    const rows = loads.map((row, time) =>
+      row.map((load, worker) => {
         const key = (n: number): string => prefixedKeyFor(prefix, time, worker, n, workers);
-        valueLengths(load, w.threshold, key).forEach((valueLen, n) => {
-          updates.push({ id: nextId, key: key(n), value: valueBytes(nextId, valueLen), time, diff: 1 });
-          nextId += 1;
-        });
-      });
+        return valueLengths(load, w.threshold, key).map((valueLen, n) => ({ key: key(n), valueLen }));
+      }),
+    );
+    const counts = rows.map((row) => row.reduce((n, shape) => n + shape.length, 0));
+    const firstIds = blockStarts(counts, nextId, w.idOrder);
+    const updates: Update[] = [];
+    rows.forEach((row, time) => {
+      let id = firstIds[time] as number;
+      for (const shape of row) {
+        for (const { key, valueLen } of shape) {
+          updates.push({ id, key, value: valueBytes(id, valueLen), time, diff: 1 });
+          id += 1;
+        }
+      }
     });
+    nextId += counts.reduce((a, b) => a + b, 0);
     out.push(updates);
   }
   return out;
