@@ -292,34 +292,33 @@ export function barrierAt(w: Workload, desired: number): boolean {
 export function materialize(w: Workload): Update[] {
   const workers = w.processes * w.workersPerProcess;
   const rows = w.loads.map((row, time) => row.map((load, worker) => loadShape(load, time, worker, workers, w.threshold)));
-  const firstIds = blockStarts(
-    rows.map((row) => row.reduce((n, shape) => n + shape.length, 0)),
-    0,
-    w.idOrder,
-  );
+  return numbered(rows, 0, w.idOrder);
+}
+
+/**
+ * The updates of `rows[time][worker]` (each a list of shapes, in staged order), in time order, with ids
+ * from `base` on: each interval's block of ids in `order` (see Workload.idOrder), ascending within it.
+ */
+function numbered(rows: readonly (readonly (readonly { readonly key: string; readonly valueLen: number }[])[])[], base: number, order: IdOrder | undefined): Update[] {
+  const counts = rows.map((row) => row.reduce((n, shape) => n + shape.length, 0));
+  const firstIds = new Array<number>(counts.length);
+  let next = base;
+  const times = counts.map((_, t) => t);
+  for (const t of order === 'reversed' ? times.reverse() : times) {
+    firstIds[t] = next;
+    next += counts[t] as number;
+  }
   const updates: Update[] = [];
   rows.forEach((row, time) => {
-    let nextId = firstIds[time] as number;
+    let id = firstIds[time] as number;
     for (const shape of row) {
       for (const { key, valueLen } of shape) {
-        updates.push({ id: nextId, key, value: valueBytes(nextId, valueLen), time, diff: 1 });
-        nextId += 1;
+        updates.push({ id, key, value: valueBytes(id, valueLen), time, diff: 1 });
+        id += 1;
       }
     }
   });
   return updates;
-}
-
-/** The first id of each interval's block of `counts[t]` updates, from `base` on, in `order`. */
-function blockStarts(counts: readonly number[], base: number, order: IdOrder | undefined): number[] {
-  const starts = new Array<number>(counts.length);
-  let next = base;
-  const times = counts.map((_, t) => t);
-  for (const t of order === 'reversed' ? times.reverse() : times) {
-    starts[t] = next;
-    next += counts[t] as number;
-  }
-  return starts;
 }
 
 interface UpdateShape {
@@ -425,19 +424,8 @@ export function materializeSinks(w: Workload, first: readonly Update[] = materia
         return valueLengths(load, w.threshold, key).map((valueLen, n) => ({ key: key(n), valueLen }));
       }),
     );
-    const counts = rows.map((row) => row.reduce((n, shape) => n + shape.length, 0));
-    const firstIds = blockStarts(counts, nextId, w.idOrder);
-    const updates: Update[] = [];
-    rows.forEach((row, time) => {
-      let id = firstIds[time] as number;
-      for (const shape of row) {
-        for (const { key, valueLen } of shape) {
-          updates.push({ id, key, value: valueBytes(id, valueLen), time, diff: 1 });
-          id += 1;
-        }
-      }
-    });
-    nextId += counts.reduce((a, b) => a + b, 0);
+    const updates = numbered(rows, nextId, w.idOrder);
+    nextId += updates.length;
     out.push(updates);
   }
   return out;
