@@ -18,6 +18,7 @@ import { metricsDisagreements, replicaSteps, type StoreTally } from './metrics-c
 import { shardIdOf } from '../impl/sinks.ts';
 import type { RunConfig } from '../impl/run-config.ts';
 import { badInputRefused } from './bad-input.ts';
+import { corruptionsJudged, storedHistory } from './stored-corruption.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { predictAppends } from '../model/predict.ts';
@@ -103,7 +104,12 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
   const clean = judgeRun(workload, trace, outcome, updates, plan !== undefined, store);
   // Bad input (conformance/bad-input.ts): this run's config with one field corrupted must be refused.
   const refused = await badInputRefused(config);
-  const judged = refused === undefined ? clean : { ...clean, failures: [...clean.failures, { kind: 'impl-error' as const, check: 'bad-input-refused', why: refused }] };
+  const refusals = refused === undefined ? clean : { ...clean, failures: [...clean.failures, { kind: 'impl-error' as const, check: 'bad-input-refused', why: refused }] };
+  // Corrupt stored data (conformance/stored-corruption.ts): the history this run wrote, corrupted each
+  // way, must be refused by the implementation's readers (and one valid oddity accepted).
+  const history = outcome.kind === 'settled' ? await storedHistory(config.consensus, shardIdOf(config.shardId ?? SHARD_ID, 0)) : undefined;
+  const misread = history === undefined ? [] : (await corruptionsJudged(history)).wrong;
+  const judged = misread.length === 0 ? refusals : { ...refusals, failures: [...refusals.failures, { kind: 'impl-error' as const, check: 'corrupt-state-refused', why: misread.join('; ') }] };
   const faults: FaultTally =
     plan === undefined
       ? NO_FAULTS
