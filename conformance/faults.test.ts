@@ -75,7 +75,10 @@ describe('the fault schedule', () => {
     expect(a.failures).toEqual([]);
     expect(a.trace.some((e) => e.kind === 'abort')).toBe(true);
     expect(a.trace.some((e) => e.kind === 'restart')).toBe(true);
-    expect(a.faults.injected).toMatchObject({ transient: 2 });
+    // Every transient fault the plan injected reached the trace as a survived fault.
+    const transient = a.trace.filter((e) => e.kind === 'fault' && e.fault === 'transient').length;
+    expect(transient).toBeGreaterThan(0);
+    expect(a.faults.injected['transient']).toBe(transient);
     const b = await runOnce(workload, schedule);
     expect(b.trace).toEqual(a.trace);
   });

@@ -80,10 +80,11 @@ describe('a divergence is shown, never hidden', () => {
   });
 
   it('sweep-upgrade-race: the model diverges where the harm is observable, not at the internal sweep events', async () => {
-    const s: Setup = { ...setup, workers: 8, intervals: 12, rows: 200 };
+    // (a shape whose timing meets the race at seed 1: the race is rare, and moves with any change to the points)
+    const s: Setup = { ...setup, workers: 8, intervals: 6, rows: 120 };
     const [row] = (await runComparison('steady', { ...s, bug: 'sweep-upgrade-race' }, ['best-effort'])).rows;
     expect(row?.modelAgrees).toBe(false);
-    expect(row?.modelDetail).toMatch(/^diverged at event #\d+ \(r0 w\d finish-begin id=\d+\) after \d+\/12 appends predicted exactly: predicted field differs: finish-begin\.last expected true, got false$/);
+    expect(row?.modelDetail).toMatch(/^diverged at event #\d+ \(r0 w\d finish-begin id=\d+\) after \d+\/6 appends predicted exactly: predicted field differs: finish-begin\.last expected true, got false$/);
   });
 
   it('the compare table shows DIVERGES with the reason under it; JSON says modelAgrees: false; the exit code stays 0', async () => {

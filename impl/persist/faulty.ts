@@ -50,12 +50,28 @@ function failure(op: StorageOp, key: string, fault: StorageFault): SbkitError {
   });
 }
 
-/** Runs `call` as the plan decides for (op, key). `effect`: whether the call changes the store. */
-async function decided<T>(plan: FaultPlan, stats: FaultStats, op: StorageOp, key: string, effect: boolean, call: () => Promise<T>): Promise<T> {
-  const outcome = plan.decide(op, key);
+/**
+ * Runs `call` as the plan decides for (op, key). `effect`: whether the call changes the store; `applied`:
+ * whether a call that ran changed it (a compare-and-set that lost its race did not).
+ *
+ * SUBTLE: `indeterminate-applied` makes the call and loses its answer. The label is what the model is
+ * told happened, so it must be true: a compare-and-set that reached the store and lost its race changed
+ * nothing, and is reported `indeterminate-lost`. (While the read and the compare-and-set were one step,
+ * no race could be lost and the label never lied; with the send a step of its own, it did.)
+ */
+async function decided<T>(
+  plan: FaultPlan,
+  stats: FaultStats,
+  op: StorageOp,
+  key: string,
+  effect: boolean,
+  call: () => Promise<T>,
+  applied: (result: T) => boolean = () => true,
+): Promise<T> {
+  let outcome = plan.decide(op, key);
   if (outcome === 'ok') return call();
+  if (outcome === 'indeterminate-applied' && effect && !applied(await call())) outcome = 'indeterminate-lost';
   stats[`${op}/${outcome}`] = (stats[`${op}/${outcome}`] ?? 0) + 1;
-  if (outcome === 'indeterminate-applied' && effect) await call();
   throw failure(op, key, outcome);
 }
 
@@ -99,7 +115,7 @@ export class FaultyConsensus implements Consensus {
   }
 
   compareAndSet(key: string, expected: SeqNo | null, next: VersionedData): Promise<CasResult> {
-    return decided(this.plan, this.stats, 'consensus.cas', key, true, () => this.inner.compareAndSet(key, expected, next));
+    return decided(this.plan, this.stats, 'consensus.cas', key, true, () => this.inner.compareAndSet(key, expected, next), (r) => r.ok);
   }
 
   scan(key: string, from: SeqNo): Promise<VersionedData[]> {

@@ -122,6 +122,11 @@ export class ShardWriter {
         token,
       };
       const data = encodeDiff(diff);
+      // The command goes out in a round trip of its own, after the read it was built from (persist's
+      // compare_and_append reads, then sends): another writer may commit in between, and this one then
+      // loses the race (`ok: false`) and re-evaluates on fresh state. (The label is not a `consensus.`
+      // one: the timing model charges the command's round trip once, at `consensus.cas`.)
+      await pointAt(this.deps.scheduler, 'cas.send', this.deps.where);
       metrics.c.consensusCommands += 1;
       let ok: boolean;
       try {

@@ -97,9 +97,9 @@ describe('runIncarnation: one replica per process', () => {
     const blob = new MemBlob();
     const consensus = new MemConsensus();
     const shardId = 'one-replica-each';
-    // Both first incarnations start behind the gate and stop for good after 30 and 45 points.
+    // Both first incarnations start behind the gate and stop for good after 31 and 46 points (each incarnation's append has one point more since the compare-and-set's send became a step of its own).
     const firsts: TraceEvent[] = [];
-    const stops = [stopsAfter(30), stopsAfter(45)];
+    const stops = [stopsAfter(31), stopsAfter(46)];
     let claimed = 0;
     let open!: () => void;
     const gate = new Promise<void>((resolve) => (open = resolve));
