@@ -56,6 +56,9 @@ export interface RunReport {
   readonly faults: FaultTally;
   /** Several sinks: the process-level registry checker's verdict (registry-check.ts). */
   readonly registry?: RegistryVerdict;
+  /** Compare-and-sets of a settled run that lost their race (no trace event shows one: the metric,
+   * which metrics-check.ts holds to the consensus store's own count). */
+  readonly casRacesLost?: number;
 }
 
 /** Faults injected by kind, and what the run did about them. */
@@ -125,6 +128,7 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
     schedule,
     bug,
     faults,
+    casRacesLost: outcome.kind === 'settled' ? outcome.value.metrics.consensusCasFailed : 0,
     // Formatted only when a report prints it: most runs pass, and formatting every log cost ~1% of a run.
     get schedulerLog() {
       return formatLog(log);

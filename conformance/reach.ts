@@ -31,6 +31,10 @@
  * - `ids-across-times`: a worker staged updates of several intervals whose ids are out of time order
  *   (workload `idOrder: 'reversed'`), so the staged order (by id) is not the time order: the sort by id
  *   was needed. Stryker found the gap: with ids always ascending in time, dropping the sort changed nothing.
+ * - `cas-race-lost`: a compare-and-append whose compare-and-set lost its race (another writer committed
+ *   between the read it was built from and its send) and re-evaluated on fresh state. Recognised from
+ *   the run's metrics (no trace event shows it), in multi-sink.ts `reachOf`. Stryker found the gap: while
+ *   read and send were one step, a consensus whose compare-and-set always succeeded passed the check.
  */
 import type { TraceEvent } from '../vocab/index.ts';
 import type { Workload } from './workload.ts';
@@ -58,6 +62,7 @@ export const LIMITS = [
   'supersede-skip-reported',
   'stale-deleted',
   'ids-across-times',
+  'cas-race-lost',
 ] as const;
 export type Limit = (typeof LIMITS)[number];
 
