@@ -74,6 +74,7 @@ describe('metrics-match-trace', () => {
       'batchesDeleted', 'bumps', 'faultsTransient', 'faultsIndeterminate', 'faultsPermanent', 'aborts', 'restarts',
       'cleanupRuns', 'blobsCollected', 'updatesWritten', 'inlineFlushedParts', 'blobPuts', 'batchesOrphaned',
       'blobPutBytes', 'blobDeletes', 'consensusCommands', 'writerRegistrations', 'consensusCasFailed', 'stateDiffBytes',
+      'consensusHeads',
     ];
     for (const k of exact) {
       for (const by of [1, -1]) {

@@ -226,6 +226,7 @@ export function metricsDisagreements(trace: readonly TraceEvent[], m: Metrics, s
       equal('consensusCommands + writerRegistrations', cas, consensus.cas, 'the consensus store');
       equal('consensusCasFailed', m.consensusCasFailed, consensus.casFailures, 'the consensus store');
       equal('stateDiffBytes', m.stateDiffBytes, store.shardBytes, "the shard's versions in consensus");
+      equal('consensusHeads', m.consensusHeads, consensus.heads, 'the consensus store');
     } else {
       // A PUT or delete the client saw succeed reached the store once; one that reached it may still
       // have failed. A compare-and-set the client sent may never have reached the store.
@@ -234,6 +235,12 @@ export function metricsDisagreements(trace: readonly TraceEvent[], m: Metrics, s
       atMost('blobDeletes', m.blobDeletes, blob.deletes, 'the blob store');
       atLeast('consensusCommands + writerRegistrations', cas, consensus.cas, 'the consensus store');
       atMost('stateDiffBytes', m.stateDiffBytes, store.shardBytes, "the shard's versions in consensus");
+      // Each refresh reads the head once; a failed read never reached the store (faulty.ts).
+      atLeast('consensusHeads', m.consensusHeads, consensus.heads, 'the consensus store');
+    }
+    // The store's own byte count covers what it holds for the shard (the writer registry comes on top).
+    if (consensus.bytesWritten < store.shardBytes) {
+      out.push(`the consensus store counts ${consensus.bytesWritten} bytes written, fewer than the ${store.shardBytes} its shard versions hold`);
     }
   }
   return out;
