@@ -103,6 +103,9 @@ describe('metrics-match-trace', () => {
     // Fewer PUTs than reached the store is possible (an applied write reported failed); more is not.
     expect(metricsDisagreements(r.trace, bumped(m, 'blobPuts', r.store.blob.sets - m.blobPuts + 1), r.store).join()).toMatch(/blobPuts = \d+, above the \d+ the blob store allows/);
     expect(metricsDisagreements(r.trace, bumped(m, 'updatesWritten', -m.updatesWritten - 1), r.store).join()).toMatch(/updatesWritten = -1, below/);
+    // A counter with only an upper bound under faults still may not count down.
+    expect(metricsDisagreements(r.trace, bumped(m, 'retries', -m.retries - 1), r.store).join()).toMatch(/retries = -1: a counter below zero/);
+    expect(metricsDisagreements(r.trace, bumped(m, 'batchesOrphaned', -m.batchesOrphaned - 1), r.store).join()).toMatch(/batchesOrphaned = -1: a counter below zero/);
   });
 
   it('is part of every judged run: a passing run reports no metrics failure', async () => {

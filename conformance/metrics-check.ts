@@ -191,6 +191,9 @@ export function metricsDisagreements(trace: readonly TraceEvent[], m: Metrics, s
   const atMost = (name: string, metric: number, bound: number, from: string): void => {
     if (metric > bound) out.push(`${name} = ${metric}, above the ${bound} ${from} allows`);
   };
+  // Every counter counts up: one below zero is wrong whatever the trace says (a counter that only has
+  // an upper bound under faults, batchesOrphaned or retries, would otherwise pass counting down).
+  for (const [name, value] of Object.entries(m)) if (typeof value === 'number' && value < 0) out.push(`${name} = ${value}: a counter below zero`);
 
   for (const k of EXACT) equal(k, m[k], t[k], 'the trace');
 
