@@ -15,6 +15,7 @@ import { ChoiceScheduler } from './choice-scheduler.ts';
 import { resolveRunConfig, type RunConfig } from '../impl/run-config.ts';
 import type { Update } from '../impl/update.ts';
 import { MAX_ABS_DIFF } from '../impl/update.ts';
+import { DEFAULT_BLOB_TARGET, DEFAULT_INLINE_TOTAL, INLINE_SINGLE_MAX } from './workload.ts';
 
 export interface Corruption {
   /** What the error message must name. */
@@ -87,7 +88,7 @@ export function corruptionFor(c: RunConfig): Corruption {
   // The persist tunables and policies too: small workloads (swarm.ts) share their shape and data often.
   const p = c.persist;
   const policies = (c.noData === 'finish' ? 1 : 0) + (c.pacing === 'free' ? 2 : 0);
-  for (const x of [c.updates.length, data, c.intervals, c.replicas, c.workersPerProcess, c.processes, c.asOf ?? 0, c.pushChunkUpdates ?? 0, p?.blobTargetSize ?? 0, p?.inlineSingleMaxBytes ?? 0, p?.inlineTotalMaxBytes ?? 0, policies]) {
+  for (const x of [c.updates.length, data, c.intervals, c.replicas, c.workersPerProcess, c.processes, c.asOf ?? 0, c.pushChunkUpdates ?? 0, p?.blobTargetSize ?? DEFAULT_BLOB_TARGET, p?.inlineSingleMaxBytes ?? INLINE_SINGLE_MAX, p?.inlineTotalMaxBytes ?? DEFAULT_INLINE_TOTAL, policies]) {
     k = Math.imul(k ^ x, 16777619) >>> 0;
   }
   return CORRUPTIONS[k % CORRUPTIONS.length] as Corruption;

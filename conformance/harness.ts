@@ -27,7 +27,7 @@ import { viewFromTrace, type StorageFacts } from '../spec/view.ts';
 import { formatLog, type DriveOutcome } from './choice-scheduler.ts';
 import { schedulerFor, type Schedule } from './schedule.ts';
 import { SchedulePlan } from './faults.ts';
-import { barrierAt, knobAt, materialize, materializeSinks, persistOf, sinksOf, type Workload } from './workload.ts';
+import { barrierAt, knobAt, materialize, materializeSinks, persistOf, persistOverrides, sinksOf, type Workload } from './workload.ts';
 import { judgeSinks } from './multi-sink.ts';
 import type { RegistryVerdict } from './registry-check.ts';
 
@@ -166,7 +166,8 @@ export function runConfigOf(
     asOf: workload.asOf,
     maxBytes: ({ lower }) => knobAt(workload, lower),
     barrier: ({ desired }) => barrierAt(workload, desired),
-    persist: persistOf(workload),
+    // (the tunables that differ from Materialize's defaults: the rest are the implementation's own)
+    persist: persistOverrides(workload),
     pushChunkUpdates: workload.pushChunkUpdates,
     noData: workload.noData,
     sink: workload.sink,

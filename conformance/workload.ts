@@ -274,6 +274,22 @@ export function persistOf(w: Workload): PersistConfig {
   };
 }
 
+/**
+ * The persist tunables a run hands the implementation: only those that differ from Materialize's
+ * defaults (the values above, this kit's own statement of them), so most runs run on the
+ * implementation's defaults and a wrong default there is caught (Stryker: with every tunable always
+ * set, `MiB = 1024 / 1024` in impl/persist/config.ts passed). The model always gets all three
+ * (persistOf).
+ */
+export function persistOverrides(w: Workload): Partial<PersistConfig> {
+  const all = persistOf(w);
+  return {
+    ...(all.blobTargetSize === DEFAULT_BLOB_TARGET ? {} : { blobTargetSize: all.blobTargetSize }),
+    ...(all.inlineSingleMaxBytes === INLINE_SINGLE_MAX ? {} : { inlineSingleMaxBytes: all.inlineSingleMaxBytes }),
+    ...(all.inlineTotalMaxBytes === DEFAULT_INLINE_TOTAL ? {} : { inlineTotalMaxBytes: all.inlineTotalMaxBytes }),
+  };
+}
+
 /** The knob's value for a description with this lower. */
 export function knobAt(w: Workload, lower: number): number {
   return w.knob[Math.min(lower, w.knob.length - 1)] ?? 0;
