@@ -49,9 +49,12 @@ export interface StoredCorruption {
 const indexes = (n: number, from = 0): number[] => Array.from({ length: Math.max(0, n - from) }, (_, k) => k + from);
 const withBatch = (h: StoredHistory): number[] => indexes(h.diffs.length).filter((i) => (h.diffs[i]?.batch ?? null) !== null);
 
+/** `versions` with version `i`'s bytes replaced by `data`. */
+const replacedIn = (versions: readonly VersionedData[], i: number, data: Uint8Array): VersionedData[] =>
+  versions.map((v, k) => (k === i ? { seqNo: v.seqNo, data } : v));
+
 /** Version `i` of the shard replaced by `data`. */
-const replaced = (h: StoredHistory, i: number, data: Uint8Array): VersionedData[] =>
-  h.state.map((v, k) => (k === i ? { seqNo: v.seqNo, data } : v));
+const replaced = (h: StoredHistory, i: number, data: Uint8Array): VersionedData[] => replacedIn(h.state, i, data);
 
 /** Version `i` of the shard re-encoded after `change`. */
 const rewritten = (h: StoredHistory, i: number, change: (d: StateDiff) => StateDiff): VersionedData[] =>
@@ -180,7 +183,7 @@ export const STORED_CORRUPTIONS: readonly StoredCorruption[] = [
     refused: { code: CORRUPT, names: 'writer registry: unknown event 7' },
     // (a version's event count is one byte below 128: its first event's kind is byte 1)
     eligible: (h) => indexes(h.registry.length).filter((i) => { const d = dataAt(h.registry, i); return d.length > 1 && (d[0] ?? 0) > 0 && (d[0] ?? 0) < 128; }),
-    corrupt: (h, i) => h.registry.map((v, k) => (k === i ? { seqNo: v.seqNo, data: patched(v.data, 1, 7) } : v)),
+    corrupt: (h, i) => replacedIn(h.registry, i, patched(dataAt(h.registry, i), 1, 7)),
   },
   {
     name: 'registry-truncated',
@@ -188,7 +191,7 @@ export const STORED_CORRUPTIONS: readonly StoredCorruption[] = [
     store: 'registry',
     refused: { code: CORRUPT, names: 'writer registry version: ' },
     eligible: (h) => indexes(h.registry.length),
-    corrupt: (h, i) => h.registry.map((v, k) => (k === i ? { seqNo: v.seqNo, data: v.data.slice(0, v.data.length - 1) } : v)),
+    corrupt: (h, i) => { const d = dataAt(h.registry, i); return replacedIn(h.registry, i, d.slice(0, d.length - 1)); },
   },
 ];
 
