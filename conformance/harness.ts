@@ -19,6 +19,7 @@ import { shardIdOf } from '../impl/sinks.ts';
 import type { RunConfig } from '../impl/run-config.ts';
 import { badInputRefused } from './bad-input.ts';
 import { corruptionsJudged, storedHistory } from './stored-corruption.ts';
+import { misuseJudged } from './misuse.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { predictAppends } from '../model/predict.ts';
@@ -112,7 +113,14 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
   // way, must be refused by the implementation's readers (and one valid oddity accepted).
   const history = outcome.kind === 'settled' ? await storedHistory(config.consensus, shardIdOf(config.shardId ?? SHARD_ID, 0)) : undefined;
   const misread = history === undefined ? [] : (await corruptionsJudged(history)).wrong;
-  const judged = misread.length === 0 ? refusals : { ...refusals, failures: [...refusals.failures, { kind: 'impl-error' as const, check: 'corrupt-state-refused', why: misread.join('; ') }] };
+  const stored = misread.length === 0 ? refusals : { ...refusals, failures: [...refusals.failures, { kind: 'impl-error' as const, check: 'corrupt-state-refused', why: misread.join('; ') }] };
+  // Misuse (conformance/misuse.ts): a random program over the implementation's own objects, some calls
+  // misuse, each outcome predicted by the model of use.
+  const misuse = await misuseJudged(config);
+  const judged =
+    misuse.wrong.length === 0
+      ? stored
+      : { ...stored, failures: [...stored.failures, { kind: 'impl-error' as const, check: 'misuse-refused', why: `${misuse.scenario}: ${misuse.wrong.join('; ')} (program: ${misuse.program.join(', ')})` }] };
   const faults: FaultTally =
     plan === undefined
       ? NO_FAULTS

@@ -1,0 +1,548 @@
+/**
+ * Misuse, as a property of every run. The sink never misuses its own objects — it pushes inside its
+ * descriptions, finishes once, appends or deletes a batch once — so the typed refusals of misuse
+ * (push after finish, finish twice, an update outside a description, a batch appended twice, a store
+ * asked to break its contract...) are code no generated run reaches, and a mutant that removes one
+ * survives every other check. Each run therefore also drives a few of the implementation's objects of
+ * its own through a random program of calls, some of them misuse, and a model of use predicts each
+ * call's outcome from the program alone: done, or refused with which code and a message naming what
+ * was wrong. After a refusal nothing changed: the data that reaches a batch (or the shard, or a store)
+ * is exactly the data of the accepted calls, and every counter and status says so.
+ *
+ * The model of use is the contract of vocab/PROTOCOL.md and the classes' doc comments, computed here
+ * over abstract states (a handle open/finished/dropped with pushes in flight; a batch owned, deleting,
+ * consumed or deleted; ...), never by asking the object.
+ *
+ * Which scenario a run tries, and its program, follow from a hash of its workload (deterministic,
+ * replayable); over the default budget each scenario runs hundreds of random programs. Everything runs
+ * on in-memory stores under the pass-through scheduler, after the run itself, in well under a
+ * millisecond.
+ */
+import type { PersistConfig, TraceEvent } from '../vocab/index.ts';
+import { BugSwitches } from '../impl/bugs.ts';
+import { SbkitError, type SbkitErrorCode } from '../impl/errors.ts';
+import { MetricsRecorder } from '../impl/metrics.ts';
+import type { Batch } from '../impl/persist/batch.ts';
+import { BatchBuilder } from '../impl/persist/batch-builder.ts';
+import { BlobClient } from '../impl/persist/blob-client.ts';
+import { MemBlob } from '../impl/persist/blob.ts';
+import { resolvePersistConfig } from '../impl/persist/config.ts';
+import { MemConsensus } from '../impl/persist/consensus.ts';
+import { ShardWriter } from '../impl/persist/shard-writer.ts';
+import type { RunConfig } from '../impl/run-config.ts';
+import { TaskGroup } from '../impl/runtime/task-group.ts';
+import { Trace } from '../impl/runtime/trace.ts';
+import { passThroughScheduler } from '../impl/seams.ts';
+import type { SharedBatchHandle } from '../impl/shared/handle.ts';
+import { SharedBatches } from '../impl/shared/shared-batches.ts';
+import type { Update } from '../impl/update.ts';
+
+/** What the model predicts for one call. */
+type Expect =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly code: SbkitErrorCode; readonly names: readonly string[] };
+
+const OK: Expect = { ok: true };
+const refused = (code: SbkitErrorCode, ...names: string[]): Expect => ({ ok: false, code, names });
+
+export const SCENARIOS = ['handles', 'barrier', 'builder', 'batch', 'stores'] as const;
+export type Scenario = (typeof SCENARIOS)[number];
+
+export interface MisuseVerdict {
+  readonly scenario: Scenario;
+  /** The calls made, one line each (what a failure prints). */
+  readonly program: readonly string[];
+  /** Refusal codes the model predicted, with how many times (the vacuity counters). */
+  readonly refusals: Readonly<Record<string, number>>;
+  /** What went wrong: empty when every call behaved as predicted. */
+  readonly wrong: readonly string[];
+}
+
+/** Small seeded source (xorshift32) of the program's choices. */
+class Draw {
+  #s: number;
+  constructor(seed: number) {
+    this.#s = seed >>> 0 || 0x9e3779b9;
+  }
+  int(n: number): number {
+    let x = this.#s;
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    this.#s = x >>> 0;
+    return this.#s % n;
+  }
+  pick<T>(xs: readonly T[]): T {
+    return xs[this.int(xs.length)] as T;
+  }
+}
+
+/** The hash a run's misuse follows from: its shape and data (FNV-1a), a different salt from bad input's. */
+export function misuseSeed(c: RunConfig): number {
+  let k = 0x811c9dc5 ^ 0x5bd1e995;
+  const data = c.updates.reduce((n, u) => n + u.time * 131 + u.value.length * 7 + u.id, 0);
+  const p = c.persist;
+  for (const x of [c.updates.length, data, c.intervals, c.replicas, c.workersPerProcess, c.processes, c.asOf ?? 0, c.pushChunkUpdates ?? 0, p?.blobTargetSize ?? 0, p?.inlineSingleMaxBytes ?? 0, p?.inlineTotalMaxBytes ?? 0, c.variant.length]) {
+    k = Math.imul(k ^ x, 16777619) >>> 0;
+  }
+  return k;
+}
+
+/** One run's misuse: the scenario and program its workload picks. */
+export function misuseJudged(c: RunConfig): Promise<MisuseVerdict> {
+  const seed = misuseSeed(c);
+  return runScenario(SCENARIOS[seed % SCENARIOS.length] as Scenario, seed);
+}
+
+/** A scenario's random program from `seed`, judged against the model of use. */
+export async function runScenario(scenario: Scenario, seed: number): Promise<MisuseVerdict> {
+  const judge = new Judge(scenario, new Draw(Math.imul(seed, 2654435761) >>> 0));
+  // The refusals are judged by their type and message, never their stack (capturing one is most of a
+  // refusal's cost); the limit is restored before anything else runs.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    await SCENARIO[scenario](judge);
+  } catch (e) {
+    judge.wrong.push(`the program itself threw ${describe(e)}`);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  return { scenario, program: judge.program, refusals: judge.refusals, wrong: judge.wrong };
+}
+
+/** Calls, predictions and what disagreed. */
+class Judge {
+  readonly program: string[] = [];
+  readonly refusals: Record<string, number> = {};
+  readonly wrong: string[] = [];
+  constructor(
+    readonly scenario: Scenario,
+    readonly draw: Draw,
+  ) {}
+
+  /** Makes the call, and compares its outcome with the prediction. Returns the call's value when it
+   * was predicted to succeed and did. */
+  async call<T>(what: string, expect: Expect, run: () => Promise<T> | T): Promise<T | undefined> {
+    this.program.push(what);
+    if (!expect.ok) this.refusals[expect.code] = (this.refusals[expect.code] ?? 0) + 1;
+    let value: T;
+    try {
+      value = await run();
+    } catch (e) {
+      if (expect.ok) {
+        this.wrong.push(`${what}: expected to succeed, threw ${describe(e)}`);
+        return undefined;
+      }
+      if (!(e instanceof SbkitError)) {
+        this.wrong.push(`${what}: expected ${expect.code}, threw ${describe(e)} (not a typed SbkitError)`);
+      } else if (e.code !== expect.code) {
+        this.wrong.push(`${what}: expected ${expect.code}, refused with ${e.code}: "${e.message}"`);
+      } else {
+        const missing = expect.names.filter((n) => !e.message.includes(n));
+        if (missing.length > 0) this.wrong.push(`${what}: refused (${e.code}) but the message does not name ${missing.map((m) => JSON.stringify(m)).join(', ')}: "${e.message}"`);
+      }
+      return undefined;
+    }
+    if (!expect.ok) {
+      this.wrong.push(`${what}: expected ${expect.code}, but it succeeded`);
+      return undefined;
+    }
+    return value;
+  }
+
+  /** A state the model predicts, compared with what the implementation shows. */
+  same(what: string, expected: unknown, actual: unknown): void {
+    const e = JSON.stringify(expected);
+    const a = JSON.stringify(actual);
+    if (e !== a) this.wrong.push(`after ${this.program.length} calls: ${what} is ${a}, the model says ${e}`);
+  }
+}
+
+function describe(e: unknown): string {
+  if (e instanceof SbkitError) return `${e.code}: "${e.message}"`;
+  return e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+}
+
+let nextUpdateId = 1;
+/** An update at `time` (ids unique within a program; sizes vary so parts cut in different places). */
+function update(time: number, size: number): Update {
+  const id = nextUpdateId++;
+  return { id, key: `m${id}`, value: new Uint8Array(size), time, diff: 1 };
+}
+
+const sortedIds = (ids: Iterable<number>): number[] => [...ids].sort((a, b) => a - b);
+const show = (us: readonly Update[]): string => `[${us.map((u) => `${u.id}@${u.time}`).join(' ')}]`;
+
+function registry(persist: Partial<PersistConfig> = {}) {
+  const metrics = new MetricsRecorder();
+  const blob = new MemBlob();
+  const tasks = new TaskGroup();
+  const events: TraceEvent[] = [];
+  const trace = new Trace({ event: (e) => events.push(e) });
+  const config = resolvePersistConfig(persist);
+  const writer = { config, blob: new BlobClient(blob, passThroughScheduler, metrics, 'm0', trace), metrics };
+  const shared = new SharedBatches({ replica: 0, process: 0, writer, scheduler: passThroughScheduler, trace, bugs: new BugSwitches([]), spawn: tasks.spawn });
+  return { shared, tasks, events, metrics, blob, writer };
+}
+
+/** Updates for a push: inside the range, or with one at a boundary just outside it. */
+function chunk(d: Draw, lower: number, upper: number, outside: boolean): { updates: Update[]; bad?: Update } {
+  const n = 1 + d.int(3);
+  const updates = Array.from({ length: n }, () => update(lower + d.int(upper - lower), 1 + d.int(40)));
+  if (!outside) return { updates };
+  const bad = update(lower > 0 && d.int(2) === 0 ? lower - 1 : upper, 1 + d.int(40));
+  updates.splice(d.int(n + 1), 0, bad);
+  return { updates, bad };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Handles on one best-effort shared batch: push, finish, drop, pushes in flight, conflicting opens.
+
+interface HandleModel {
+  readonly handle: SharedBatchHandle;
+  readonly name: string;
+  state: 'open' | 'finished' | 'dropped';
+}
+
+async function handles(j: Judge): Promise<void> {
+  const d = j.draw;
+  const { shared, tasks, events } = registry({ blobTargetSize: 1 + d.int(200), inlineSingleMaxBytes: d.int(100) });
+  const lower = d.int(3);
+  const upper = lower + 1 + d.int(3);
+  const id = 1 + d.int(5);
+  const range = { lower, upper };
+  // Typed refusals of bad arguments, before any state exists.
+  const bad = d.int(4);
+  if (bad === 0) await j.call(`builder(-1)`, refused('invalid-config', 'shared id', '-1'), () => shared.builder(-1, range, { worker: 0 }));
+  if (bad === 1) await j.call(`builder(${id}, worker -1)`, refused('invalid-workers', 'worker', '-1'), () => shared.builder(id, range, { worker: -1 }));
+  if (bad === 2) await j.call(`builder(${id}, [${upper}, ${upper}))`, refused('invalid-config', `upper ${upper} must be greater than lower ${upper}`), () => shared.builder(id, { lower: upper, upper }, { worker: 0 }));
+  if (bad === 3) await j.call(`builder(${id}, participants 0)`, refused('invalid-workers', 'participants', '0'), () => shared.builder(id, range, { worker: 0, participants: 0 }));
+
+  const hs: HandleModel[] = [];
+  const count = 1 + d.int(3);
+  for (let w = 0; w < count; w++) {
+    const handle = await j.call(`builder(${id}, [${lower}, ${upper})) by worker ${w}`, OK, () => shared.builder(id, range, { worker: w }));
+    if (handle === undefined) return;
+    hs.push({ handle, name: `h${w}`, state: 'open' });
+  }
+  let refs = count;
+  const accepted = new Set<number>();
+  let pushEvents = 0;
+  /** The finish or drop that released the last reference (the entry is dead after it). */
+  let lastRelease: 'finish' | 'drop' | undefined;
+  const after = (h: HandleModel): string => (h.state === 'finished' ? 'after finish()' : 'after drop()');
+  const release = (how: 'finish' | 'drop'): boolean => {
+    refs -= 1;
+    if (refs === 0) lastRelease = how;
+    return refs === 0;
+  };
+  let received: Batch | null | undefined;
+
+  const steps = 4 + d.int(7);
+  for (let s = 0; s < steps && refs > 0; s++) {
+    const h = d.pick(hs);
+    const op = d.int(7);
+    if (op <= 1) {
+      const { updates, bad: out } = chunk(d, lower, upper, op === 1);
+      const expect =
+        h.state !== 'open' ? refused('push-after-finish', after(h)) : out !== undefined ? refused('update-outside-description', `update ${out.id} has time ${out.time}`, `[${lower}, ${upper})`) : OK;
+      await j.call(`${h.name}.push(${show(updates)})`, expect, () => h.handle.push(updates));
+      if (expect.ok) {
+        for (const u of updates) accepted.add(u.id);
+        pushEvents += 1;
+      }
+    } else if (op === 2) {
+      await j.call(`${h.name}.push([])`, h.state === 'open' ? OK : refused('push-after-finish', after(h)), () => h.handle.push([]));
+    } else if (op === 3 || op === 4) {
+      const how = op === 3 ? 'finish' : 'drop';
+      if (h.state !== 'open') {
+        await j.call(`${h.name}.${how}()`, refused('finish-twice', `${how}() on shared batch ${id}`, after(h)), async () => { if (how === 'finish') await h.handle.finish(); else await h.handle.drop(); });
+        continue;
+      }
+      h.state = how === 'finish' ? 'finished' : 'dropped';
+      const last = release(how);
+      if (how === 'finish') {
+        const batch = await j.call(`${h.name}.finish()`, OK, () => h.handle.finish());
+        if (batch !== undefined && (batch !== null) !== (last && accepted.size > 0)) j.wrong.push(`${h.name}.finish(): ${batch === null ? 'no batch' : 'a batch'}, but the model says ${last && accepted.size > 0 ? 'this last finish receives the batch' : 'only the last finish receives one'}`);
+        if (last) received = batch;
+      } else await j.call(`${h.name}.drop()`, OK, () => h.handle.drop());
+    } else if (op === 5) {
+      // Pushes not awaited, then finish() or drop() while they are in flight: refused, handle still open.
+      if (h.state !== 'open') continue;
+      const n = 1 + d.int(2);
+      const chunks = Array.from({ length: n }, () => chunk(d, lower, upper, false).updates);
+      const pending = chunks.map((c) => h.handle.push(c));
+      const how = d.int(2) === 0 ? 'finish' : 'drop';
+      await j.call(`${h.name}.${how}() with ${n} pushes in flight`, refused('push-in-flight', `${how}()`, `${n} push() of this handle ${n === 1 ? 'is' : 'are'} in flight`), async () => { if (how === 'finish') await h.handle.finish(); else await h.handle.drop(); });
+      await j.call(`${h.name}: the ${n} pushes return`, OK, () => Promise.all(pending));
+      for (const c of chunks) for (const u of c) accepted.add(u.id);
+      pushEvents += n;
+      j.same(`${h.name}.state`, 'open', h.handle.state);
+    } else {
+      // Another description for the live id.
+      const other = d.int(2) === 0 ? { lower, upper: upper + 1 } : { lower: lower + 1, upper: upper + 1 };
+      const participants = d.int(3) === 0 ? 2 : undefined;
+      const asked = participants === undefined ? `[${other.lower}, ${other.upper})` : `[${other.lower}, ${other.upper}) with 2 participants`;
+      await j.call(`builder(${id}, ${asked})`, refused('conflicting-descriptions', `live builder has [${lower}, ${upper})`, `asked for ${asked}`), () => shared.builder(id, other, { worker: 9, participants }));
+    }
+    j.same(`refs(${id})`, refs, shared.refs(id));
+    j.same(`${h.name}.state`, h.state, h.handle.state);
+  }
+  // Every handle still open finishes (the protocol's end); the last one receives what was accepted.
+  for (const h of hs) {
+    if (h.state !== 'open') continue;
+    h.state = 'finished';
+    const last = release('finish');
+    const batch = await j.call(`${h.name}.finish()`, OK, () => h.handle.finish());
+    if (last) received = batch;
+    else if (batch !== null && batch !== undefined) j.wrong.push(`${h.name}.finish(): a batch, but only the last finish receives one`);
+  }
+  await j.call('every builder task ends', OK, () => tasks.whenAllDone());
+  const expected = lastRelease === 'finish' && accepted.size > 0 ? sortedIds(accepted) : null;
+  j.same('the received batch', expected, received === null || received === undefined ? null : sortedIds(received.updateIds));
+  j.same('push events', pushEvents, events.filter((e) => e.kind === 'push').length);
+  j.same(`refs(${id})`, 0, shared.refs(id));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A barrier: conflicting participants and modes, skips before the state exists, over-reports.
+
+async function barrier(j: Judge): Promise<void> {
+  const d = j.draw;
+  const { shared, tasks } = registry();
+  const range = { lower: 0, upper: 1 + d.int(3) };
+  const p = 2 + d.int(2);
+  const id = 1;
+  // Skips recorded before any state exists, then a conflicting count (skip or open).
+  const early = 10;
+  const skipped = 1 + d.int(p - 1);
+  for (let w = 0; w < skipped; w++) await j.call(`noteSkip(${early}, ${p}) by worker ${w}`, OK, () => shared.noteSkip(early, p, w));
+  j.same(`earlySkips(${early})`, skipped, shared.earlySkips(early));
+  if (d.int(2) === 0) {
+    await j.call(`noteSkip(${early}, ${p + 1})`, refused('conflicting-descriptions', `noteSkip(${early}, ${p + 1}) after skips recorded for ${p} participants`), () => shared.noteSkip(early, p + 1, 5));
+  } else {
+    await j.call(`builder(${early}, participants ${p + 1})`, refused('conflicting-descriptions', `builder(${early}) with ${p + 1} participants after skips recorded for ${p}`), () => shared.builder(early, range, { worker: 5, participants: p + 1 }));
+  }
+  j.same(`earlySkips(${early})`, skipped, shared.earlySkips(early));
+  // The rest of `early`'s participants skip: it completes, and every later report is an over-report.
+  for (let w = skipped; w < p; w++) await j.call(`noteSkip(${early}, ${p}) by worker ${w}`, OK, () => shared.noteSkip(early, p, w));
+  j.same(`earlySkips(${early})`, 0, shared.earlySkips(early));
+  await j.call(`noteSkip(${early}, ${p}) once more`, refused('barrier-over-report', `noteSkip() for shared batch ${early}`, 'already reported'), () => shared.noteSkip(early, p, 0));
+
+  // A live barrier: opens and skips by p participants, with misuse in between.
+  const accepted: number[] = [];
+  const finishes: Promise<Batch | null | undefined>[] = [];
+  const opened: SharedBatchHandle[] = [];
+  let reported = 0;
+  for (let w = 0; w < p; w++) {
+    const skip = w > 0 && d.int(3) === 0;
+    if (skip) {
+      await j.call(`noteSkip(${id}, ${p}) by worker ${w}`, OK, () => shared.noteSkip(id, p, w));
+    } else {
+      const h = await j.call(`builder(${id}, participants ${p}) by worker ${w}`, OK, () => shared.builder(id, range, { worker: w, participants: p }));
+      if (h === undefined) return;
+      opened.push(h);
+      if (d.int(2) === 0) {
+        const us = chunk(d, range.lower, range.upper, false).updates;
+        await j.call(`worker ${w} pushes ${show(us)}`, OK, () => h.push(us));
+        accepted.push(...us.map((u) => u.id));
+      }
+    }
+    reported += 1;
+    if (reported < p) {
+      // Misuse against the live barrier (each leaves it as it was).
+      const m = d.int(4);
+      if (m === 0) await j.call(`noteSkip(${id}, ${p + 1})`, refused('conflicting-descriptions', `noteSkip(${id}, ${p + 1}) on a shared batch opened with ${p} participants`), () => shared.noteSkip(id, p + 1, 7));
+      if (m === 1) await j.call(`builder(${id}) without a barrier`, refused('conflicting-descriptions', `live builder has [${range.lower}, ${range.upper}) with ${p} participants`), () => shared.builder(id, range, { worker: 7 }));
+      if (m === 2) await j.call(`builder(${id}, participants ${p + 1})`, refused('conflicting-descriptions', `asked for [${range.lower}, ${range.upper}) with ${p + 1} participants`), () => shared.builder(id, range, { worker: 7, participants: p + 1 }));
+    }
+  }
+  // Every participant reported (the skips counted): the finishes run; a further report over-reports.
+  for (const [i, h] of opened.entries()) finishes.push(j.call(`handle ${i}.finish()`, OK, () => h.finish()));
+  const results = await Promise.all(finishes);
+  const got = results.filter((b): b is Batch => b !== null && b !== undefined);
+  j.same('batches received', accepted.length > 0 ? 1 : 0, got.length);
+  j.same('the received batch', accepted.length > 0 ? sortedIds(accepted) : null, got[0] === undefined ? null : sortedIds(got[0].updateIds));
+  if (d.int(2) === 0) await j.call(`builder(${id}, participants ${p}) after all reported`, refused('barrier-over-report', `builder() for shared batch ${id}`), () => shared.builder(id, range, { worker: 8, participants: p }));
+  else await j.call(`noteSkip(${id}, ${p}) after all reported`, refused('barrier-over-report', `noteSkip() for shared batch ${id}`), () => shared.noteSkip(id, p, 8));
+  // Not a barrier: a skip for a live best-effort id.
+  const be = await j.call('builder(2) best-effort', OK, () => shared.builder(2, range, { worker: 0 }));
+  if (be === undefined) return;
+  await j.call('noteSkip(2, 2) on a best-effort batch', refused('conflicting-descriptions', 'opened with no barrier'), () => shared.noteSkip(2, 2, 1));
+  await j.call('builder(2).finish()', OK, () => be.finish());
+  await j.call('every builder task ends', OK, () => tasks.whenAllDone());
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A batch builder: add, finish, add after finish, finish twice, updates outside its range.
+
+function writerOf(persist: Partial<PersistConfig>, blob: MemBlob = new MemBlob(), prefix = 'm0') {
+  const metrics = new MetricsRecorder();
+  const trace = new Trace();
+  const config = resolvePersistConfig(persist);
+  return { config, blob: new BlobClient(blob, passThroughScheduler, metrics, prefix, trace), metrics, trace, store: blob };
+}
+
+const WHERE = { replica: 0 };
+
+async function builder(j: Judge): Promise<void> {
+  const d = j.draw;
+  const writer = writerOf({ blobTargetSize: 1 + d.int(120), inlineSingleMaxBytes: d.int(80) });
+  const lower = d.int(3);
+  const upper = lower + 1 + d.int(3);
+  const b = new BatchBuilder(writer, lower, upper, WHERE);
+  const accepted: number[] = [];
+  let finished = false;
+  let batch: Batch | undefined;
+  const steps = 3 + d.int(6);
+  for (let s = 0; s < steps; s++) {
+    const op = d.int(5);
+    if (op <= 2) {
+      const { updates, bad: out } = chunk(d, lower, upper, op === 2);
+      const expect = finished ? refused('push-after-finish', 'add() on a batch builder after finish()') : out !== undefined ? refused('update-outside-description', `update ${out.id} has time ${out.time}`, `[${lower}, ${upper})`) : OK;
+      await j.call(`add(${show(updates)})`, expect, () => b.add(updates));
+      if (expect.ok) accepted.push(...updates.map((u) => u.id));
+    } else {
+      const expect = finished ? refused('finish-twice', 'already finished') : OK;
+      const got = await j.call('finish()', expect, () => b.finish());
+      if (!finished) batch = got;
+      finished = true;
+    }
+  }
+  if (!finished) batch = await j.call('finish()', OK, () => b.finish());
+  if (batch === undefined) return;
+  // Everything accepted, in the order it was added, and nothing refused.
+  j.same('the batch', accepted, batch.updateIds);
+  j.same('updates in its parts', accepted.length, batch.parts.reduce((n, p) => n + p.updates, 0));
+  j.same('updatesWritten', accepted.length, writer.metrics.c.updatesWritten);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A batch: append (through a shard writer), delete, flush, a failed delete, misuse while deleting.
+
+/** Blob storage whose next delete can be made to fail, permanently, once. */
+class ArmedBlob extends MemBlob {
+  armed = false;
+  override async delete(key: string): Promise<boolean> {
+    if (this.armed) {
+      this.armed = false;
+      throw new SbkitError('storage-permanent', `injected: delete ${key} failed`);
+    }
+    return super.delete(key);
+  }
+}
+
+async function batch(j: Judge): Promise<void> {
+  const d = j.draw;
+  const store = new ArmedBlob();
+  const writer = writerOf({ blobTargetSize: 1 + d.int(60), inlineSingleMaxBytes: d.int(3) === 0 ? 0 : d.int(60), inlineTotalMaxBytes: 1 << 20 }, store);
+  const upper = 1 + d.int(3);
+  const bb = new BatchBuilder(writer, 0, upper, WHERE);
+  const n = 1 + d.int(5);
+  await bb.add(Array.from({ length: n }, () => update(d.int(upper), 1 + d.int(40))));
+  const b = await j.call('finish()', OK, () => bb.finish());
+  if (b === undefined) return;
+  const consensus = new MemConsensus();
+  const shard = new ShardWriter({ shardId: 's0', consensus, blob: writer.blob, scheduler: passThroughScheduler, metrics: writer.metrics, config: writer.config, where: WHERE, trace: writer.trace, bugs: new BugSwitches([]) });
+  let status: 'owned' | 'consumed' | 'deleted' = 'owned';
+  let hollow = b.parts.filter((p) => p.kind === 'hollow').length;
+  const partCount = b.parts.length;
+  const name = `batch [0, ${upper})`;
+  const gone = (action: string): Expect => refused('batch-consumed', `cannot ${action} ${name}: it was ${status}`);
+  const cas = (): number => writer.metrics.c.consensusCommands;
+
+  const steps = 3 + d.int(6);
+  for (let s = 0; s < steps; s++) {
+    const op = d.int(8);
+    if (op === 0) {
+      const before = cas();
+      const expect = status === 'owned' ? OK : refused('batch-consumed', `cannot append ${name}: it was ${status}`);
+      const r = await j.call(`compareAndAppend([b], 0, ${upper})`, expect, () => shard.compareAndAppend([b], 0, upper));
+      if (expect.ok) {
+        j.same('compareAndAppend', 'ok', r?.kind);
+        status = 'consumed';
+      } else j.same('consensus commands after a refused append', before, cas());
+    } else if (op === 1) {
+      const expect = status === 'owned' ? OK : gone('delete');
+      const got = await j.call('delete()', expect, () => b.delete());
+      if (expect.ok) {
+        j.same('blobs deleted', hollow, got);
+        status = 'deleted';
+      }
+    } else if (op === 2) {
+      const expect = status === 'owned' ? OK : gone('flush');
+      const got = await j.call('flushInlineToBlob()', expect, () => b.flushInlineToBlob());
+      if (expect.ok) {
+        j.same('parts flushed', partCount - hollow, got);
+        hollow = partCount;
+      }
+    } else if (op === 3) {
+      // A delete under way (its first blob delete pending): nothing may take or delete the batch.
+      if (status !== 'owned' || hollow === 0) continue;
+      const pending = b.delete();
+      j.same('appendable while deleting', false, b.appendable);
+      const m = d.int(4);
+      if (m === 0) await j.call('delete() while deleting', refused('batch-consumed', `cannot delete ${name}: it is being deleted`), () => b.delete());
+      if (m === 1) await j.call('flushInlineToBlob() while deleting', refused('batch-consumed', `cannot flush ${name}: it is being deleted`), () => b.flushInlineToBlob());
+      if (m === 2) await j.call(`compareAndAppend([b], 0, ${upper}) while deleting`, refused('batch-consumed', `cannot append ${name}: it was being deleted`), () => shard.compareAndAppend([b], 0, upper));
+      if (m === 3) await j.call('markConsumed() while deleting', refused('batch-consumed', `cannot append ${name}: it is being deleted`), () => b.markConsumed());
+      const got = await j.call('the delete returns', OK, () => pending);
+      j.same('blobs deleted', hollow, got);
+      status = 'deleted';
+    } else if (op === 4) {
+      // A delete whose first blob delete fails for good: the batch stays owned and appendable.
+      if (status !== 'owned' || hollow === 0) continue;
+      store.armed = true;
+      await j.call('delete() failing', refused('storage-permanent', 'injected'), () => b.delete({ retries: false }));
+      j.same('appendable after a failed delete', true, b.appendable);
+    } else if (op === 5) {
+      const bad = d.int(3);
+      const before = cas();
+      if (bad === 0) await j.call(`compareAndAppend([b], ${upper}, ${upper})`, refused('invalid-append', `newUpper ${upper} must be greater than expectedUpper ${upper}`), () => shard.compareAndAppend([b], upper, upper));
+      // (the batches are checked in order: the first b's status before the second is seen)
+      const twice = status === 'owned' ? refused('invalid-append', `${name} passed twice`) : refused('batch-consumed', `cannot append ${name}: it was ${status}`);
+      if (bad === 1) await j.call(`compareAndAppend([b, b], 0, ${upper})`, twice, () => shard.compareAndAppend([b, b], 0, upper));
+      if (bad === 2) {
+        const expect = status === 'owned' ? refused('invalid-append', `${name} cannot be appended over [0, ${upper + 1})`) : refused('batch-consumed', `cannot append ${name}: it was ${status}`);
+        await j.call(`compareAndAppend([b], 0, ${upper + 1})`, expect, () => shard.compareAndAppend([b], 0, upper + 1));
+      }
+      j.same('consensus commands after a refused append', before, cas());
+    } else {
+      j.same('appendable', status === 'owned', b.appendable);
+    }
+    j.same('status', status, b.status);
+  }
+  // What the stores hold: a consumed batch's hollow parts stay (the shard owns them); a deleted one's are gone.
+  j.same('blobs left', status === 'deleted' ? 0 : hollow, (await store.list()).length);
+  j.same('shard upper', status === 'consumed' ? upper : 0, (await shard.fetchState()).upper);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The stores' contracts: a PUT never overwrites; a compare-and-set must name the next sequence number.
+
+async function stores(j: Judge): Promise<void> {
+  const d = j.draw;
+  const store = new MemBlob();
+  const a = writerOf({}, store, 'w');
+  const b = writerOf({}, store, 'w');
+  const key = a.blob.newPartKey();
+  const mine = new Uint8Array([1, 2, 3, d.int(200)]);
+  await j.call(`set(${key})`, OK, () => a.blob.set(key, mine, WHERE));
+  const same = d.int(2) === 0;
+  const theirs = same ? mine.slice() : new Uint8Array([9, d.int(200)]);
+  await j.call(`set(${key}) by a second client of writer "w" with ${same ? 'the same' : 'other'} bytes`, same ? OK : refused('blob-key-exists', JSON.stringify(key), 'already exists', '"w"'), () => b.blob.set(key, theirs, WHERE));
+  j.same('the stored part', [...mine], [...((await store.get(key)) ?? [])]);
+  j.same('PUTs counted by the second client', same ? 1 : 0, b.metrics.c.blobPuts);
+
+  const consensus = new MemConsensus();
+  const head = d.int(3);
+  for (let s = 0; s < head; s++) await j.call(`compareAndSet(k, ${s === 0 ? 'null' : s - 1}, seqNo ${s})`, OK, () => consensus.compareAndSet('k', s === 0 ? null : s - 1, { seqNo: s, data: new Uint8Array([s]) }));
+  const expected = head === 0 ? null : head - 1;
+  const want = head;
+  const wrong = want + 1 + d.int(3);
+  await j.call(`compareAndSet(k, ${String(expected)}, seqNo ${wrong})`, refused('consensus-invariant', `new seqNo must be ${want} after ${String(expected)}, got ${wrong}`), () => consensus.compareAndSet('k', expected, { seqNo: wrong, data: new Uint8Array([7]) }));
+  j.same('head after a refused compare-and-set', head === 0 ? null : head - 1, (await consensus.head('k'))?.seqNo ?? null);
+}
+
+const SCENARIO: Record<Scenario, (j: Judge) => Promise<void>> = { handles, barrier, builder, batch, stores };
