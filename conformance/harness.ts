@@ -16,6 +16,7 @@ import { MemBlob } from '../impl/persist/blob.ts';
 import { MemConsensus } from '../impl/persist/consensus.ts';
 import { metricsDisagreements, replicaSteps, type StoreTally } from './metrics-check.ts';
 import { shardIdOf } from '../impl/sinks.ts';
+import { readWriters } from '../impl/persist/writer-registry.ts';
 import type { RunConfig } from '../impl/run-config.ts';
 import { badInputRefused } from './bad-input.ts';
 import { corruptionsJudged, storedHistory } from './stored-corruption.ts';
@@ -117,10 +118,15 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
   // Misuse (conformance/misuse.ts): a random program over the implementation's own objects, some calls
   // misuse, each outcome predicted by the model of use.
   const misuse = await misuseJudged(config);
-  const judged =
+  const misused =
     misuse.wrong.length === 0
       ? stored
       : { ...stored, failures: [...stored.failures, { kind: 'impl-error' as const, check: 'misuse-refused', why: `${misuse.scenario}: ${misuse.wrong.join('; ')} (program: ${misuse.program.join(', ')})` }] };
+  // Every part in blob storage was written by a writer the shard's writer registry claimed: an
+  // unregistered writer's leaks are invisible to cleanup (and its id could be minted again).
+  const unregistered = outcome.kind === 'settled' ? await unregisteredWriters(config) : undefined;
+  const judged =
+    unregistered === undefined ? misused : { ...misused, failures: [...misused.failures, { kind: 'impl-error' as const, check: 'writers-registered', why: unregistered }] };
   const faults: FaultTally =
     plan === undefined
       ? NO_FAULTS
@@ -202,6 +208,23 @@ export async function storeTally(config: RunConfig): Promise<StoreTally | undefi
     for (const v of await consensus.scan(shardIdOf(config.shardId ?? SHARD_ID, s), 0)) shardBytes += v.data.length;
   }
   return { blob: { ...blob.stats }, consensus: stats, shardBytes };
+}
+
+/** Undefined when every part key's writer (the key up to its last `/`) is claimed in some sink's
+ * writer registry; else which keys are not. */
+async function unregisteredWriters(config: RunConfig): Promise<string | undefined> {
+  const { blob, consensus } = config;
+  if (!(blob instanceof MemBlob) || !(consensus instanceof MemConsensus)) return undefined;
+  // With several sinks each sink's keys live under `s<sink>/` (impl/sinks.ts) and its writers in its own
+  // shard's registry: a claimed id is held here as the key prefix its parts carry.
+  const sinks = config.sinks ?? 1;
+  const claimed = new Set<string>();
+  for (let s = 0; s < sinks; s++) {
+    for (const id of (await readWriters(consensus, shardIdOf(config.shardId ?? SHARD_ID, s))).keys()) claimed.add(sinks === 1 ? id : `s${s}/${id}`);
+  }
+  const orphans = (await blob.list()).filter((key) => !claimed.has(key.slice(0, key.lastIndexOf('/'))));
+  if (orphans.length === 0) return undefined;
+  return `${orphans.length} part(s) in blob storage by writers the writer registry never claimed (registered: ${[...claimed].sort().join(', ') || 'none'}): ${orphans.slice(0, 4).join(', ')}`;
 }
 
 /** RunConfig's sinks for a workload of several MV sinks (nothing for one). */
