@@ -18,7 +18,7 @@
  * on in-memory stores under the pass-through scheduler, after the run itself, in well under a
  * millisecond.
  */
-import type { PersistConfig, TraceEvent } from '../vocab/index.ts';
+import type { PersistConfig } from '../vocab/index.ts';
 import { BugSwitches } from '../impl/bugs.ts';
 import { SbkitError, type SbkitErrorCode } from '../impl/errors.ts';
 import { MetricsRecorder } from '../impl/metrics.ts';
@@ -30,11 +30,10 @@ import { resolvePersistConfig } from '../impl/persist/config.ts';
 import { MemConsensus } from '../impl/persist/consensus.ts';
 import { ShardWriter } from '../impl/persist/shard-writer.ts';
 import type { RunConfig } from '../impl/run-config.ts';
-import { TaskGroup } from '../impl/runtime/task-group.ts';
 import { Trace } from '../impl/runtime/trace.ts';
 import { passThroughScheduler } from '../impl/seams.ts';
 import type { SharedBatchHandle } from '../impl/shared/handle.ts';
-import { SharedBatches } from '../impl/shared/shared-batches.ts';
+import { sharedHarness } from '../impl/test-support/harness.ts';
 import type { Update } from '../impl/update.ts';
 
 /** What the model predicts for one call. */
@@ -174,18 +173,6 @@ function update(time: number, size: number): Update {
 const sortedIds = (ids: Iterable<number>): number[] => [...ids].sort((a, b) => a - b);
 const show = (us: readonly Update[]): string => `[${us.map((u) => `${u.id}@${u.time}`).join(' ')}]`;
 
-function registry(persist: Partial<PersistConfig> = {}) {
-  const metrics = new MetricsRecorder();
-  const blob = new MemBlob();
-  const tasks = new TaskGroup();
-  const events: TraceEvent[] = [];
-  const trace = new Trace({ event: (e) => events.push(e) });
-  const config = resolvePersistConfig(persist);
-  const writer = { config, blob: new BlobClient(blob, passThroughScheduler, metrics, 'm0', trace), metrics };
-  const shared = new SharedBatches({ replica: 0, process: 0, writer, scheduler: passThroughScheduler, trace, bugs: new BugSwitches([]), spawn: tasks.spawn });
-  return { shared, tasks, events, metrics, blob, writer };
-}
-
 /** Updates for a push: inside the range, or with one at a boundary just outside it. */
 function chunk(d: Draw, lower: number, upper: number, outside: boolean): { updates: Update[]; bad?: Update } {
   const n = 1 + d.int(3);
@@ -207,7 +194,7 @@ interface HandleModel {
 
 async function handles(j: Judge): Promise<void> {
   const d = j.draw;
-  const { shared, tasks, events } = registry({ blobTargetSize: 1 + d.int(200), inlineSingleMaxBytes: d.int(100) });
+  const { registry: shared, tasks, events } = sharedHarness({ persist: { blobTargetSize: 1 + d.int(200), inlineSingleMaxBytes: d.int(100) } });
   const lower = d.int(3);
   const upper = lower + 1 + d.int(3);
   const id = 1 + d.int(5);
@@ -310,7 +297,7 @@ async function handles(j: Judge): Promise<void> {
 
 async function barrier(j: Judge): Promise<void> {
   const d = j.draw;
-  const { shared, tasks } = registry();
+  const { registry: shared, tasks } = sharedHarness();
   const range = { lower: 0, upper: 1 + d.int(3) };
   const p = 2 + d.int(2);
   const id = 1;
