@@ -117,7 +117,7 @@ export class Engine {
     if (hit >= 0) return this.candLists[hit] as Int32Array;
     this.misses.actors += 1;
     const actor = this.actors[a] as Actor;
-    this.codec.reader = `actorCandidates(${JSON.stringify(actor)})`;
+    this.codec.reader = { call: 'actorCandidates', of: actor };
     const proposed = actorCandidates(this.cfg, this.codec.materialize(cur, slots), actor);
     const list = Int32Array.from(proposed, (e) => {
       const before = this.candIds.size;
@@ -156,7 +156,7 @@ export class Engine {
       const shifted = Int32Array.from(cur);
       for (const a of adds) shifted[a] = (shifted[a] as number) + 1000;
       const again = this.predictWrites(event, shifted, c, adds);
-      if (again === null || !sameValue(again.event, first.event) || again.writes.join() !== first.writes.join()) {
+      if (again === null || !sameValue(again.event, first.event) || !sameValue(again.writes, first.writes)) {
         throw new ReadSetError(
           `predict(${JSON.stringify(event)}) depends on ${[...adds].map((a) => this.layout.labels[a]).join(', ')} beyond adding to ` +
             'it: declare it in reads, not adds (model/packed/read-sets.ts)',
@@ -177,7 +177,7 @@ export class Engine {
    * expected event's id and the writes, [slot, id …], an added-to counter as [-slot - 1, k].
    */
   private predictWrites(event: TraceEvent, vec: Int32Array, c: number, adds: Int32Array): { event: TraceEvent; writes: number[] } | null {
-    this.codec.reader = `predict(${JSON.stringify(event)})`;
+    this.codec.reader = { call: 'predict', of: event };
     const p = this.predict(this.cfg, this.codec.materialize(vec, this.candTouch[c] as Int32Array), event);
     if (!p.ok) return null;
     this.scratch.set(vec);

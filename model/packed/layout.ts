@@ -176,9 +176,9 @@ export class Layout {
 }
 
 /**
- * Component values by id, one table per kind; ids are assigned by first sight. Keyed by a hash of the
- * value's JSON (the string itself is not kept: it would double the memory of the table), equal values
- * found by deep equality within a bucket.
+ * Component values by id, one table per kind; ids are assigned by first sight. Keyed by a structural
+ * hash of the value (`hashValue`: no string is built, and the value itself is the only copy kept), equal
+ * values found by deep equality (`sameValue`) within a bucket.
  */
 export class Interner {
   /** Counters: the id is the number itself. */
@@ -186,14 +186,14 @@ export class Interner {
   private readonly byHash = new Map<number, number>();
   private readonly collisions = new Map<number, number[]>();
   readonly values: unknown[] = [];
-  intern(value: unknown, key?: string): number {
+  intern(value: unknown): number {
     if (this.counter) {
       if (typeof value !== 'number' || !Number.isInteger(value) || value < 0 || value > 0x7fffffff) {
         throw new RangeError(`a history counter must be a non-negative int32, got ${String(value)}`);
       }
       return value;
     }
-    const h = hashString(key ?? JSON.stringify(value) ?? 'undefined');
+    const h = hashValue(value);
     const first = this.byHash.get(h);
     if (first !== undefined) {
       if (sameValue(this.values[first], value)) return first;
@@ -214,12 +214,56 @@ export class Interner {
   }
 }
 
-/** A 32-bit hash of a string (FNV-1a with a final mix). */
-function hashString(text: string): number {
-  let h = 0x811c9dc5;
+/** A 32-bit hash of a string (FNV-1a). */
+function hashString(text: string, h = 0x811c9dc5): number {
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h;
+}
+
+/** The final mix of a 32-bit hash (murmur3's). */
+function mix(h: number): number {
   h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
-  return (h ^ (h >>> 13)) >>> 0;
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/**
+ * A 32-bit hash of plain JSON data that agrees with `sameValue`: equal values hash equal. An object's
+ * fields are combined without regard to their order and a field holding `undefined` counts as absent,
+ * as in `sameValue` (JSON text, which this replaced, depended on key order and cost a string per call:
+ * a fifth of the packed search's time).
+ */
+export function hashValue(v: unknown): number {
+  switch (typeof v) {
+    case 'number':
+      // -0 and 0 are equal under sameValue (===); every other number by its text
+      return Number.isInteger(v) ? mix((v | 0) ^ 0x9e3779b9 ^ Math.imul(Math.floor(v / 0x100000000) | 0, 0x27d4eb2d)) : mix(hashString(String(v), 0x1b873593));
+    case 'string':
+      return mix(hashString(v, 0x7feb352d));
+    case 'boolean':
+      return v ? 0x2545f491 : 0x1f83d9ab;
+    case 'undefined':
+      return 0x5be0cd19;
+    case 'object': {
+      if (v === null) return 0x6a09e667;
+      if (Array.isArray(v)) {
+        let h = 0x3c6ef372 ^ v.length;
+        for (let i = 0; i < v.length; i++) h = Math.imul(h ^ hashValue(v[i]), 0x01000193);
+        return mix(h);
+      }
+      let sum = 0x510e527f;
+      const o = v as Record<string, unknown>;
+      for (const k in o) {
+        const x = o[k];
+        if (x === undefined) continue;
+        sum = (sum + mix(hashString(k) ^ Math.imul(hashValue(x), 0x9e3779b1))) | 0;
+      }
+      return mix(sum);
+    }
+    default:
+      // (functions and symbols: sameValue compares them by identity, so one hash for each kind is exact)
+      return typeof v === 'function' ? 0x428a2f98 : 0x71374491;
+  }
 }
 
 export type Interners = Record<SlotKind, Interner>;
@@ -281,14 +325,22 @@ export class Codec {
   /** The component objects of the last materialization, by slot (guards where undeclared). */
   private readonly given: unknown[];
   private readonly declared: Uint8Array;
-  /** Who is reading now (for the guard's message), e.g. `predict(push …)`. */
-  reader = 'the model';
+  /** Who is reading now (for the guard's message), e.g. `predict(push …)`: a string, or what names it
+   * (an event or actor, spelled out only when a message needs it: JSON text on every cache miss was a
+   * few percent of the packed search). */
+  reader: string | { readonly call: string; readonly of: unknown } = 'the model';
 
   constructor(readonly layout: Layout) {
-    this.guards = layout.labels.map((label) => makeGuard(label, () => this.reader));
+    this.guards = layout.labels.map((label) => makeGuard(label, () => this.readerName()));
     this.guards.forEach((g, slot) => this.guardSlot.set(g, slot));
     this.given = new Array<unknown>(layout.slots).fill(undefined);
     this.declared = new Uint8Array(layout.slots);
+  }
+
+  /** Who is reading now, spelled out. */
+  readerName(): string {
+    const r = this.reader;
+    return typeof r === 'string' ? r : `${r.call}(${JSON.stringify(r.of)})`;
   }
 
   value(slot: number, id: number): unknown {
@@ -393,7 +445,7 @@ export class Codec {
       if (typeof v === 'object' && v !== null) {
         const from = this.guardSlot.get(v);
         if (from !== undefined) {
-          if (from !== slot) throw new ReadSetError(`${this.reader} moved ${L.labels[from]} to ${L.labels[slot]} without declaring it`);
+          if (from !== slot) throw new ReadSetError(`${this.readerName()} moved ${L.labels[from]} to ${L.labels[slot]} without declaring it`);
           return;
         }
       }

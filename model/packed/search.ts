@@ -26,7 +26,7 @@ import { initialState, isFinal, step } from '../system.ts';
 import { viewOf } from '../view.ts';
 import { Engine } from './engine.ts';
 import { StateStore } from './state-store.ts';
-import { PagedInts } from './tuple-set.ts';
+import { PagedInts, TupleMap } from './tuple-set.ts';
 
 /** A symmetry reduction: canonical representatives and the permutations that got there. */
 export interface Reducer {
@@ -123,13 +123,17 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
   /** o then u and u then o both run from `cur` and meet in the same state. */
   // SUBTLE: whether two outcomes commute depends only on the pair: each outcome fixes its event's read
   // values and its writes, so the state after both (in either order) is fixed too.
-  const diamonds = new Map<number, boolean>();
+  const diamonds = new TupleMap(12);
+  const pair = new Int32Array(2);
   const diamond = (o: number, u: number): boolean => {
-    const key = o * 0x4000000 + u;
-    const hit = diamonds.get(key);
-    if (hit !== undefined) return hit;
+    pair[0] = o;
+    pair[1] = u;
+    const hit = diamonds.get(pair, 2);
+    if (hit >= 0) return hit === 1;
     const r = commutes(o, u);
-    if (o < 0x4000000 && u < 0x4000000) diamonds.set(key, r);
+    pair[0] = o;
+    pair[1] = u;
+    diamonds.set(pair, 2, r ? 1 : 0);
     return r;
   };
   const commutes = (o: number, u: number): boolean => {

@@ -28,7 +28,7 @@ import type { MintContext } from '../mint.ts';
 import type { Local } from '../local.ts';
 import type { ReplicaState, SystemState } from '../state.ts';
 import type { Engine } from './engine.ts';
-import { SLOT_KINDS, type SlotKind } from './layout.ts';
+import { Interner, SLOT_KINDS, type SlotKind } from './layout.ts';
 import type { Reducer } from './search.ts';
 import { COMPONENT_SHAPES, eventShape, type Shape } from './shapes.ts';
 import { TupleMap } from './tuple-set.ts';
@@ -364,7 +364,8 @@ export class SymmetryReducer implements Reducer {
   private readonly syms: Sym[] = [];
   private readonly symIds = new Map<string, number>();
   private readonly fixedMemo = new Map<number, number[]>();
-  private readonly parts = new Map<string, number>();
+  /** Descriptions by id (equal descriptions, equal ids). */
+  private readonly parts = new Interner();
   /** ownParts[0 worker | 1 handle][w][component id] = part id. */
   private readonly ownParts: [number[][], number[][]];
   /** Per shared slot: component id → what it says about each worker. */
@@ -446,13 +447,7 @@ export class SymmetryReducer implements Reducer {
 
   /** The id of a described value (equal descriptions, equal ids: equivariant by construction). */
   private describedId(kind: SlotKind, value: unknown, self: number, r: number, full: boolean): number {
-    const text = JSON.stringify(describe(COMPONENT_SHAPES[kind], value, self, r, this.loads, full)) ?? 'null';
-    let p = this.parts.get(text);
-    if (p === undefined) {
-      p = this.parts.size;
-      this.parts.set(text, p);
-    }
-    return p;
+    return this.parts.intern(describe(COMPONENT_SHAPES[kind], value, self, r, this.loads, full));
   }
 
   /** What worker `w`'s own component (worker or handle) `id` says, with its update ids by rank. */
