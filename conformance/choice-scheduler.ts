@@ -196,8 +196,10 @@ export class ChoiceScheduler implements Scheduler {
  * `settle` (a full turn) is still used to confirm a deadlock (nothing pending, no result).
  */
 function drain(): Promise<void> {
-  return new Promise((resolve) => process.nextTick(resolve));
+  return new Promise(onNextTick);
 }
+
+const onNextTick = (resolve: () => void): void => process.nextTick(resolve);
 
 /** One event-loop turn: also lets work scheduled outside microtasks run (the first step, a deadlock check). */
 function settle(): Promise<void> {

@@ -250,7 +250,11 @@ export async function corruptionsJudged(h: StoredHistory, corruptions: readonly 
       if (eligible.length === 0) continue;
       const i = pick(h, c, eligible);
       tried.push(c.name);
-      const got = await readBack(h, c.store, c.corrupt(h, i));
+      // A refusal is read back only up to the version it corrupts: the clean prefix before it is the
+      // clean read's, and a reader must refuse at that version, not at a later one that the corruption
+      // made look wrong too (the full history would let such a reader pass).
+      const corrupted = c.corrupt(h, i);
+      const got = await readBack(h, c.store, c.refused === undefined ? corrupted : corrupted.slice(0, i + 1));
       const at = `${c.describe} (${c.store} version ${i})`;
       if (c.refused === undefined) {
         if (!got.ok) wrong.push(`${at}: refused (${String(got.error)})`);

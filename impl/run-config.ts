@@ -196,7 +196,8 @@ function validateUpdates(updates: readonly Update[], intervals: number, asOf: nu
 }
 
 function validateUpdate(u: Update, index: number, ids: Set<number>, intervals: number, asOf: number): void {
-  requireInteger(u.id, 0, `updates[${index}].id`);
+  // (the field's name is built only for the message: this runs for every update of every run)
+  if (typeof u.id !== 'number' || !Number.isSafeInteger(u.id) || u.id < 0) requireInteger(u.id, 0, `updates[${index}].id`);
   if (ids.has(u.id)) throw new SbkitError('invalid-config', `update id ${u.id} appears twice`);
   ids.add(u.id);
   if (typeof u.key !== 'string') throw new SbkitError('invalid-config', `update ${u.id}: key must be a string`);
