@@ -27,7 +27,7 @@ describe('misuse: the model of use against the implementation', () => {
   // What each scenario must try (the vacuity side: a refusal the programs never ask for kills nothing).
   const EXPECTED: Record<Scenario, string[]> = {
     handles: ['conflicting-descriptions', 'finish-twice', 'invalid-config', 'invalid-workers', 'push-after-finish', 'push-in-flight', 'update-outside-description'],
-    barrier: ['barrier-over-report', 'conflicting-descriptions'],
+    barrier: ['barrier-over-report', 'conflicting-descriptions', 'invalid-config', 'invalid-workers'],
     builder: ['finish-twice', 'push-after-finish', 'update-outside-description'],
     batch: ['batch-consumed', 'invalid-append', 'storage-permanent'],
     stores: ['blob-key-exists', 'consensus-invariant'],

@@ -127,7 +127,7 @@ class Judge {
     if (!expect.ok) this.refusals[expect.code] = (this.refusals[expect.code] ?? 0) + 1;
     let value: T;
     try {
-      value = await run();
+      value = await returns(run());
     } catch (e) {
       if (expect.ok) {
         this.wrong.push(`${what}: expected to succeed, threw ${describe(e)}`);
@@ -156,6 +156,30 @@ class Judge {
     const a = JSON.stringify(actual);
     if (e !== a) this.wrong.push(`after ${this.program.length} calls: ${what} is ${a}, the model says ${e}`);
   }
+}
+
+/** A call that never returned: the object deadlocked (the model's "blocked" is never a right answer). */
+class Stalled extends Error {
+  override readonly name = 'Stalled';
+}
+
+/**
+ * `p`, or a `Stalled` refusal when it can never settle. The objects here wait on promises only (in-memory
+ * stores, the pass-through scheduler): once the microtask queue has drained (a `process.nextTick` runs
+ * only then) and a full event-loop turn has passed, an unsettled call is blocked for good. Without this a
+ * deadlocked object left `sbkit check` with nothing to run: Node exited with code 13 and no message.
+ */
+async function returns<T>(p: Promise<T> | T): Promise<T> {
+  if (!(p instanceof Promise)) return p;
+  let settled = false;
+  const mark = (): void => {
+    settled = true;
+  };
+  p.then(mark, mark);
+  await new Promise<void>((resolve) => process.nextTick(resolve));
+  if (!settled) await new Promise<void>((resolve) => setImmediate(resolve));
+  if (!settled) throw new Stalled('never returned: the object is blocked on itself (a deadlock)');
+  return p;
 }
 
 function describe(e: unknown): string {
@@ -200,8 +224,10 @@ async function handles(j: Judge): Promise<void> {
   const id = 1 + d.int(5);
   const range = { lower, upper };
   // Typed refusals of bad arguments, before any state exists.
-  const bad = d.int(4);
+  const bad = d.int(6);
   if (bad === 0) await j.call(`builder(-1)`, refused('invalid-config', 'shared id', '-1'), () => shared.builder(-1, range, { worker: 0 }));
+  if (bad === 4) await j.call(`builder(${id}, [-1, ${upper}))`, refused('invalid-config', `shared batch ${id} lower`, '-1'), () => shared.builder(id, { lower: -1, upper }, { worker: 0 }));
+  if (bad === 5) await j.call(`builder(${id}, [${lower}, ${upper + 0.5}))`, refused('invalid-config', `shared batch ${id} upper`, `${upper + 0.5}`), () => shared.builder(id, { lower, upper: upper + 0.5 }, { worker: 0 }));
   if (bad === 1) await j.call(`builder(${id}, worker -1)`, refused('invalid-workers', 'worker', '-1'), () => shared.builder(id, range, { worker: -1 }));
   if (bad === 2) await j.call(`builder(${id}, [${upper}, ${upper}))`, refused('invalid-config', `upper ${upper} must be greater than lower ${upper}`), () => shared.builder(id, { lower: upper, upper }, { worker: 0 }));
   if (bad === 3) await j.call(`builder(${id}, participants 0)`, refused('invalid-workers', 'participants', '0'), () => shared.builder(id, range, { worker: 0, participants: 0 }));
@@ -268,10 +294,20 @@ async function handles(j: Judge): Promise<void> {
       j.same(`${h.name}.state`, 'open', h.handle.state);
     } else {
       // Another description for the live id.
-      const other = d.int(2) === 0 ? { lower, upper: upper + 1 } : { lower: lower + 1, upper: upper + 1 };
+      // (each bound apart, and both: a check that compares only one of them lets the others through)
+      const change = d.int(3);
+      const other =
+        change === 0
+          ? { lower, upper: upper + 1 }
+          : change === 1
+            ? { lower: lower + 1, upper: upper + 1 }
+            : lower > 0
+              ? { lower: lower - 1, upper }
+              : { lower: lower + 1, upper: upper > lower + 1 ? upper : upper + 1 };
       const participants = d.int(3) === 0 ? 2 : undefined;
       const asked = participants === undefined ? `[${other.lower}, ${other.upper})` : `[${other.lower}, ${other.upper}) with 2 participants`;
-      await j.call(`builder(${id}, ${asked})`, refused('conflicting-descriptions', `live builder has [${lower}, ${upper})`, `asked for ${asked}`), () => shared.builder(id, other, { worker: 9, participants }));
+      // The message names both descriptions exactly: a best-effort one without a participant count.
+      await j.call(`builder(${id}, ${asked})`, refused('conflicting-descriptions', `live builder has [${lower}, ${upper}), builder()`, `asked for ${asked}`), () => shared.builder(id, other, { worker: 9, participants }));
     }
     j.same(`refs(${id})`, refs, shared.refs(id));
     j.same(`${h.name}.state`, h.state, h.handle.state);
@@ -301,6 +337,12 @@ async function barrier(j: Judge): Promise<void> {
   const range = { lower: 0, upper: 1 + d.int(3) };
   const p = 2 + d.int(2);
   const id = 1;
+  // Typed refusals of a skip's bad arguments (nothing is recorded for them).
+  const bad = d.int(4);
+  if (bad === 0) await j.call(`noteSkip(-1, ${p})`, refused('invalid-config', 'shared id', '-1'), () => shared.noteSkip(-1, p, 0));
+  if (bad === 1) await j.call(`noteSkip(${id}, 0)`, refused('invalid-workers', 'participants', '0'), () => shared.noteSkip(id, 0, 0));
+  if (bad === 2) await j.call(`noteSkip(${id}, ${p}) by worker -1`, refused('invalid-workers', 'worker', '-1'), () => shared.noteSkip(id, p, -1));
+  j.same(`earlySkips(${id})`, 0, shared.earlySkips(id));
   // Skips recorded before any state exists, then a conflicting count (skip or open).
   const early = 10;
   const skipped = 1 + d.int(p - 1);
