@@ -20,7 +20,7 @@
  *   ≤ 600), since runs take from a dozen steps (small workloads, the common case) to hundreds.
  */
 import fc from 'fast-check';
-import type { StorageFault, StorageOp } from '../vocab/index.ts';
+import type { StorageFault, StorageOp, TraceEvent } from '../vocab/index.ts';
 import type { FaultPlan } from '../impl/seams.ts';
 
 export interface AbortAt {
@@ -140,4 +140,42 @@ export function parseFaultRate(raw: number): number {
     throw new RangeError(`--faults: expected a rate in [0, 1], got ${String(raw)}`);
   }
   return raw;
+}
+
+/**
+ * `permanent-failure-downs-replica`: a permanent storage failure that a replica's incarnation saw takes
+ * that incarnation down (persist: a call that retrying cannot help is an error of the process, not
+ * something to retry). So every permanent `fault` not seen by a supervisor step (`by: 'supervisor'`: a
+ * restart, retirement or cleanup starts over instead) is followed by an `abort` of its replica before the
+ * replica's next `restart`, or comes from an incarnation that is already down (its tasks end at their
+ * next point). A retry of such a call is invisible everywhere else: the fault plan's permanent failure is
+ * one-shot, so the retried call succeeds and the run ends as a clean one would (Stryker: retry.ts's
+ * `retryable` made always true survived every other check). Undefined when it holds, else why not.
+ */
+export function permanentFailuresUnheeded(trace: readonly TraceEvent[], settled: boolean): string | undefined {
+  /** Per replica: down (aborted, not restarted yet), and the permanent faults still waiting for an abort. */
+  const down = new Map<number, boolean>();
+  const waiting = new Map<number, number[]>();
+  trace.forEach((e, i) => {
+    if (e.kind === 'abort') {
+      down.set(e.replica, true);
+      waiting.delete(e.replica);
+    } else if (e.kind === 'restart') {
+      const open = waiting.get(e.replica);
+      if (open !== undefined && open.length > 0) return; // reported below: the restart came without an abort
+      down.set(e.replica, false);
+    } else if (e.kind === 'fault' && e.fault === 'permanent' && e.by === undefined && down.get(e.replica) !== true) {
+      waiting.set(e.replica, [...(waiting.get(e.replica) ?? []), i]);
+    }
+  });
+  // A fault still waiting is unheeded if its replica restarted since, or the run settled (an unsettled
+  // run may have stopped before the abort).
+  const restartedSince = (r: number, i: number): boolean => trace.some((e, k) => k > i && e.kind === 'restart' && e.replica === r);
+  for (const [r, open] of waiting) {
+    const i = open[0] as number;
+    if (!settled && !restartedSince(r, i)) continue;
+    const e = trace[i] as Extract<TraceEvent, { kind: 'fault' }>;
+    return `replica ${r}'s incarnation saw a permanent storage failure (event #${i}: ${e.op}) and went on: no abort of replica ${r} followed${restartedSince(r, i) ? ' before its next restart' : ' before the run ended'}`;
+  }
+  return undefined;
 }

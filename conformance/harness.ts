@@ -28,7 +28,7 @@ import { properties } from '../spec/properties.ts';
 import { viewFromTrace, type StorageFacts } from '../spec/view.ts';
 import { formatLog, type DriveOutcome } from './choice-scheduler.ts';
 import { schedulerFor, type Schedule } from './schedule.ts';
-import { SchedulePlan } from './faults.ts';
+import { permanentFailuresUnheeded, SchedulePlan } from './faults.ts';
 import { barrierAt, knobAt, materialize, materializeSinks, persistOf, persistOverrides, sinksOf, type Workload } from './workload.ts';
 import { judgeSinks } from './multi-sink.ts';
 import type { RegistryVerdict } from './registry-check.ts';
@@ -125,8 +125,12 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
   // Every part in blob storage was written by a writer the shard's writer registry claimed: an
   // unregistered writer's leaks are invisible to cleanup (and its id could be minted again).
   const unregistered = outcome.kind === 'settled' ? await unregisteredWriters(config) : undefined;
-  const judged =
+  const registered =
     unregistered === undefined ? misused : { ...misused, failures: [...misused.failures, { kind: 'impl-error' as const, check: 'writers-registered', why: unregistered }] };
+  // A permanent storage failure an incarnation saw takes its replica down (faults.ts).
+  const unheeded = plan === undefined ? undefined : permanentFailuresUnheeded(trace, outcome.kind === 'settled');
+  const judged =
+    unheeded === undefined ? registered : { ...registered, failures: [...registered.failures, { kind: 'impl-error' as const, check: 'permanent-failure-downs-replica', why: unheeded }] };
   const faults: FaultTally =
     plan === undefined
       ? NO_FAULTS

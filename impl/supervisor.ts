@@ -184,7 +184,7 @@ export class Supervisor implements RunControl {
 
   #io(replica: number, sink = 0): RetryContext {
     const { run, metrics } = this.deps;
-    return { scheduler: run.scheduler, where: { replica }, trace: this.#env(sink).trace, metrics };
+    return { scheduler: run.scheduler, where: { replica }, trace: this.#env(sink).trace, metrics, by: 'supervisor' };
   }
 
   #spawn(name: string, task: () => Promise<unknown>): void {
@@ -326,7 +326,7 @@ export class Supervisor implements RunControl {
     const all: Collected[] = [];
     for (const s of sinks) {
       const { shardId, trace } = this.#env(s);
-      const blob = new BlobClient(this.#env(s).blob, run.scheduler, metrics, `cleanup-r${replica}`, trace);
+      const blob = new BlobClient(this.#env(s).blob, run.scheduler, metrics, `cleanup-r${replica}`, trace, 'supervisor');
       const collected = await this.#persistently(replica, 'cleanup.retry', () =>
         collectLeakedBlobs({ shardId, consensus, blob, scheduler: run.scheduler, metrics, trace, bugs: run.bugs, where: { replica } }),
       );

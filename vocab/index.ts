@@ -273,9 +273,12 @@ export type TraceEvent = SinkTag &
    * A storage call of the replica failed and was survived (retried, or resolved). Inputs: which call,
    * how it failed. Only a compare-and-set of the append that ended indeterminate changes the protocol
    * (`indeterminate-applied`: the shard took the append even though the replica was told it failed);
-   * every other fault is a stuttering step for the model.
+   * every other fault is a stuttering step for the model. `by: 'supervisor'` when a supervisor step saw it
+   * (a restart's claim and read, a retirement, a cleanup), not the replica's incarnation: a supervisor step
+   * starts over after a permanent failure, an incarnation goes down (conformance's
+   * `permanent-failure-downs-replica`).
    */
-  | { readonly kind: 'fault'; readonly replica: number; readonly op: StorageOp; readonly fault: StorageFault }
+  | { readonly kind: 'fault'; readonly replica: number; readonly op: StorageOp; readonly fault: StorageFault; readonly by?: 'supervisor' }
   /** The replica's incarnation was torn down or crashed: every task stops, handles are dropped without
    * finish, what it wrote and did not append leaks (input: why). */
   | { readonly kind: 'abort'; readonly replica: number; readonly reason: string }

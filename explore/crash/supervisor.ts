@@ -268,7 +268,7 @@ export class CrashSupervisor {
     const { consensus, blob, shardId } = this.#cfg;
     const run = async (): Promise<void> => {
       if (this.#stopped) return;
-      const client = new BlobClient(blob, passThroughScheduler, this.#metrics, `cleanup-r${replica}`, this.#trace);
+      const client = new BlobClient(blob, passThroughScheduler, this.#metrics, `cleanup-r${replica}`, this.#trace, 'supervisor');
       const collected = await collectLeakedBlobs({
         shardId,
         consensus,

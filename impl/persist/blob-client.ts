@@ -28,6 +28,8 @@ export class BlobClient {
     /** The writer id (unique per writer incarnation, see writer-registry.ts): the prefix of every part key. */
     private readonly prefix: string,
     private readonly trace: Trace,
+    /** 'supervisor': a supervisor step's client (cleanup), whose faults say so (retry.ts `by`). */
+    private readonly by?: 'supervisor',
   ) {}
 
   get writerId(): string {
@@ -39,7 +41,7 @@ export class BlobClient {
   }
 
   #retry(where: Where): RetryContext {
-    return { scheduler: this.scheduler, where, trace: this.trace, metrics: this.metrics };
+    return this.by === undefined ? { scheduler: this.scheduler, where, trace: this.trace, metrics: this.metrics } : { scheduler: this.scheduler, where, trace: this.trace, metrics: this.metrics, by: this.by };
   }
 
   /**

@@ -45,7 +45,8 @@ export interface Collected {
 /** Runs one cleanup; returns what it deleted and emits `cleanup`. */
 export async function collectLeakedBlobs(deps: CleanupDeps): Promise<Collected[]> {
   const { shardId, consensus, blob, scheduler, metrics, trace, bugs, where } = deps;
-  const io: RetryContext = { scheduler, where, trace, metrics };
+  // Cleanup is a supervisor step (it starts over after a permanent failure): its faults say so.
+  const io: RetryContext = { scheduler, where, trace, metrics, by: 'supervisor' };
   await pointAt(scheduler, 'cleanup.writers', where);
   const writers = await readWriters(consensus, shardId, io);
   await pointAt(scheduler, 'cleanup.state', where);

@@ -24,6 +24,9 @@ export interface RetryContext {
   readonly where: Where;
   readonly trace: Trace;
   readonly metrics: MetricsRecorder;
+  /** A supervisor step's calls (restart, retirement, cleanup): their faults say so (`by`), since such a
+   * step starts over after a permanent failure where an incarnation's task takes the replica down. */
+  readonly by?: 'supervisor';
 }
 
 const PLAIN: Readonly<Record<StorageFailureCode, StorageFault>> = {
@@ -39,7 +42,7 @@ export function reportFault(ctx: RetryContext, op: StorageOp, e: SbkitError & { 
   if (e.code === 'storage-transient') c.faultsTransient += 1;
   else if (e.code === 'storage-indeterminate') c.faultsIndeterminate += 1;
   else c.faultsPermanent += 1;
-  ctx.trace.emit({ kind: 'fault', replica: ctx.where.replica, op, fault });
+  ctx.trace.emit(ctx.by === undefined ? { kind: 'fault', replica: ctx.where.replica, op, fault } : { kind: 'fault', replica: ctx.where.replica, op, fault, by: ctx.by });
   return fault;
 }
 
