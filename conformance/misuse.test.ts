@@ -31,6 +31,7 @@ describe('misuse: the model of use against the implementation', () => {
     builder: ['finish-twice', 'push-after-finish', 'update-outside-description'],
     batch: ['batch-consumed', 'invalid-append', 'storage-permanent'],
     stores: ['blob-key-exists', 'consensus-invariant'],
+    registry: ['storage-permanent'],
   };
 
   it.each(SCENARIOS.map((s) => [s]))('%s: 150 random programs behave as the model predicts, every refusal tried', async (scenario) => {

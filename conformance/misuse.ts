@@ -18,7 +18,7 @@
  * on in-memory stores under the pass-through scheduler, after the run itself, in well under a
  * millisecond.
  */
-import type { PersistConfig } from '../vocab/index.ts';
+import type { PersistConfig, StorageFault, TraceEvent } from '../vocab/index.ts';
 import { BugSwitches } from '../impl/bugs.ts';
 import { SbkitError, type SbkitErrorCode } from '../impl/errors.ts';
 import { MetricsRecorder } from '../impl/metrics.ts';
@@ -28,6 +28,9 @@ import { BlobClient } from '../impl/persist/blob-client.ts';
 import { MemBlob } from '../impl/persist/blob.ts';
 import { resolvePersistConfig } from '../impl/persist/config.ts';
 import { MemConsensus } from '../impl/persist/consensus.ts';
+import { FaultyConsensus } from '../impl/persist/faulty.ts';
+import type { RetryContext } from '../impl/persist/retry.ts';
+import { claimWriter, readWriters, retireWriter, writerOfKey, type Retired } from '../impl/persist/writer-registry.ts';
 import { ShardWriter } from '../impl/persist/shard-writer.ts';
 import type { RunConfig } from '../impl/run-config.ts';
 import { Trace } from '../impl/runtime/trace.ts';
@@ -44,7 +47,7 @@ type Expect =
 const OK: Expect = { ok: true };
 const refused = (code: SbkitErrorCode, ...names: string[]): Expect => ({ ok: false, code, names });
 
-export const SCENARIOS = ['handles', 'barrier', 'builder', 'batch', 'stores'] as const;
+export const SCENARIOS = ['handles', 'barrier', 'builder', 'batch', 'stores', 'registry'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface MisuseVerdict {
@@ -574,4 +577,64 @@ async function stores(j: Judge): Promise<void> {
   j.same('head after a refused compare-and-set', head === 0 ? null : head - 1, (await consensus.head('k'))?.seqNo ?? null);
 }
 
-const SCENARIO: Record<Scenario, (j: Judge) => Promise<void>> = { handles, barrier, builder, batch, stores };
+// ---------------------------------------------------------------------------------------------------
+// The writer registry: claims that race each other for its sequence number, retirements (one retired
+// twice), storage faults on its calls (survived), and a permanent failure (refused, nothing committed).
+
+async function registry(j: Judge): Promise<void> {
+  const d = j.draw;
+  const inner = new MemConsensus();
+  /** What the next compare-and-sets, and the next reads, do (in call order; then `ok`). */
+  const cas: (StorageFault | 'ok')[] = [];
+  const reads: (StorageFault | 'ok')[] = [];
+  const consensus = new FaultyConsensus(inner, { decide: (op) => (op === 'consensus.cas' ? cas.shift() : reads.shift()) ?? 'ok' });
+  const metrics = new MetricsRecorder();
+  const events: TraceEvent[] = [];
+  const io: RetryContext = { scheduler: passThroughScheduler, where: WHERE, trace: new Trace({ event: (e) => events.push(e) }), metrics };
+  const shard = 'misuse-shard';
+  const replicas = 2 + d.int(3);
+  /** The model: every writer claimed, by id, with its replica and why it can no longer append. */
+  const model = new Map<string, { replica: number; retired: Retired | null }>();
+  const rounds = 4 + d.int(4);
+  for (let k = 0; k < rounds; k++) {
+    // Claims by distinct replicas at once: they race for the registry's next sequence number (a loser
+    // reads again and retries); faults that a retry survives hit whichever calls come next.
+    const who = Array.from({ length: replicas }, (_, r) => r).filter(() => d.int(2) === 0);
+    if (who.length === 0) who.push(d.int(replicas));
+    for (let f = d.int(3); f > 0; f--) cas.push(d.pick(['ok', 'transient', 'indeterminate-applied', 'indeterminate-lost'] as const));
+    for (let f = d.int(2); f > 0; f--) reads.push(d.pick(['transient', 'indeterminate'] as const));
+    const got = await Promise.all(who.map((r) => j.call(`claimWriter(replica ${r})`, OK, () => claimWriter(consensus, shard, r, metrics, io))));
+    // (claims of one round are by distinct replicas, and a claim expires only its own replica's writers:
+    // the order they committed in does not change what the registry says)
+    got.forEach((w, i) => {
+      const r = who[i] as number;
+      for (const m of model.values()) if (m.replica === r && m.retired === null) m.retired = 'expired';
+      if (w === undefined) return;
+      if (model.has(w.id)) j.wrong.push(`claimWriter(replica ${r}) returned ${w.id}, a writer claimed before`);
+      if (w.replica !== r || w.id !== `w${w.incarnation}-r${r}`) j.wrong.push(`claimWriter(replica ${r}) returned ${JSON.stringify(w)}`);
+      model.set(w.id, { replica: r, retired: null });
+    });
+    cas.length = 0;
+    reads.length = 0;
+    // Retirements of live writers; now and then one retired already, again (the first reason stands).
+    for (const [id, m] of [...model].filter(() => d.int(3) === 0)) {
+      const reason: Retired = d.int(2) === 0 ? 'finished' : 'expired';
+      const w = { id, incarnation: Number(id.slice(1, id.indexOf('-'))), replica: m.replica, retired: m.retired };
+      await j.call(`retireWriter(${id}, ${reason})`, OK, () => retireWriter(consensus, shard, w, reason, metrics, io));
+      m.retired ??= reason;
+    }
+  }
+  // A compare-and-set that fails permanently: the claim is refused and commits nothing.
+  cas.push('permanent');
+  const r = d.int(replicas);
+  await j.call(`claimWriter(replica ${r}) whose compare-and-set fails permanently`, refused('storage-permanent', 'consensus.cas', 'permanent'), () => claimWriter(consensus, shard, r, metrics, io));
+  const read = await readWriters(inner, shard);
+  const entries = (m: ReadonlyMap<string, { readonly replica: number; readonly retired: Retired | null }>) =>
+    [...m].map(([id, w]) => `${id}:${w.replica}:${w.retired ?? 'live'}`).sort();
+  j.same('the writers the registry holds', entries(model), entries(read));
+  for (const id of read.keys()) j.same(`writerOfKey("${id}/part-0")`, id, writerOfKey(`${id}/part-0`));
+  const injected = Object.values(consensus.stats).reduce((n, k) => n + k, 0);
+  j.same('fault events (every injected fault, reported once)', injected, events.filter((e) => e.kind === 'fault').length);
+}
+
+const SCENARIO: Record<Scenario, (j: Judge) => Promise<void>> = { handles, barrier, builder, batch, stores, registry };
