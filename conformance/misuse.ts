@@ -575,6 +575,28 @@ async function stores(j: Judge): Promise<void> {
   const wrong = want + 1 + d.int(3);
   await j.call(`compareAndSet(k, ${String(expected)}, seqNo ${wrong})`, refused('consensus-invariant', `new seqNo must be ${want} after ${String(expected)}, got ${wrong}`), () => consensus.compareAndSet('k', expected, { seqNo: wrong, data: new Uint8Array([7]) }));
   j.same('head after a refused compare-and-set', head === 0 ? null : head - 1, (await consensus.head('k'))?.seqNo ?? null);
+
+  // The stores count every call they answer (what tests and tools read of them): reads too.
+  const blobStats = { ...store.stats };
+  const consensusStats = { ...consensus.stats };
+  for (let n = 1 + d.int(6); n > 0; n--) {
+    const op = d.int(4);
+    if (op === 0) {
+      await j.call(`get(${key})`, OK, () => store.get(key));
+      blobStats.gets += 1;
+    } else if (op === 1) {
+      await j.call('list()', OK, () => store.list());
+      blobStats.lists += 1;
+    } else if (op === 2) {
+      await j.call('scan(k, 0)', OK, () => consensus.scan('k', 0));
+      consensusStats.scans += 1;
+    } else {
+      await j.call('head(k)', OK, () => consensus.head('k'));
+      consensusStats.heads += 1;
+    }
+  }
+  j.same('blob store stats', blobStats, store.stats);
+  j.same('consensus store stats', consensusStats, consensus.stats);
 }
 
 // ---------------------------------------------------------------------------------------------------
