@@ -32,6 +32,7 @@ describe('misuse: the model of use against the implementation', () => {
     batch: ['batch-consumed', 'invalid-append', 'storage-permanent'],
     stores: ['blob-key-exists', 'consensus-invariant'],
     registry: ['storage-permanent'],
+    faults: ['storage-indeterminate', 'storage-permanent', 'storage-transient'],
   };
 
   it.each(SCENARIOS.map((s) => [s]))('%s: 150 random programs behave as the model predicts, every refusal tried', async (scenario) => {
