@@ -15,5 +15,10 @@ parentPort?.on('message', (m: Job) => {
   void checkVariant(m.task, {
     tick: () => Atomics.add(counts, m.job, 1),
     stopped: () => Atomics.load(stopFlag, 0) === 1,
-  }).then((outcome) => parentPort?.postMessage({ outcome }));
+  }).then((outcome) => {
+    // Raised here, not by the main thread on this message: the main thread's own job may not read its
+    // messages until it ends (parallel.ts).
+    if (outcome.failed) Atomics.store(stopFlag, 0, 1);
+    parentPort?.postMessage({ outcome });
+  });
 });

@@ -60,23 +60,26 @@ export function mergeOutcomes(parts: readonly VariantOutcome[]): VariantOutcome 
 }
 
 /**
- * Worker threads that run variant tasks (check-worker.ts), kept for a whole `sbkit check` so their
- * start-up (the TypeScript loader, the modules: ~0.5 s) is paid once, not per variant.
+ * The jobs of a `sbkit check --jobs N`: job 0 runs on this thread, jobs 1 … N − 1 on worker threads
+ * (check-worker.ts) kept for the whole check, so that their start-up (the TypeScript loader, the
+ * modules, a cold JIT: ~0.5 s and more) is paid once and while this thread already checks. (With every
+ * job on a worker, this thread only waited: on 2 cores `--jobs 2` was slower than `--jobs 1` at the
+ * default budget.)
+ *
+ * SUBTLE: this thread's job yields to the event loop only at its rare full turns, so a worker's messages
+ * wait until it ends; the stop flag and the run counters are shared memory for that reason: a failing
+ * worker raises the flag itself, and this thread's own ticks report every job's progress.
  */
 export class CheckPool {
   readonly #workers: Worker[];
 
-  constructor(size: number) {
-    this.#workers = Array.from({ length: size }, () => new Worker(new URL('./check-worker.mjs', import.meta.url)));
+  constructor(readonly size: number) {
+    this.#workers = Array.from({ length: size - 1 }, () => new Worker(new URL('./check-worker.mjs', import.meta.url)));
   }
 
-  get size(): number {
-    return this.#workers.length;
-  }
-
-  /** Runs one variant's jobs (task k on worker k), calling `tick` once per executed run. */
+  /** Runs one variant's jobs (task 0 here, task k on worker k − 1), calling `tick` once per executed run. */
   async run(tasks: readonly VariantTask[], tick: () => void): Promise<VariantOutcome> {
-    if (tasks.length > this.#workers.length) throw new Error(`CheckPool.run: ${tasks.length} tasks for ${this.#workers.length} workers`);
+    if (tasks.length > this.size) throw new Error(`CheckPool.run: ${tasks.length} tasks for ${this.size} jobs`);
     const stop = new Int32Array(new SharedArrayBuffer(4));
     const done = new Int32Array(new SharedArrayBuffer(4 * tasks.length));
     let reported = 0;
@@ -87,16 +90,28 @@ export class CheckPool {
     };
     const timer = setInterval(poll, 100);
     try {
-      const outcomes = await Promise.all(
-        tasks.map((task, job) => {
-          const worker = this.#workers[job] as Worker;
+      const here = async (): Promise<VariantOutcome> => {
+        const outcome = await checkVariant(tasks[0] as VariantTask, {
+          tick: () => {
+            Atomics.add(done, 0, 1);
+            poll();
+          },
+          stopped: () => Atomics.load(stop, 0) === 1,
+        });
+        if (outcome.failed) Atomics.store(stop, 0, 1);
+        return outcome;
+      };
+      const outcomes = await Promise.all([
+        here(),
+        ...tasks.slice(1).map((task, i) => {
+          const job = i + 1;
+          const worker = this.#workers[i] as Worker;
           return new Promise<VariantOutcome>((resolve, reject) => {
             const onError = (e: unknown) => reject(e instanceof Error ? e : new Error(String(e)));
             const onExit = (code: number) => reject(new Error(`check job ${job} exited with code ${code}`));
             worker.once('message', (m: { outcome: VariantOutcome }) => {
               worker.off('error', onError);
               worker.off('exit', onExit);
-              if (m.outcome.failed) Atomics.store(stop, 0, 1);
               resolve(m.outcome);
             });
             worker.once('error', onError);
@@ -104,7 +119,7 @@ export class CheckPool {
             worker.postMessage({ task, job, stop: stop.buffer, done: done.buffer });
           });
         }),
-      );
+      ]);
       poll();
       return mergeOutcomes(outcomes);
     } finally {
