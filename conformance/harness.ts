@@ -106,31 +106,28 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
   const outcome = await scheduler.drive(run);
   const log = scheduler.log;
   const store = outcome.kind === 'settled' ? await storeTally(config) : undefined;
-  const clean = judgeRun(workload, trace, outcome, updates, plan !== undefined, store);
+  const judged = judgeRun(workload, trace, outcome, updates, plan !== undefined, store);
+  /** The impl's own objects and stores, checked beyond the run itself: each adds a failure or nothing. */
+  const more: Failure[] = [];
+  const fail = (check: string, why: string | undefined): void => {
+    if (why !== undefined) more.push({ kind: 'impl-error', check, why });
+  };
   // Bad input (conformance/bad-input.ts): this run's config with one field corrupted must be refused.
-  const refused = await badInputRefused(config);
-  const refusals = refused === undefined ? clean : { ...clean, failures: [...clean.failures, { kind: 'impl-error' as const, check: 'bad-input-refused', why: refused }] };
+  fail('bad-input-refused', await badInputRefused(config));
   // Corrupt stored data (conformance/stored-corruption.ts): the history this run wrote, corrupted each
   // way, must be refused by the implementation's readers (and one valid oddity accepted).
   const history = outcome.kind === 'settled' ? await storedHistory(config.consensus, shardIdOf(config.shardId ?? SHARD_ID, 0)) : undefined;
   const misread = history === undefined ? [] : (await corruptionsJudged(history)).wrong;
-  const stored = misread.length === 0 ? refusals : { ...refusals, failures: [...refusals.failures, { kind: 'impl-error' as const, check: 'corrupt-state-refused', why: misread.join('; ') }] };
+  fail('corrupt-state-refused', misread.length === 0 ? undefined : misread.join('; '));
   // Misuse (conformance/misuse.ts): a random program over the implementation's own objects, some calls
   // misuse, each outcome predicted by the model of use.
   const misuse = await misuseJudged(config);
-  const misused =
-    misuse.wrong.length === 0
-      ? stored
-      : { ...stored, failures: [...stored.failures, { kind: 'impl-error' as const, check: 'misuse-refused', why: `${misuse.scenario}: ${misuse.wrong.join('; ')} (program: ${misuse.program.join(', ')})` }] };
+  fail('misuse-refused', misuse.wrong.length === 0 ? undefined : `${misuse.scenario}: ${misuse.wrong.join('; ')} (program: ${misuse.program.join(', ')})`);
   // Every part in blob storage was written by a writer the shard's writer registry claimed: an
   // unregistered writer's leaks are invisible to cleanup (and its id could be minted again).
-  const unregistered = outcome.kind === 'settled' ? await unregisteredWriters(config) : undefined;
-  const registered =
-    unregistered === undefined ? misused : { ...misused, failures: [...misused.failures, { kind: 'impl-error' as const, check: 'writers-registered', why: unregistered }] };
+  fail('writers-registered', outcome.kind === 'settled' ? await unregisteredWriters(config) : undefined);
   // A permanent storage failure an incarnation saw takes its replica down (faults.ts).
-  const unheeded = plan === undefined ? undefined : permanentFailuresUnheeded(trace, outcome.kind === 'settled');
-  const judged =
-    unheeded === undefined ? registered : { ...registered, failures: [...registered.failures, { kind: 'impl-error' as const, check: 'permanent-failure-downs-replica', why: unheeded }] };
+  fail('permanent-failure-downs-replica', plan === undefined ? undefined : permanentFailuresUnheeded(trace, outcome.kind === 'settled'));
   const faults: FaultTally =
     plan === undefined
       ? NO_FAULTS
@@ -143,6 +140,7 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
         };
   return {
     ...judged,
+    failures: more.length === 0 ? judged.failures : [...judged.failures, ...more],
     schedule,
     bug,
     faults,

@@ -98,6 +98,8 @@ export function misuseJudged(c: RunConfig): Promise<MisuseVerdict> {
 
 /** A scenario's random program from `seed`, judged against the model of use. */
 export async function runScenario(scenario: Scenario, seed: number): Promise<MisuseVerdict> {
+  // Ids from 1 in every program: a replay prints the same program as the check that found it.
+  nextUpdateId = 1;
   const judge = new Judge(scenario, new Draw(Math.imul(seed, 2654435761) >>> 0));
   // The refusals are judged by their type and message, never their stack (capturing one is most of a
   // refusal's cost); the limit is restored before anything else runs.
