@@ -33,6 +33,7 @@ describe('misuse: the model of use against the implementation', () => {
     stores: ['blob-key-exists', 'consensus-invariant'],
     registry: ['storage-permanent'],
     faults: ['storage-indeterminate', 'storage-permanent', 'storage-transient'],
+    failing: ['builder-failed', 'storage-permanent'],
   };
 
   it.each(SCENARIOS.map((s) => [s]))('%s: 150 random programs behave as the model predicts, every refusal tried', async (scenario) => {

@@ -47,7 +47,7 @@ type Expect =
 const OK: Expect = { ok: true };
 const refused = (code: SbkitErrorCode, ...names: string[]): Expect => ({ ok: false, code, names });
 
-export const SCENARIOS = ['handles', 'barrier', 'builder', 'batch', 'stores', 'registry', 'faults'] as const;
+export const SCENARIOS = ['handles', 'barrier', 'builder', 'batch', 'stores', 'registry', 'faults', 'failing'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface MisuseVerdict {
@@ -223,7 +223,7 @@ interface HandleModel {
 
 async function handles(j: Judge): Promise<void> {
   const d = j.draw;
-  const { registry: shared, tasks, events } = sharedHarness({ persist: { blobTargetSize: 1 + d.int(200), inlineSingleMaxBytes: d.int(100) } });
+  const { registry: shared, tasks, events, metrics } = sharedHarness({ persist: { blobTargetSize: 1 + d.int(200), inlineSingleMaxBytes: d.int(100) } });
   const lower = d.int(3);
   const upper = lower + 1 + d.int(3);
   const id = 1 + d.int(5);
@@ -327,10 +327,52 @@ async function handles(j: Judge): Promise<void> {
     else if (batch !== null && batch !== undefined) j.wrong.push(`${h.name}.finish(): a batch, but only the last finish receives one`);
   }
   await j.call('every builder task ends', OK, () => tasks.whenAllDone());
+  // A batch built after the last reference was dropped goes to nobody: counted, and its parts leak.
+  j.same('batchesOrphaned', lastRelease === 'drop' && accepted.size > 0 ? 1 : 0, metrics.c.batchesOrphaned);
   const expected = lastRelease === 'finish' && accepted.size > 0 ? sortedIds(accepted) : null;
   j.same('the received batch', expected, received === null || received === undefined ? null : sortedIds(received.updateIds));
   j.same('push events', pushEvents, events.filter((e) => e.kind === 'push').length);
   j.same(`refs(${id})`, 0, shared.refs(id));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// A builder task that fails (its part's PUT fails for good): the failure reaches every waiter, later
+// pushes are refused as `builder-failed` naming it, and the last finish reports it; nothing hangs.
+
+/** Blob storage whose every write fails permanently. */
+class ReadOnlyBlob extends MemBlob {
+  override async set(key: string): Promise<void> {
+    throw new SbkitError('storage-permanent', `injected: the blob store refuses ${key}`);
+  }
+  override async setIfAbsent(key: string): Promise<boolean> {
+    throw new SbkitError('storage-permanent', `injected: the blob store refuses ${key}`);
+  }
+}
+
+async function failing(j: Judge): Promise<void> {
+  const d = j.draw;
+  // Every part is hollow and cut at once: the first push makes the builder task write one.
+  const { registry: shared, tasks } = sharedHarness({ blob: new ReadOnlyBlob(), persist: { blobTargetSize: 1, inlineSingleMaxBytes: 0 } });
+  const id = 1 + d.int(5);
+  const range = { lower: 0, upper: 1 + d.int(3) };
+  const hs: SharedBatchHandle[] = [];
+  for (let w = 0, n = 1 + d.int(3); w < n; w++) {
+    const h = await j.call(`builder(${id}) by worker ${w}`, OK, () => shared.builder(id, range, { worker: w }));
+    if (h === undefined) return;
+    hs.push(h);
+  }
+  const first = hs[d.int(hs.length)] as SharedBatchHandle;
+  const u = update(d.int(range.upper), 1 + d.int(40));
+  await j.call(`push(${show([u])})`, OK, () => first.push([u]));
+  await j.call('the builder task writes its part, and fails', refused('storage-permanent', 'injected'), () => tasks.whenAllDone());
+  const later = update(d.int(range.upper), 1 + d.int(40));
+  await j.call(`push(${show([later])}) after the builder failed`, refused('builder-failed', `shared batch ${id}`, 'its builder task failed', 'injected'), () => (d.int(2) === 0 ? first : (hs.at(-1) as SharedBatchHandle)).push([later]));
+  // Every handle still finishes; the last one, the receiver, is told why there is no batch.
+  for (const [i, h] of hs.entries()) {
+    const last = i === hs.length - 1;
+    const got = await j.call(`finish() ${last ? '(the last)' : ''}`, last ? refused('storage-permanent', 'injected') : OK, () => h.finish());
+    if (!last && got !== null && got !== undefined) j.wrong.push('a finish that was not the last received a batch');
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -750,4 +792,4 @@ async function faults(j: Judge): Promise<void> {
   j.same('faults counted by op and outcome', Object.entries(want).sort(), Object.entries(stats).sort());
 }
 
-const SCENARIO: Record<Scenario, (j: Judge) => Promise<void>> = { handles, barrier, builder, batch, stores, registry, faults };
+const SCENARIO: Record<Scenario, (j: Judge) => Promise<void>> = { handles, barrier, builder, batch, stores, registry, faults, failing };
