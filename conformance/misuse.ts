@@ -34,7 +34,7 @@ import { claimWriter, readWriters, retireWriter, writerOfKey, type Retired } fro
 import { ShardWriter } from '../impl/persist/shard-writer.ts';
 import type { RunConfig } from '../impl/run-config.ts';
 import { Trace } from '../impl/runtime/trace.ts';
-import { passThroughScheduler } from '../impl/seams.ts';
+import type { Scheduler } from '../impl/seams.ts';
 import type { SharedBatchHandle } from '../impl/shared/handle.ts';
 import { sharedHarness } from '../impl/test-support/harness.ts';
 import type { Update } from '../impl/update.ts';
@@ -90,6 +90,21 @@ export function misuseSeed(c: RunConfig): number {
   return k;
 }
 
+/**
+ * The scheduler the programs' objects run under: pass-through (every point resumes at once), except
+ * that a program past POINT_LIMIT scheduling points is spinning — a retry loop that never ends, say, a
+ * store that refuses for good retried forever — and its next point throws. Without the limit such a
+ * loop runs on microtasks alone and `sbkit check` never returned (Stryker could only time it out).
+ */
+const POINT_LIMIT = 20_000;
+let points = 0;
+class Spinning extends Error {
+  override readonly name = 'Spinning';
+}
+const programScheduler: Scheduler = {
+  point: () => (++points > POINT_LIMIT ? Promise.reject(new Spinning(`passed more than ${POINT_LIMIT} scheduling points: a loop that never ends`)) : Promise.resolve()),
+};
+
 /** One run's misuse: the scenario and program its workload picks. */
 export function misuseJudged(c: RunConfig): Promise<MisuseVerdict> {
   const seed = misuseSeed(c);
@@ -100,6 +115,7 @@ export function misuseJudged(c: RunConfig): Promise<MisuseVerdict> {
 export async function runScenario(scenario: Scenario, seed: number): Promise<MisuseVerdict> {
   // Ids from 1 in every program: a replay prints the same program as the check that found it.
   nextUpdateId = 1;
+  points = 0;
   const judge = new Judge(scenario, new Draw(Math.imul(seed, 2654435761) >>> 0));
   // The refusals are judged by their type and message, never their stack (capturing one is most of a
   // refusal's cost); the limit is restored before anything else runs.
@@ -223,7 +239,7 @@ interface HandleModel {
 
 async function handles(j: Judge): Promise<void> {
   const d = j.draw;
-  const { registry: shared, tasks, events, metrics } = sharedHarness({ persist: { blobTargetSize: 1 + d.int(200), inlineSingleMaxBytes: d.int(100) } });
+  const { registry: shared, tasks, events, metrics } = sharedHarness({ scheduler: programScheduler, persist: { blobTargetSize: 1 + d.int(200), inlineSingleMaxBytes: d.int(100) } });
   const lower = d.int(3);
   const upper = lower + 1 + d.int(3);
   const id = 1 + d.int(5);
@@ -352,7 +368,7 @@ class ReadOnlyBlob extends MemBlob {
 async function failing(j: Judge): Promise<void> {
   const d = j.draw;
   // Every part is hollow and cut at once: the first push makes the builder task write one.
-  const { registry: shared, tasks } = sharedHarness({ blob: new ReadOnlyBlob(), persist: { blobTargetSize: 1, inlineSingleMaxBytes: 0 } });
+  const { registry: shared, tasks } = sharedHarness({ scheduler: programScheduler, blob: new ReadOnlyBlob(), persist: { blobTargetSize: 1, inlineSingleMaxBytes: 0 } });
   const id = 1 + d.int(5);
   const range = { lower: 0, upper: 1 + d.int(3) };
   const hs: SharedBatchHandle[] = [];
@@ -380,7 +396,7 @@ async function failing(j: Judge): Promise<void> {
 
 async function barrier(j: Judge): Promise<void> {
   const d = j.draw;
-  const { registry: shared, tasks } = sharedHarness();
+  const { registry: shared, tasks } = sharedHarness({ scheduler: programScheduler });
   const range = { lower: 0, upper: 1 + d.int(3) };
   const p = 2 + d.int(2);
   const id = 1;
@@ -457,7 +473,7 @@ function writerOf(persist: Partial<PersistConfig>, blob: MemBlob = new MemBlob()
   const metrics = new MetricsRecorder();
   const trace = new Trace();
   const config = resolvePersistConfig(persist);
-  return { config, blob: new BlobClient(blob, passThroughScheduler, metrics, prefix, trace), metrics, trace, store: blob };
+  return { config, blob: new BlobClient(blob, programScheduler, metrics, prefix, trace), metrics, trace, store: blob };
 }
 
 const WHERE = { replica: 0 };
@@ -520,7 +536,7 @@ async function batch(j: Judge): Promise<void> {
   const b = await j.call('finish()', OK, () => bb.finish());
   if (b === undefined) return;
   const consensus = new MemConsensus();
-  const shard = new ShardWriter({ shardId: 's0', consensus, blob: writer.blob, scheduler: passThroughScheduler, metrics: writer.metrics, config: writer.config, where: WHERE, trace: writer.trace, bugs: new BugSwitches([]) });
+  const shard = new ShardWriter({ shardId: 's0', consensus, blob: writer.blob, scheduler: programScheduler, metrics: writer.metrics, config: writer.config, where: WHERE, trace: writer.trace, bugs: new BugSwitches([]) });
   let status: 'owned' | 'consumed' | 'deleted' = 'owned';
   let hollow = b.parts.filter((p) => p.kind === 'hollow').length;
   const partCount = b.parts.length;
@@ -663,7 +679,7 @@ async function registry(j: Judge): Promise<void> {
   const consensus = new FaultyConsensus(inner, { decide: (op) => (op === 'consensus.cas' ? cas.shift() : reads.shift()) ?? 'ok' });
   const metrics = new MetricsRecorder();
   const events: TraceEvent[] = [];
-  const io: RetryContext = { scheduler: passThroughScheduler, where: WHERE, trace: new Trace({ event: (e) => events.push(e) }), metrics };
+  const io: RetryContext = { scheduler: programScheduler, where: WHERE, trace: new Trace({ event: (e) => events.push(e) }), metrics };
   const shard = 'misuse-shard';
   const replicas = 2 + d.int(3);
   /** The model: every writer claimed, by id, with its replica and why it can no longer append. */
