@@ -10,7 +10,7 @@ import { type Progress, createProgress } from '../progress.ts';
 import { writeFile } from 'node:fs/promises';
 import { type FailedRun, diagramFile, failureSequence } from '../sequence.ts';
 import { reportRunError } from './errors.ts';
-import { availableParallelism } from 'node:os';
+import { defaultJobs } from '../../conformance/parallel.ts';
 
 const USAGE = 'sbkit check';
 
@@ -28,7 +28,7 @@ export const CHECK_FLAGS = {
   bug: optional(choiceFlag<BugName>({ help: 'switch on a bug of the gallery: the check must then fail', choices: BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' })),
   replay: optional(stringFlag({ help: 'rerun one counterexample from the token a failure printed', placeholder: 'TOKEN', defaultValue: '' })),
   strategy: choiceFlag<Strategy>({ help: 'how schedules are drawn: uniform choices, PCT priorities (Burckhardt et al.), or both', choices: STRATEGIES, defaultValue: 'mixed' }),
-  jobs: optional(intFlag({ help: 'worker threads to split each variant\'s runs over', defaultValue: 1, min: 1, max: 256 }), 'the number of cores'),
+  jobs: optional(intFlag({ help: 'jobs to split each variant\'s runs over (job 0 on this thread, the rest on worker threads)', defaultValue: 1, min: 1, max: 256 }), 'half the cores'),
   faults: rateFlag({
     help: 'storage faults and replica aborts at RATE per fault site (transient RATE, indeterminate RATE/4, permanent RATE/20; aborts in 4·RATE of runs), then a healed liveness phase',
     whenAlone: 0.1,
@@ -61,7 +61,7 @@ export interface CheckRequest {
   readonly replay?: string | undefined;
   readonly emitTest?: string | undefined;
   readonly strategy?: Strategy | undefined;
-  /** Worker threads; undefined: 1 (in-process). The CLI passes the number of cores by default. */
+  /** Jobs; undefined: 1 (in-process). The CLI passes half the cores by default (parallel.ts defaultJobs). */
   readonly jobs?: number | undefined;
   readonly shard?: { readonly index: number; readonly count: number } | undefined;
   /** Fault rate (conformance/faults.ts); undefined: none. */
@@ -145,7 +145,7 @@ export const checkCommand: Command = {
       const progress = createProgress(io, { json: v.json, title: 'check' });
       let r: CheckOutcome;
       try {
-        const jobs = v.jobs ?? availableParallelism();
+        const jobs = v.jobs ?? defaultJobs();
         r = await runConformance(
           {
             variant: v.variant,
