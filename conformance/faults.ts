@@ -156,26 +156,28 @@ export function permanentFailuresUnheeded(trace: readonly TraceEvent[], settled:
   /** Per replica: down (aborted, not restarted yet), and the permanent faults still waiting for an abort. */
   const down = new Map<number, boolean>();
   const waiting = new Map<number, number[]>();
-  trace.forEach((e, i) => {
+  const unheeded = (r: number, i: number, until: string): string => {
+    const e = trace[i] as Extract<TraceEvent, { kind: 'fault' }>;
+    return `replica ${r}'s incarnation saw a permanent storage failure (event #${i}: ${e.op}) and went on: no abort of replica ${r} followed ${until}`;
+  };
+  for (let i = 0; i < trace.length; i++) {
+    const e = trace[i] as TraceEvent;
     if (e.kind === 'abort') {
       down.set(e.replica, true);
       waiting.delete(e.replica);
     } else if (e.kind === 'restart') {
+      // A restart with a fault still waiting: that incarnation went on. Reported now, so that a later
+      // abort of the new incarnation cannot count for it.
       const open = waiting.get(e.replica);
-      if (open !== undefined && open.length > 0) return; // reported below: the restart came without an abort
+      if (open !== undefined && open.length > 0) return unheeded(e.replica, open[0] as number, 'before its next restart');
       down.set(e.replica, false);
     } else if (e.kind === 'fault' && e.fault === 'permanent' && e.by === undefined && down.get(e.replica) !== true) {
       waiting.set(e.replica, [...(waiting.get(e.replica) ?? []), i]);
     }
-  });
-  // A fault still waiting is unheeded if its replica restarted since, or the run settled (an unsettled
-  // run may have stopped before the abort).
-  const restartedSince = (r: number, i: number): boolean => trace.some((e, k) => k > i && e.kind === 'restart' && e.replica === r);
-  for (const [r, open] of waiting) {
-    const i = open[0] as number;
-    if (!settled && !restartedSince(r, i)) continue;
-    const e = trace[i] as Extract<TraceEvent, { kind: 'fault' }>;
-    return `replica ${r}'s incarnation saw a permanent storage failure (event #${i}: ${e.op}) and went on: no abort of replica ${r} followed${restartedSince(r, i) ? ' before its next restart' : ' before the run ended'}`;
   }
+  // A fault still waiting at the end is unheeded if the run settled (an unsettled run may have stopped
+  // before the abort).
+  if (!settled) return undefined;
+  for (const [r, open] of waiting) if (open.length > 0) return unheeded(r, open[0] as number, 'before the run ended');
   return undefined;
 }

@@ -51,6 +51,9 @@ describe('permanent-failure-downs-replica (conformance/faults.ts)', () => {
     expect(permanentFailuresUnheeded([fault(0), abort(1), restart(1), restart(0)], false)).toMatch(/no abort of replica 0 followed before its next restart/);
     // An unsettled run may have stopped between the failure and the abort.
     expect(permanentFailuresUnheeded([fault(0)], false)).toBeUndefined();
+    // An abort of the next incarnation does not count for the one that went on.
+    expect(permanentFailuresUnheeded([fault(0), restart(0), abort(0)], true)).toMatch(/\(event #0: blob.set\) and went on: no abort of replica 0 followed before its next restart/);
+    expect(permanentFailuresUnheeded([fault(0), restart(0), abort(0), restart(0)], false)).toMatch(/before its next restart/);
   });
 
   it('sbkit check --faults fails a retry loop that retries permanent failures', async () => {
