@@ -706,12 +706,17 @@ async function registry(j: Judge): Promise<void> {
     cas.length = 0;
     reads.length = 0;
     // Retirements of live writers; now and then one retired already, again (the first reason stands).
+    // They meet survivable faults of their own (what the claims left unused is dropped above).
+    for (let f = d.int(3); f > 0; f--) cas.push(d.pick(['ok', 'transient', 'indeterminate-applied', 'indeterminate-lost'] as const));
+    for (let f = d.int(2); f > 0; f--) reads.push(d.pick(['transient', 'indeterminate'] as const));
     for (const [id, m] of [...model].filter(() => d.int(3) === 0)) {
       const reason: Retired = d.int(2) === 0 ? 'finished' : 'expired';
       const w = { id, incarnation: Number(id.slice(1, id.indexOf('-'))), replica: m.replica, retired: m.retired };
       await j.call(`retireWriter(${id}, ${reason})`, OK, () => retireWriter(consensus, shard, w, reason, metrics, io));
       m.retired ??= reason;
     }
+    cas.length = 0;
+    reads.length = 0;
   }
   // A compare-and-set that fails permanently: the claim is refused and commits nothing.
   cas.push('permanent');
@@ -758,9 +763,11 @@ async function faults(j: Judge): Promise<void> {
     const wins = expected === head;
     const effectful = op === 'blob.set' || op === 'blob.setIfAbsent' || op === 'blob.delete' || op === 'consensus.cas';
     // What the call does to the stores: `ok` runs it; `indeterminate-applied` runs an effectful call and
-    // loses its answer (a compare-and-set that lost its race changed nothing: relabelled `-lost`).
+    // loses its answer (a compare-and-set that lost its race, or a set-if-absent of a key already there,
+    // changed nothing: relabelled `-lost`).
     const runs = next === 'ok' || (next === 'indeterminate-applied' && effectful);
-    const label = next === 'indeterminate-applied' && op === 'consensus.cas' && !wins ? 'indeterminate-lost' : next;
+    const changesNothing = (op === 'consensus.cas' && !wins) || (op === 'blob.setIfAbsent' && blobs.has(key));
+    const label = next === 'indeterminate-applied' && changesNothing ? 'indeterminate-lost' : next;
     const storeOp = op === 'blob.setIfAbsent' ? 'blob.set' : op;
     const expect: Expect =
       next === 'ok'

@@ -99,7 +99,8 @@ export class FaultyBlob implements Blob {
   }
 
   setIfAbsent(key: string, value: Uint8Array): Promise<boolean> {
-    return decided(this.plan, this.stats, 'blob.set', key, true, () => this.inner.setIfAbsent(key, value));
+    // (a key already there is left as it was: that call changed nothing, like a lost compare-and-set)
+    return decided(this.plan, this.stats, 'blob.set', key, true, () => this.inner.setIfAbsent(key, value), (wrote) => wrote);
   }
 
   delete(key: string): Promise<boolean> {
