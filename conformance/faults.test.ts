@@ -60,6 +60,29 @@ describe('the fault schedule', () => {
     expect(new SchedulePlan({ storage: [1], aborts: [], heal: 10 }, () => step).decide('blob.set')).toBe('ok');
   });
 
+  it('overrides the first deletes and compare-and-sets by their own lists, counting each kind apart', () => {
+    const plan = new SchedulePlan({ storage: [1, 1, 1, 1, 1, 1], aborts: [], heal: 10, deletes: [0, 4], cas: [2] }, () => 0);
+    // delete #0 ok (not the listed transient), cas #0 indeterminate-applied, set from the list,
+    // delete #1 permanent, delete #2 past its list: the call's own code (transient)
+    expect(['blob.delete', 'consensus.cas', 'blob.set', 'blob.delete', 'blob.delete'].map((op) => plan.decide(op as never))).toEqual([
+      'ok',
+      'indeterminate-applied',
+      'transient',
+      'permanent',
+      'transient',
+    ]);
+    expect(describeFaults({ storage: [], aborts: [], heal: 5, deletes: [0, 1] })).toBe('faults until step 5: storage calls [delete #1 transient]; aborts []');
+  });
+
+  it('draws delete overrides in about a third of the schedules, each of the hot rates', () => {
+    const drawn = fc.sample(faultScheduleArb(0.1, 2), { seed: 5, numRuns: 600 });
+    const withDeletes = drawn.filter((s) => s.deletes !== undefined);
+    expect(withDeletes.length).toBeGreaterThan(120);
+    expect(withDeletes.length).toBeLessThan(280);
+    const codes = withDeletes.flatMap((s) => s.deletes ?? []);
+    expect(codes.filter((c) => c !== 0).length / codes.length).toBeGreaterThan(0.15);
+  });
+
   it('describes itself and refuses a rate outside [0, 1] or NaN', () => {
     expect(describeFaults({ storage: [0, 1, 0, 2], aborts: [{ step: 4, replica: 1 }], heal: 9 })).toBe(
       'faults until step 9: storage calls [#1 transient, #3 indeterminate-applied]; aborts [r1 at step 4]',

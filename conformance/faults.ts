@@ -15,6 +15,8 @@
  * - it ends indeterminate with RATE/4 (half applied, half not; on reads, which cannot apply, it is a
  *   transient failure);
  * - it fails permanently with RATE/20 (the replica goes down as a crash would, and restarts);
+ * - a third of the schedules override their first compare-and-sets (indeterminate-applied at 3·RATE),
+ *   and a third their first blob deletes (at the hot rates): both are rare calls by index;
  * - a run aborts a replica (teardown or crash) at one or two scheduling steps with probability
  *   min(1, 4·RATE) (0.4 at the default); each step is drawn at one of three scales (≤ 40, ≤ 150,
  *   ≤ 600), since runs take from a dozen steps (small workloads, the common case) to hundreds.
@@ -38,6 +40,10 @@ export interface FaultSchedule {
   /** Outcome codes of the first compare-and-sets (FAULT_CODES), overriding `storage` for those calls:
    * a writer's claim, the first appends, an as-of bump. Empty in most schedules. */
   readonly cas?: readonly number[];
+  /** Outcome codes of the first blob deletes (FAULT_CODES), overriding `storage` for those calls: the
+   * deletes of a losing append's batches, of a superseded description's batches, of leaked blobs. Empty
+   * in most schedules. */
+  readonly deletes?: readonly number[];
 }
 
 /** Storage outcome codes: 0 is ok (what everything shrinks to). */
@@ -52,6 +58,8 @@ const HORIZON = 600;
 const HOT_STORAGE = 4;
 /** The compare-and-sets a hot schedule covers (see faultScheduleArb). */
 const HOT_CAS = 4;
+/** The blob deletes a hot-delete schedule covers (see faultScheduleArb). */
+const HOT_DELETES = 8;
 
 /** Weights (per mille) of each code at RATE. */
 export function faultWeights(rate: number): Record<FaultCode, number> {
@@ -90,14 +98,24 @@ export function faultScheduleArb(rate: number, maxReplicas: number): fc.Arbitrar
   const hotWeights = { ...weights, 'indeterminate-applied': applied, ok: Math.max(0, weights.ok - (applied - weights['indeterminate-applied'])) };
   const hot = fc.oneof(...FAULT_CODES.map((c, i) => ({ weight: hotWeights[c], arbitrary: fc.constant(i) })).filter((x) => x.weight > 0));
   const cas = fc.oneof({ weight: 2, arbitrary: fc.constant([] as number[]) }, { weight: 1, arbitrary: fc.array(hot, { minLength: HOT_CAS, maxLength: HOT_CAS }) });
+  // Deletes are few among a run's storage calls (a lost append's batches, a superseded description's,
+  // leaked blobs), so faults by call index rarely land on one: a third of the schedules fail each of
+  // their first HOT_DELETES deletes at the hot rate, so that the error paths of cleanup (a delete that
+  // fails and must be retried or reported, never swallowed) are tried often.
+  const deletes = fc.oneof({ weight: 2, arbitrary: fc.constant([] as number[]) }, { weight: 1, arbitrary: fc.array(hotStorage, { minLength: HOT_DELETES, maxLength: HOT_DELETES }) });
   return fc
     .record({
       storage: fc.oneof(fc.array(code, { maxLength: HORIZON, size: 'max' }), fc.array(hotStorage, { maxLength: HORIZON, size: 'max' })),
       cas,
+      deletes,
       aborts,
       heal: fc.integer({ min: 0, max: HORIZON }),
     })
-    .map(({ cas: first, ...rest }): FaultSchedule => (first.length === 0 ? rest : { ...rest, cas: first }));
+    .map(({ cas: first, deletes: dels, ...rest }): FaultSchedule => ({
+      ...rest,
+      ...(first.length === 0 ? {} : { cas: first }),
+      ...(dels.length === 0 ? {} : { deletes: dels }),
+    }));
 }
 
 const WRITES: ReadonlySet<StorageOp> = new Set<StorageOp>(['consensus.cas', 'blob.set', 'blob.delete']);
@@ -109,6 +127,7 @@ const WRITES: ReadonlySet<StorageOp> = new Set<StorageOp>(['consensus.cas', 'blo
 export class SchedulePlan implements FaultPlan {
   #next = 0;
   #cas = 0;
+  #deletes = 0;
   readonly injected: Record<string, number> = {};
 
   constructor(
@@ -119,7 +138,8 @@ export class SchedulePlan implements FaultPlan {
   decide(op: StorageOp): StorageFault | 'ok' {
     if (this.step() >= this.schedule.heal) return 'ok';
     const listed = this.schedule.storage[this.#next++] ?? 0;
-    const code = FAULT_CODES[op === 'consensus.cas' ? (this.schedule.cas?.[this.#cas++] ?? listed) : listed] ?? 'ok';
+    const override = op === 'consensus.cas' ? this.schedule.cas?.[this.#cas++] : op === 'blob.delete' ? this.schedule.deletes?.[this.#deletes++] : undefined;
+    const code = FAULT_CODES[override ?? listed] ?? 'ok';
     if (code === 'ok') return 'ok';
     const outcome: StorageFault = (code === 'indeterminate-applied' || code === 'indeterminate-lost') && !WRITES.has(op) ? 'transient' : code;
     this.injected[outcome] = (this.injected[outcome] ?? 0) + 1;
@@ -130,6 +150,7 @@ export class SchedulePlan implements FaultPlan {
 export function describeFaults(f: FaultSchedule): string {
   const faulted = f.storage.flatMap((c, i) => (c === 0 ? [] : [`#${i} ${FAULT_CODES[c] ?? '?'}`]));
   faulted.push(...(f.cas ?? []).flatMap((c, i) => (c === 0 ? [] : [`compare-and-set #${i} ${FAULT_CODES[c] ?? '?'}`])));
+  faulted.push(...(f.deletes ?? []).flatMap((c, i) => (c === 0 ? [] : [`delete #${i} ${FAULT_CODES[c] ?? '?'}`])));
   const aborts = f.aborts.map((a) => `r${a.replica} at step ${a.step}`);
   return `faults until step ${f.heal}: storage calls [${faulted.join(', ')}]; aborts [${aborts.join(', ')}]`;
 }

@@ -144,6 +144,12 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
       yield { workload: w, schedule: { ...s, faults: rest } };
     }
     for (let i = 0; i < cas.length; i++) if (cas[i] !== 0) yield withFaults({ cas: cas.map((c, j) => (j === i ? 0 : c)) });
+    const deletes = f.deletes ?? [];
+    if (deletes.length > 0) {
+      const { deletes: _none, ...rest } = f;
+      yield { workload: w, schedule: { ...s, faults: rest } };
+    }
+    for (let i = 0; i < deletes.length; i++) if (deletes[i] !== 0) yield withFaults({ deletes: deletes.map((c, j) => (j === i ? 0 : c)) });
     const used = f.storage.findLastIndex((c) => c !== 0) + 1;
     if (used < f.storage.length) yield withFaults({ storage: f.storage.slice(0, used) });
     for (let i = 0; i < f.storage.length; i++) if (f.storage[i] !== 0) yield withFaults({ storage: f.storage.map((c, j) => (j === i ? 0 : c)) });

@@ -16,6 +16,13 @@ describe('replay tokens', () => {
     );
   });
 
+  it('keeps the overrides of the first compare-and-sets and deletes, and drops empty ones', () => {
+    const c = { workload: decodeToken('sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[]}').toString('base64url')).workload, schedule: { choices: [], starve: [], faults: { storage: [0, 1], aborts: [], heal: 9, cas: [2, 0], deletes: [0, 1, 4] } } };
+    expect(decodeToken(encodeToken(c))).toEqual(c);
+    const none = { ...c, schedule: { ...c.schedule, faults: { storage: [1], aborts: [], heal: 9, deletes: [] } } };
+    expect(decodeToken(encodeToken(none)).schedule.faults).toEqual({ storage: [1], aborts: [], heal: 9 });
+  });
+
   it('a token without a second sink decodes to one sink; one with `sl` to two', () => {
     const one = decodeToken('sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[]}').toString('base64url'));
     expect(one.workload.sinkLoads).toBeUndefined();
@@ -41,6 +48,8 @@ describe('replay tokens', () => {
     ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"f":{"s":"019","a":[],"h":3}}').toString('base64url'), /invalid fault schedule \(storage codes\)/],
     ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"f":{"s":"01","a":[[1]],"h":3}}').toString('base64url'), /invalid fault schedule \(aborts\)/],
     ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"f":{"s":"01","a":[],"h":-1}}').toString('base64url'), /invalid fault schedule \(heal step\)/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"f":{"s":"01","a":[],"h":3,"d":"15"}}').toString('base64url'), /invalid fault schedule \(delete codes\)/],
+    ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"f":{"s":"01","a":[],"h":3,"c":7}}').toString('base64url'), /invalid fault schedule \(compare-and-set codes\)/],
     ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"sl":[["0","0"]]}').toString('base64url'), /invalid sink loads/],
     ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"sl":[]}').toString('base64url'), /invalid sink loads/],
     ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"sl":[["00"]]}').toString('base64url'), /invalid loads row/],

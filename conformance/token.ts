@@ -47,6 +47,7 @@ export function encodeToken(c: Counterexample): string {
             a: c.schedule.faults.aborts.map((a) => [a.step, a.replica]),
             h: c.schedule.faults.heal,
             ...((c.schedule.faults.cas ?? []).length === 0 ? {} : { c: (c.schedule.faults.cas ?? []).join('') }),
+            ...((c.schedule.faults.deletes ?? []).length === 0 ? {} : { d: (c.schedule.faults.deletes ?? []).join('') }),
           },
         }),
     ...(c.bug === undefined ? {} : { b: c.bug }),
@@ -125,11 +126,14 @@ export function decodeToken(token: string): Counterexample {
     if (!isNat(f['h'])) return bad('fault schedule (heal step)');
     const cas = f['c'] ?? '';
     if (typeof cas !== 'string' || ![...cas].every((ch) => FAULT_CODES[Number(ch)] !== undefined)) return bad('fault schedule (compare-and-set codes)');
+    const deletes = f['d'] ?? '';
+    if (typeof deletes !== 'string' || ![...deletes].every((ch) => FAULT_CODES[Number(ch)] !== undefined)) return bad('fault schedule (delete codes)');
     faults = {
       storage: [...storage].map(Number),
       aborts: (aborts as number[][]).map((a) => ({ step: a[0] as number, replica: a[1] as number })),
       heal: f['h'] as number,
       ...(cas.length === 0 ? {} : { cas: [...cas].map(Number) }),
+      ...(deletes.length === 0 ? {} : { deletes: [...deletes].map(Number) }),
     };
   }
   const bugRaw = o['b'];
