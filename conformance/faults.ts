@@ -16,7 +16,7 @@
  *   transient failure);
  * - it fails permanently with RATE/20 (the replica goes down as a crash would, and restarts);
  * - a third of the schedules override their first compare-and-sets (indeterminate-applied at 3·RATE),
- *   and a third their first blob deletes (at the hot rates): both are rare calls by index;
+ *   and half their first blob deletes (at the hot rates): both are rare calls by index;
  * - a run aborts a replica (teardown or crash) at one or two scheduling steps with probability
  *   min(1, 4·RATE) (0.4 at the default); each step is drawn at one of three scales (≤ 40, ≤ 150,
  *   ≤ 600), since runs take from a dozen steps (small workloads, the common case) to hundreds.
@@ -99,10 +99,10 @@ export function faultScheduleArb(rate: number, maxReplicas: number): fc.Arbitrar
   const hot = fc.oneof(...FAULT_CODES.map((c, i) => ({ weight: hotWeights[c], arbitrary: fc.constant(i) })).filter((x) => x.weight > 0));
   const cas = fc.oneof({ weight: 2, arbitrary: fc.constant([] as number[]) }, { weight: 1, arbitrary: fc.array(hot, { minLength: HOT_CAS, maxLength: HOT_CAS }) });
   // Deletes are few among a run's storage calls (a lost append's batches, a superseded description's,
-  // leaked blobs), so faults by call index rarely land on one: a third of the schedules fail each of
+  // leaked blobs), so faults by call index rarely land on one: half the schedules fail each of
   // their first HOT_DELETES deletes at the hot rate, so that the error paths of cleanup (a delete that
   // fails and must be retried or reported, never swallowed) are tried often.
-  const deletes = fc.oneof({ weight: 2, arbitrary: fc.constant([] as number[]) }, { weight: 1, arbitrary: fc.array(hotStorage, { minLength: HOT_DELETES, maxLength: HOT_DELETES }) });
+  const deletes = fc.oneof({ weight: 1, arbitrary: fc.constant([] as number[]) }, { weight: 1, arbitrary: fc.array(hotStorage, { minLength: HOT_DELETES, maxLength: HOT_DELETES }) });
   return fc
     .record({
       storage: fc.oneof(fc.array(code, { maxLength: HORIZON, size: 'max' }), fc.array(hotStorage, { maxLength: HORIZON, size: 'max' })),
