@@ -1,11 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ChoiceScheduler, formatLog } from './choice-scheduler.ts';
 
+/** Three labels for three points (the scheduler does not read them). */
+const STEPS = ['write.stage', 'shared.push', 'write.hand'] as const;
+
 /** Two tasks that each append their name at three points. */
 async function twoTasks(s: ChoiceScheduler, out: string[]): Promise<string> {
   const task = async (name: string, worker: number) => {
     for (let i = 0; i < 3; i++) {
-      await s.point({ label: `step${i}`, replica: 0, worker });
+      await s.point({ label: STEPS[i] ?? 'write.hand', replica: 0, worker });
       out.push(`${name}${i}`);
     }
   };
@@ -47,7 +50,7 @@ describe('ChoiceScheduler', () => {
     const s = new ChoiceScheduler([]);
     const never = new Promise<void>(() => {});
     const run = (async () => {
-      await s.point({ label: 'before-wait', replica: 0, worker: 0 });
+      await s.point({ label: 'barrier.register', replica: 0, worker: 0 });
       await never;
     })();
     const out = await s.drive(run);
@@ -57,7 +60,7 @@ describe('ChoiceScheduler', () => {
   it('reports a thrown error with the steps taken', async () => {
     const s = new ChoiceScheduler([]);
     const run = (async () => {
-      await s.point({ label: 'x', replica: 0 });
+      await s.point({ label: 'mint', replica: 0 });
       throw new Error('boom');
     })();
     const out = await s.drive(run);
@@ -68,11 +71,11 @@ describe('ChoiceScheduler', () => {
   it('stops at the step limit and names the points still pending', async () => {
     const s = new ChoiceScheduler([], { maxSteps: 3 });
     const run = (async () => {
-      for (;;) await s.point({ label: 'spin', replica: 1, process: 0 });
+      for (;;) await s.point({ label: 'sweep', replica: 1, process: 0 });
     })();
     const out = await s.drive(run);
     expect(out.kind).toBe('step-limit');
-    expect(out.kind === 'step-limit' && out.pending.map((p) => p.label)).toEqual(['spin']);
+    expect(out.kind === 'step-limit' && out.pending.map((p) => p.label)).toEqual(['sweep']);
     expect(formatLog(s.log)).toContain('r1 p0');
   });
 });

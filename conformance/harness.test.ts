@@ -99,9 +99,9 @@ describe('judge', () => {
     expect(threw.failures[0]).toMatchObject({ kind: 'impl-error', why: 'TypeError: boom' });
     expect(judge(base, r.trace, { kind: 'threw', steps: 1, error: 'plain' }).failures[0]?.why).toBe('plain');
 
-    const limit = judge(base, r.trace, { kind: 'step-limit', steps: 5, pending: [{ label: 'spin', replica: 0 }] });
+    const limit = judge(base, r.trace, { kind: 'step-limit', steps: 5, pending: [{ label: 'sweep', replica: 0 }] });
     expect(limit.failures[0]).toMatchObject({ kind: 'liveness', check: 'terminates' });
-    expect(limit.failures[0]?.why).toMatch(/points still waiting: spin\); pending: /);
+    expect(limit.failures[0]?.why).toMatch(/points still waiting: sweep\); pending: /);
     expect(dead.failures[0]?.why).toMatch(/pending: replica 0's append of \[0, 1\) waits for hands from workers/);
   });
 

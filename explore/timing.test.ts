@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { PointSite, Scheduler } from '../impl/seams.ts';
+import type { PointLabel } from '../vocab/index.ts';
 import { DEFAULT_TIMING, DeadlockError, type TimingModel, VirtualTimeScheduler, seededTiming, stepKind } from './timing.ts';
 import { hashInts, mulberry32, unitAt } from './prng.ts';
 
-const site = (label: string, worker?: number, bytes?: number): PointSite => ({
+const site = (label: PointLabel, worker?: number, bytes?: number): PointSite => ({
   label,
   replica: 0,
   ...(worker === undefined ? {} : { worker }),
@@ -13,7 +14,7 @@ const site = (label: string, worker?: number, bytes?: number): PointSite => ({
 /** A timing model from a table: label → delay. */
 const fixedDelays = (delays: Record<string, number>): TimingModel => ({ delay: (s) => delays[s.label] ?? 0 });
 
-async function task(s: Scheduler, name: string, labels: readonly string[], log: string[]): Promise<void> {
+async function task(s: Scheduler, name: string, labels: readonly PointLabel[], log: string[]): Promise<void> {
   for (const label of labels) {
     await s.point(site(label));
     log.push(`${name}:${label}`);
@@ -22,20 +23,20 @@ async function task(s: Scheduler, name: string, labels: readonly string[], log: 
 
 describe('VirtualTimeScheduler', () => {
   it('resumes points in virtual-time order, ties first come first served', async () => {
-    const s = new VirtualTimeScheduler(fixedDelays({ slow: 10, fast: 1, tie: 5 }));
+    const s = new VirtualTimeScheduler(fixedDelays({ 'blob.set': 10, 'write.stage': 1, append: 5 }));
     const log: string[] = [];
-    const run = Promise.all([task(s, 'a', ['slow', 'fast'], log), task(s, 'b', ['fast', 'fast'], log), task(s, 'c', ['tie'], log), task(s, 'd', ['tie'], log)]);
+    const run = Promise.all([task(s, 'a', ['blob.set', 'write.stage'], log), task(s, 'b', ['write.stage', 'write.stage'], log), task(s, 'c', ['append'], log), task(s, 'd', ['append'], log)]);
     await s.drive(run);
-    expect(log).toEqual(['b:fast', 'b:fast', 'c:tie', 'd:tie', 'a:slow', 'a:fast']);
+    expect(log).toEqual(['b:write.stage', 'b:write.stage', 'c:append', 'd:append', 'a:blob.set', 'a:write.stage']);
     expect(s.now).toBe(11);
     expect(s.resumed).toBe(6);
   });
 
   it('returns the run value and rethrows its error', async () => {
     const s = new VirtualTimeScheduler(fixedDelays({}));
-    await expect(s.drive((async () => (await s.point(site('x')), 42))())).resolves.toBe(42);
+    await expect(s.drive((async () => (await s.point(site('mint')), 42))())).resolves.toBe(42);
     const failing = (async () => {
-      await s.point(site('x'));
+      await s.point(site('mint'));
       throw new Error('boom');
     })();
     await expect(s.drive(failing)).rejects.toThrow('boom');
@@ -56,13 +57,13 @@ describe('VirtualTimeScheduler', () => {
   it('reports every step to onStep', async () => {
     const s = new VirtualTimeScheduler(fixedDelays({}));
     const steps: number[] = [];
-    await s.drive(task(s, 'a', ['x', 'y', 'z'], []), (n) => steps.push(n));
+    await s.drive(task(s, 'a', ['mint', 'write.hand', 'append'], []), (n) => steps.push(n));
     expect(steps).toEqual([1, 2, 3]);
   });
 
   it('treats negative or non-finite delays as zero', async () => {
-    const s = new VirtualTimeScheduler({ delay: (p) => (p.label === 'neg' ? -5 : Number.NaN) });
-    await s.drive(task(s, 'a', ['neg', 'nan'], []));
+    const s = new VirtualTimeScheduler({ delay: (p) => (p.label === 'sweep' ? -5 : Number.NaN) });
+    await s.drive(task(s, 'a', ['sweep', 'sweep.release'], []));
     expect(s.now).toBe(0);
   });
 });
@@ -111,7 +112,7 @@ describe('seededTiming', () => {
   });
 
   it('classifies labels', () => {
-    expect(['write.stage', 'blob.set', 'consensus.cas', 'shared.push', 'input.advance', 'other.thing'].map(stepKind)).toEqual([
+    expect((['write.stage', 'blob.set', 'consensus.cas', 'shared.push', 'input.advance', 'append'] as const).map((l) => stepKind(l))).toEqual([
       'readiness',
       'blob',
       'consensus',

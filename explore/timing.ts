@@ -13,6 +13,7 @@
  *   ever release: `drive` throws `DeadlockError` instead of hanging.
  */
 import type { PointSite, RunControl, Scheduler } from '../impl/seams.ts';
+import type { POINT_LABELS, PointLabel } from '../vocab/index.ts';
 import { type Rng, STREAM, streamFor, unitAt } from './prng.ts';
 
 /** Decides how long (virtual milliseconds) the step after a point takes. */
@@ -255,7 +256,7 @@ export function timingOf(s: { readonly timing?: TimingParams | undefined; readon
   return s.stragglers === undefined ? t : { ...t, stragglerProbability: s.stragglers.probability, stragglerSlowdown: s.stragglers.slowdown };
 }
 
-/** What kind of step a point label is, for the timing model. Unknown labels cost only jitter. */
+/** What kind of step a point label is, for the timing model. */
 export type StepKind = 'frontier' | 'readiness' | 'blob' | 'consensus' | 'encode' | 'retry' | 'restart' | 'other';
 
 /** Backoff before a retried storage call (persist's retry_external starts in the tens of ms). */
@@ -263,16 +264,45 @@ export const RETRY_BACKOFF_MS = 16;
 /** A replica process restarting after a crash or teardown, before its sink runs again. */
 export const RESTART_MS = 500;
 
-export function stepKind(label: string): StepKind {
-  if (label.startsWith('retry.')) return 'retry';
-  if (label === 'replica.restart') return 'restart';
-  if (label.startsWith('cleanup.')) return 'consensus';
-  if (label === 'write.stage') return 'readiness';
-  if (label === 'input.advance') return 'frontier';
-  if (label.startsWith('blob.')) return 'blob';
-  if (label.startsWith('consensus.')) return 'consensus';
-  if (label.startsWith('shared.') || label.startsWith('builder.') || label.startsWith('batch.')) return 'encode';
-  return 'other';
+/**
+ * Each label's step kind, spelled out (a `Record` over vocab's POINT_LABELS: a new label is a compile
+ * error here until it has a cost). `other` costs only jitter: scheduling points that are not I/O or
+ * encoding (the barrier's wait is the peers' time; a compare-and-set's send is charged as its call).
+ */
+const STEP_KINDS: Readonly<Record<(typeof POINT_LABELS)[number], StepKind>> = {
+  'input.advance': 'frontier',
+  mint: 'other',
+  'write.stage': 'readiness',
+  'write.hand': 'other',
+  'write.own': 'other',
+  'shared.open': 'encode',
+  'shared.push': 'encode',
+  'shared.finish': 'encode',
+  'shared.finish.end': 'encode',
+  'shared.drop': 'encode',
+  'builder.recv': 'encode',
+  'barrier.skip': 'other',
+  'barrier.register': 'other',
+  'barrier.wake': 'other',
+  sweep: 'other',
+  'sweep.release': 'other',
+  append: 'other',
+  'append.delete': 'other',
+  'blob.set': 'blob',
+  'blob.delete': 'blob',
+  'blob.list': 'blob',
+  'consensus.head': 'consensus',
+  'consensus.cas': 'consensus',
+  'cas.send': 'other',
+  'cleanup.writers': 'consensus',
+  'cleanup.state': 'consensus',
+  'replica.restart': 'restart',
+  'writer.retire': 'other',
+  'cleanup.retry': 'consensus',
+};
+
+export function stepKind(label: PointLabel): StepKind {
+  return label.startsWith('retry.') ? 'retry' : STEP_KINDS[label as (typeof POINT_LABELS)[number]];
 }
 
 /** Whether worker `worker` of `replica` straggles on its n-th description (a pure function of the seed). */

@@ -10,12 +10,12 @@
  * SUBTLE: code between two points must not wait on timers or on long chains of plain awaits; a
  * scheduler decides "every task is blocked or at a point" by letting the microtask queue drain.
  */
-import type { StorageFault, StorageOp } from '../vocab/index.ts';
+import type { PointLabel, StorageFault, StorageOp } from '../vocab/index.ts';
 
 /** Where a scheduling point is, and what is about to happen there (for timing models and logs). */
 export interface PointSite {
-  /** What is about to happen, e.g. 'write.stage', 'shared.push', 'blob.set', 'consensus.cas'. */
-  readonly label: string;
+  /** What is about to happen, e.g. 'write.stage', 'shared.push', 'blob.set', 'consensus.cas' (vocab POINT_LABELS). */
+  readonly label: PointLabel;
   readonly replica: number;
   /** The worker (index within its replica) on whose behalf this runs, if any. */
   readonly worker?: number;

@@ -28,6 +28,7 @@
  * sealed sink writes nothing more and stays down). Cleanups run per sink shard.
  */
 import { Notify } from './runtime/notify.ts';
+import type { PointLabel } from '../vocab/index.ts';
 import { SbkitError, isStorageFailure } from './errors.ts';
 import type { MetricsRecorder } from './metrics.ts';
 import type { BatchWriter } from './persist/batch-builder.ts';
@@ -345,7 +346,7 @@ export class Supervisor implements RunControl {
    * the process running the step would be, so the step starts over (after a scheduling point), up to
    * `maxRestarts` times. Retirements and cleanups are idempotent: starting over is safe.
    */
-  async #persistently<T>(replica: number, label: string, step: () => Promise<T>): Promise<T> {
+  async #persistently<T>(replica: number, label: PointLabel, step: () => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await step();

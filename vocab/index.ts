@@ -90,6 +90,53 @@ export const STORAGE_OPS: readonly StorageOp[] = [
 ];
 
 /**
+ * Every scheduling point's label: what is about to happen where a task yields to the scheduler
+ * (impl/seams.ts `PointSite`). One vocabulary for the implementation that passes the points and for what
+ * reads them: the timing model of `sbkit compare` charges a step by its label (explore/timing.ts, a table
+ * over this type, so a new label is a compile error there until it has a cost), and scheduler logs and
+ * failure reports print it. A misspelled label would be charged nothing and read wrong in every log.
+ */
+export const POINT_LABELS = [
+  // the mint and the workers of a sink (impl/sink/)
+  'input.advance',
+  'mint',
+  'write.stage',
+  'write.hand',
+  'write.own',
+  // shared batches (impl/shared/)
+  'shared.open',
+  'shared.push',
+  'shared.finish',
+  'shared.finish.end',
+  'shared.drop',
+  'builder.recv',
+  'barrier.skip',
+  'barrier.register',
+  'barrier.wake',
+  'sweep',
+  'sweep.release',
+  // the append operator (impl/sink/append.ts)
+  'append',
+  'append.delete',
+  // persist (impl/persist/): storage calls, the compare-and-set's send, cleanup
+  'blob.set',
+  'blob.delete',
+  'blob.list',
+  'consensus.head',
+  'consensus.cas',
+  'cas.send',
+  'cleanup.writers',
+  'cleanup.state',
+  // the supervisor (impl/supervisor.ts): a restart, and a step started over after a permanent failure
+  'replica.restart',
+  'writer.retire',
+  'cleanup.retry',
+] as const;
+
+/** A scheduling point's label: one of POINT_LABELS, or a retried storage call (`retry.<op>`). */
+export type PointLabel = (typeof POINT_LABELS)[number] | `retry.${StorageOp}`;
+
+/**
  * How one storage call ended, as a fault plan injects it (or a real backend reports it):
  * - `transient`: an error; the call did not take effect (safe to retry as it is);
  * - `indeterminate-applied` / `indeterminate-lost`: an error whose answer was lost — the call took

@@ -1,6 +1,7 @@
 /**
  * Who a step runs for, and the one helper that passes a scheduling point there.
  */
+import type { PointLabel } from '../../vocab/index.ts';
 import type { PointSite, Scheduler } from '../seams.ts';
 
 /** The replica, and where known the process and worker, on whose behalf a step runs. */
@@ -11,7 +12,7 @@ export interface Where {
 }
 
 /** Passes the scheduling point `label` at `where`. */
-export function pointAt(scheduler: Scheduler, label: string, where: Where, bytes?: number): Promise<void> {
+export function pointAt(scheduler: Scheduler, label: PointLabel, where: Where, bytes?: number): Promise<void> {
   // Fields spelled out: an object spread costs ~50 ns in V8 and this runs at every scheduling point.
   const site: { -readonly [K in keyof PointSite]: PointSite[K] } = { label, replica: where.replica };
   if (where.worker !== undefined) site.worker = where.worker;

@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { POINT_LABELS, STORAGE_OPS } from '../../vocab/index.ts';
 import { BoundedChannel } from '../runtime/channel.ts';
 import { Deferred } from '../runtime/deferred.ts';
 import { Mailbox } from '../runtime/mailbox.ts';
@@ -117,5 +121,21 @@ describe('TaskGroup', () => {
     });
     await expect(g.whenAllDone()).rejects.toThrow('boom');
     expect(g.running).toEqual(['stuck']);
+  });
+});
+
+describe('scheduling-point labels (vocab POINT_LABELS)', () => {
+  it('every label of the vocabulary is passed somewhere in impl/, and every literal label passed is in it', () => {
+    const root = fileURLToPath(new URL('..', import.meta.url));
+    const sources = readdirSync(root, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+      .map((f) => readFileSync(join(root, f), 'utf8'))
+      .join('\n');
+    for (const label of POINT_LABELS) expect(sources, label).toContain(`'${label}'`);
+    // (the type system already refuses a literal outside the vocabulary; this guards against the vocabulary going stale)
+    const passed = [...sources.matchAll(/pointAt\([^,]+, '([^']+)'/g)].map((m) => m[1]);
+    expect(passed.length).toBeGreaterThan(20);
+    const retried = STORAGE_OPS.map((op) => `retry.${op}`);
+    for (const label of passed) expect([...POINT_LABELS, ...retried]).toContain(label);
   });
 });
