@@ -71,7 +71,10 @@ describe('the fault schedule', () => {
       'permanent',
       'transient',
     ]);
-    expect(describeFaults({ storage: [], aborts: [], heal: 5, deletes: [0, 1] })).toBe('faults until step 5: storage calls [delete #1 transient]; aborts []');
+    expect(describeFaults({ storage: [0, 1], aborts: [], heal: 5, cas: [2], deletes: [0, 1] })).toBe(
+      'faults until step 5: storage calls [#1 transient]; first compare-and-sets (over the storage codes of those calls) [indeterminate-applied]; ' +
+        'first deletes (over the storage codes of those calls) [ok, transient]; aborts []',
+    );
   });
 
   it('draws delete overrides in about half the schedules, each of the hot rates', () => {

@@ -149,10 +149,11 @@ export class SchedulePlan implements FaultPlan {
 
 export function describeFaults(f: FaultSchedule): string {
   const faulted = f.storage.flatMap((c, i) => (c === 0 ? [] : [`#${i} ${FAULT_CODES[c] ?? '?'}`]));
-  faulted.push(...(f.cas ?? []).flatMap((c, i) => (c === 0 ? [] : [`compare-and-set #${i} ${FAULT_CODES[c] ?? '?'}`])));
-  faulted.push(...(f.deletes ?? []).flatMap((c, i) => (c === 0 ? [] : [`delete #${i} ${FAULT_CODES[c] ?? '?'}`])));
+  // The overrides in full: an ok there is no fault, but it replaces the storage code of that call.
+  const overrides = (what: string, list: readonly number[] | undefined): string =>
+    list === undefined || list.length === 0 ? '' : `; first ${what} (over the storage codes of those calls) [${list.map((c) => FAULT_CODES[c] ?? '?').join(', ')}]`;
   const aborts = f.aborts.map((a) => `r${a.replica} at step ${a.step}`);
-  return `faults until step ${f.heal}: storage calls [${faulted.join(', ')}]; aborts [${aborts.join(', ')}]`;
+  return `faults until step ${f.heal}: storage calls [${faulted.join(', ')}]${overrides('compare-and-sets', f.cas)}${overrides('deletes', f.deletes)}; aborts [${aborts.join(', ')}]`;
 }
 
 /** Parses `--faults [RATE]`: a probability in [0, 1]; throws naming the flag otherwise. */

@@ -13,7 +13,7 @@ import { runOnce, type RunReport } from './harness.ts';
 import { PCT_HORIZON, type Schedule } from './schedule.ts';
 import { DEFAULT_NO_DATA, DEFAULT_SINK, INLINE_SINGLE_MAX, THRESHOLD, type LoadClass, type Workload } from './workload.ts';
 
-interface Candidate {
+export interface Candidate {
   readonly workload: Workload;
   readonly schedule: Schedule;
   /** The shape changed (an interval, replica, process or worker fewer): the old choices index
@@ -59,8 +59,8 @@ export async function minimize(start: RunReport, bug: BugName | undefined, maxRu
   return { report: best, kept, tried };
 }
 
-/** Simpler neighbours, most structural first; another sink's loads follow every reshape (fitted). */
-function* candidates(c: Candidate): Generator<Candidate> {
+/** Simpler neighbours, most structural first; another sink's loads follow every reshape (fitted). Exported for tests. */
+export function* candidates(c: Candidate): Generator<Candidate> {
   const w = c.workload;
   // A sink fewer (the last), then the one-sink neighbours with the other sinks' loads fitted to them.
   if (w.sinkLoads !== undefined) {
@@ -138,18 +138,17 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
     const { faults: _dropped, ...plain } = s;
     yield { workload: w, schedule: plain };
     for (let i = 0; i < f.aborts.length; i++) yield withFaults({ aborts: without(f.aborts, i) });
-    const cas = f.cas ?? [];
-    if (cas.length > 0) {
-      const { cas: _none, ...rest } = f;
+    // The overrides of the first compare-and-sets and deletes: without them, their trailing oks trimmed
+    // (an ok there still masks the storage code of that call), each fault made ok.
+    for (const field of ['cas', 'deletes'] as const) {
+      const list = f[field] ?? [];
+      if (list.length === 0) continue;
+      const { [field]: _none, ...rest } = f;
       yield { workload: w, schedule: { ...s, faults: rest } };
+      const kept = list.findLastIndex((c) => c !== 0) + 1;
+      if (kept < list.length) yield { workload: w, schedule: { ...s, faults: kept === 0 ? rest : { ...rest, [field]: list.slice(0, kept) } } };
+      for (let i = 0; i < list.length; i++) if (list[i] !== 0) yield withFaults({ [field]: list.map((c, j) => (j === i ? 0 : c)) });
     }
-    for (let i = 0; i < cas.length; i++) if (cas[i] !== 0) yield withFaults({ cas: cas.map((c, j) => (j === i ? 0 : c)) });
-    const deletes = f.deletes ?? [];
-    if (deletes.length > 0) {
-      const { deletes: _none, ...rest } = f;
-      yield { workload: w, schedule: { ...s, faults: rest } };
-    }
-    for (let i = 0; i < deletes.length; i++) if (deletes[i] !== 0) yield withFaults({ deletes: deletes.map((c, j) => (j === i ? 0 : c)) });
     const used = f.storage.findLastIndex((c) => c !== 0) + 1;
     if (used < f.storage.length) yield withFaults({ storage: f.storage.slice(0, used) });
     for (let i = 0; i < f.storage.length; i++) if (f.storage[i] !== 0) yield withFaults({ storage: f.storage.map((c, j) => (j === i ? 0 : c)) });

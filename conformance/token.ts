@@ -119,21 +119,21 @@ export function decodeToken(token: string): Counterexample {
   if (faultsRaw !== undefined) {
     if (typeof faultsRaw !== 'object' || faultsRaw === null) return bad('fault schedule');
     const f = faultsRaw as Record<string, unknown>;
-    const storage = f['s'];
-    if (typeof storage !== 'string' || ![...storage].every((ch) => FAULT_CODES[Number(ch)] !== undefined)) return bad('fault schedule (storage codes)');
+    // A string of code digits (FAULT_CODES indexes), nothing else: a blank is not an ok.
+    const codes = (raw: unknown, what: string): number[] =>
+      typeof raw === 'string' && /^[0-9]*$/.test(raw) && [...raw].every((ch) => FAULT_CODES[Number(ch)] !== undefined) ? [...raw].map(Number) : bad(`fault schedule (${what})`);
+    const storage = codes(f['s'], 'storage codes');
     const aborts = f['a'];
     if (!Array.isArray(aborts) || !aborts.every((a: unknown) => Array.isArray(a) && a.length === 2 && a.every(isNat))) return bad('fault schedule (aborts)');
     if (!isNat(f['h'])) return bad('fault schedule (heal step)');
-    const cas = f['c'] ?? '';
-    if (typeof cas !== 'string' || ![...cas].every((ch) => FAULT_CODES[Number(ch)] !== undefined)) return bad('fault schedule (compare-and-set codes)');
-    const deletes = f['d'] ?? '';
-    if (typeof deletes !== 'string' || ![...deletes].every((ch) => FAULT_CODES[Number(ch)] !== undefined)) return bad('fault schedule (delete codes)');
+    const cas = f['c'] === undefined ? [] : codes(f['c'], 'compare-and-set codes');
+    const deletes = f['d'] === undefined ? [] : codes(f['d'], 'delete codes');
     faults = {
-      storage: [...storage].map(Number),
+      storage,
       aborts: (aborts as number[][]).map((a) => ({ step: a[0] as number, replica: a[1] as number })),
       heal: f['h'] as number,
-      ...(cas.length === 0 ? {} : { cas: [...cas].map(Number) }),
-      ...(deletes.length === 0 ? {} : { deletes: [...deletes].map(Number) }),
+      ...(cas.length === 0 ? {} : { cas }),
+      ...(deletes.length === 0 ? {} : { deletes }),
     };
   }
   const bugRaw = o['b'];
