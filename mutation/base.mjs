@@ -40,6 +40,9 @@ export const base = {
   mutate: [...SCOPES[scope], '!**/*.test.ts'],
   // A mutant that does not type-check is a CompileError, never run (TypeScript 5.9's classic API).
   checkers: ['typescript'],
+  // Code that runs only with a gallery bug switched on is Ignored, with its reason (gallery-ignorer.mjs).
+  plugins: ['@stryker-mutator/*', './mutation/gallery-ignorer.mjs'],
+  ignorers: ['gallery'],
   tsconfigFile: 'tsconfig.json',
   typescriptChecker: { prioritizePerformanceOverAccuracy: true },
   // The machine is shared: one sandbox at a time (`--concurrency N` on the command line overrides).

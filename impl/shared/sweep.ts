@@ -65,9 +65,9 @@ export async function sweepDeadEntries(host: SweepHost): Promise<void> {
 /** Where an entry sorts: by sink, then id. */
 const order = (e: BuilderEntry): number => e.sink * 2 ** 32 + e.id;
 
-/** `{ sink }` for an entry of sink s > 0 (sink 0's events carry none). */
+/** `{ sink }` for an entry of sink s > 0 (sink 0's events carry none). gallery-only: the race's events. */
 const sinkOf = (e: BuilderEntry): { sink?: number } => (e.sink === 0 ? {} : { sink: e.sink });
-
+/** The live entry that sorts next after `above`: the race visits entries in order. gallery-only. */
 function nextLiveAbove(entries: Map<number, BuilderEntry>, above: number): BuilderEntry | undefined {
   let best: BuilderEntry | undefined;
   for (const e of entries.values()) {

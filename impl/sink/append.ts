@@ -119,7 +119,7 @@ async function deleteStale(r: ReplicaState, desc: Description, batches: readonly
   r.changed.notifyWaiters();
 }
 
-/** BUG (mismatch-delete-error-swallowed): one attempt per blob; a storage error is "logged" and swallowed,
+/** BUG (mismatch-delete-error-swallowed), gallery-only: one attempt per blob; a storage error is "logged" and swallowed,
  * so the batch's remaining blobs leak from a live writer. */
 async function deleteBestEffort(batches: readonly Batch[]): Promise<void> {
   for (const b of batches) {
