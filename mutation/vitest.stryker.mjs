@@ -17,7 +17,8 @@ const killer = tests === 'unit' ? 'vitest-unit' : 'vitest';
 export default {
   ...base,
   testRunner: 'vitest',
-  plugins: ['@stryker-mutator/vitest-runner', '@stryker-mutator/typescript-checker'],
+  // base's gallery ignorer too: both scores leave the same gallery-only code out.
+  plugins: ['@stryker-mutator/vitest-runner', '@stryker-mutator/typescript-checker', './mutation/gallery-ignorer.mjs'],
   vitest: { configFile: 'vitest.config.ts', ...(tests === 'unit' ? { dir: 'impl/test' } : {}) },
   coverageAnalysis: 'perTest',
   timeoutFactor: 1.5,
