@@ -9,30 +9,13 @@ import { runSink } from '../impl/run.ts';
 import { ChoiceScheduler } from './choice-scheduler.ts';
 import { FAULT_CODES, SchedulePlan, describeFaults, faultScheduleArb, faultWeights, parseFaultRate } from './faults.ts';
 import { judge, modelConfigOf, runConfigOf, runOnce } from './harness.ts';
-import type { Workload } from './workload.ts';
+import { workloadOf } from './test-support/workload.ts';
 
-const workload: Workload = {
-  variant: 'best-effort',
-  replicas: 2,
-  processes: 1,
-  workersPerProcess: 2,
-  intervals: 3,
-  asOf: 0,
-  threshold: 8192,
-  knob: [8192],
-  barrierFlags: [false],
-  loads: [
+const workload = workloadOf('best-effort', [
     ['medium', 'tiny'],
     ['medium', 'medium'],
     ['tiny', 'medium'],
-  ],
-  blobTargetSize: 128 * 1024 * 1024,
-  inlineSingleMaxBytes: 4096,
-  inlineTotalMaxBytes: 1024 * 1024,
-  pushChunkUpdates: 256,
-  pacing: 'lockstep',
-  noData: 'skip', sink: 'v2',
-};
+  ], { replicas: 2 });
 
 describe('the fault schedule', () => {
   it('weights the outcomes by the rate, ok first (what shrinking goes to)', () => {

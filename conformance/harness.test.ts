@@ -8,29 +8,12 @@ import type { RunResult } from '../impl/run.ts';
 import type { DriveOutcome } from './choice-scheduler.ts';
 import { formatEvent, judge, refinementCheck, runOnce } from './harness.ts';
 import { FIFO } from './schedule.ts';
-import { THRESHOLD, type Workload } from './workload.ts';
+import { workloadOf } from './test-support/workload.ts';
 
-const base: Workload = {
-  variant: 'best-effort',
-  replicas: 1,
-  processes: 1,
-  workersPerProcess: 2,
-  intervals: 2,
-  asOf: 0,
-  threshold: THRESHOLD,
-  knob: [THRESHOLD],
-  barrierFlags: [false],
-  loads: [
+const base = workloadOf('best-effort', [
     ['medium', 'large'],
     ['tiny', 'tiny'],
-  ],
-  blobTargetSize: 128 * 1024 * 1024,
-  inlineSingleMaxBytes: 4096,
-  inlineTotalMaxBytes: 1024 * 1024,
-  pushChunkUpdates: 256,
-  pacing: 'lockstep',
-  noData: 'skip', sink: 'v2',
-};
+  ]);
 
 async function passing() {
   const report = await runOnce(base, FIFO);

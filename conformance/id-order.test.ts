@@ -11,30 +11,13 @@ import type { Update } from '../impl/update.ts';
 import { runCheck } from './check.ts';
 import { decodeToken, encodeToken } from './token.ts';
 import { materialize, materializeSinks, type Workload } from './workload.ts';
+import { workloadOf } from './test-support/workload.ts';
 
-const base: Workload = {
-  variant: 'best-effort',
-  replicas: 1,
-  processes: 1,
-  workersPerProcess: 2,
-  intervals: 3,
-  asOf: 0,
-  threshold: 8192,
-  knob: [8192],
-  barrierFlags: [false],
-  loads: [
+const base = workloadOf('best-effort', [
     ['tiny', 'medium'],
     ['medium', 'none'],
     ['tiny', 'tiny'],
-  ],
-  blobTargetSize: 128 * 1024 * 1024,
-  inlineSingleMaxBytes: 4096,
-  inlineTotalMaxBytes: 1024 * 1024,
-  pushChunkUpdates: 256,
-  pacing: 'free',
-  noData: 'skip',
-  sink: 'v2',
-};
+  ], { pacing: 'free' });
 
 describe('update ids out of time order', () => {
   afterEach(() => {

@@ -10,31 +10,14 @@ import { runConfigOf, runOnce, storeTally } from './harness.ts';
 import { metricsDisagreements, type StoreTally } from './metrics-check.ts';
 import { FIFO, schedulerFor, type Schedule } from './schedule.ts';
 import { SchedulePlan } from './faults.ts';
-import { THRESHOLD, type Workload } from './workload.ts';
+import type { Workload } from './workload.ts';
+import { workloadOf } from './test-support/workload.ts';
 
-const base: Workload = {
-  variant: 'best-effort',
-  replicas: 2,
-  processes: 1,
-  workersPerProcess: 2,
-  intervals: 3,
-  asOf: 0,
-  threshold: THRESHOLD,
-  knob: [THRESHOLD],
-  barrierFlags: [false],
-  loads: [
+const base = workloadOf('best-effort', [
     ['medium', 'large'],
     ['tiny', 'boundary'],
     ['none', 'medium'],
-  ],
-  blobTargetSize: 6000,
-  inlineSingleMaxBytes: 4096,
-  inlineTotalMaxBytes: 1024 * 1024,
-  pushChunkUpdates: 256,
-  pacing: 'lockstep',
-  noData: 'skip',
-  sink: 'v2',
-};
+  ], { replicas: 2, blobTargetSize: 6000 });
 
 interface Recorded {
   readonly trace: readonly TraceEvent[];

@@ -12,30 +12,14 @@ import type { DriveOutcome } from './choice-scheduler.ts';
 import { judge, modelConfigOf, runOnce, type RunReport } from './harness.ts';
 import { FIFO, type Schedule } from './schedule.ts';
 import { decodeToken, encodeToken } from './token.ts';
-import { THRESHOLD, type Workload } from './workload.ts';
+import type { Workload } from './workload.ts';
+import { workloadOf } from './test-support/workload.ts';
 
 /** One process of three workers: worker 0 shares a medium load, workers 1 and 2 have no data. */
-const finish: Workload = {
-  variant: 'barrier',
-  replicas: 1,
-  processes: 1,
-  workersPerProcess: 3,
-  intervals: 2,
-  asOf: 0,
-  threshold: THRESHOLD,
-  knob: [THRESHOLD],
-  barrierFlags: [true],
-  loads: [
+const finish = workloadOf('barrier', [
     ['medium', 'none', 'none'],
     ['tiny', 'none', 'large'],
-  ],
-  blobTargetSize: 128 * 1024 * 1024,
-  inlineSingleMaxBytes: 4096,
-  inlineTotalMaxBytes: 1024 * 1024,
-  pushChunkUpdates: 256,
-  pacing: 'lockstep',
-  noData: 'finish', sink: 'v2',
-};
+  ], { noData: 'finish' });
 
 const clean: DriveOutcome<RunResult> = {
   kind: 'settled',

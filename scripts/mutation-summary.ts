@@ -3,7 +3,8 @@
  *
  *   npx tsx scripts/mutation-summary.ts .sbkit/mutation/check-shared.json [more.json …] [--survivors]
  *
- * Counts killed, timed out, survived, no coverage, compile and runtime errors; `equivalent` = survivors
+ * Counts killed, timed out, survived, no coverage, compile and runtime errors, ignored (out of every score:
+ * mutation/gallery-ignorer.mjs's gallery-only code, or a `Stryker disable`); `equivalent` = survivors
  * that conformance/EQUIVALENT-MUTANTS.md lists (a line naming `file:line` and the mutator). Scores:
  * Stryker's (detected / valid), and the same with the equivalent survivors left out of `valid`.
  * `--survivors` also prints every surviving mutant not judged equivalent: file:line, mutator, replacement.
@@ -120,11 +121,11 @@ const pct = (n: number, d: number): string => (d === 0 ? '—' : `${((100 * n) /
 const row = (name: string, t: Tally): string => {
   const detected = t.killed + t.timeout;
   const valid = detected + t.survived + t.noCoverage;
-  return `| ${name} | ${t.mutants} | ${t.killed} | ${t.timeout} | ${t.survived} | ${t.noCoverage} | ${t.equivalent} | ${t.compileError} | ${t.runtimeError} | ${pct(detected, valid)} | ${pct(detected, valid - t.equivalent)} |`;
+  return `| ${name} | ${t.mutants} | ${t.killed} | ${t.timeout} | ${t.survived} | ${t.noCoverage} | ${t.equivalent} | ${t.compileError} | ${t.runtimeError} | ${t.ignored} | ${pct(detected, valid)} | ${pct(detected, valid - t.equivalent)} |`;
 };
 console.log(`### ${paths.join(', ')}\n`);
-console.log('| directory | mutants | killed | timeout | survived | no coverage | equivalent | compile error | runtime error | score | score w/o equivalent |');
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+console.log('| directory | mutants | killed | timeout | survived | no coverage | equivalent | compile error | runtime error | ignored | score | score w/o equivalent |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const [dir, t] of [...byDir].sort()) console.log(row(dir, t));
 console.log(row('**total**', total));
 if (survivors) {
