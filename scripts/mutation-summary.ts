@@ -8,6 +8,8 @@
  * that conformance/EQUIVALENT-MUTANTS.md lists (a line naming `file:line` and the mutator). Scores:
  * Stryker's (detected / valid), and the same with the equivalent survivors left out of `valid`.
  * `--survivors` also prints every surviving mutant not judged equivalent: file:line, mutator, replacement.
+ * `--stale` prints the document's equivalence entries that match no surviving mutant of a file the
+ * reports cover (killed since, ignored, or no longer compiling): entries to prune.
  * Markdown output (it goes to a GitHub job summary as is).
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -28,6 +30,7 @@ interface Report {
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const survivors = args.includes('--survivors');
+const stale = args.includes('--stale');
 const paths = args.filter((a) => !a.startsWith('--'));
 if (paths.length === 0) {
   console.error('usage: tsx scripts/mutation-summary.ts REPORT.json [REPORT.json …] [--survivors]');
@@ -49,11 +52,13 @@ interface Place {
   readonly last: number;
   readonly column?: number;
   readonly mutators: readonly string[];
+  /** The document's line number (1-based), for `--stale`. */
+  readonly docLine: number;
 }
 const places: Place[] = (() => {
   const out: Place[] = [];
   let inEquivalent = false;
-  for (const l of doc) {
+  for (const [i, l] of doc.entries()) {
     if (l.startsWith('## ')) {
       inEquivalent = l.startsWith('## Equivalent');
       continue;
@@ -67,20 +72,24 @@ const places: Place[] = (() => {
       if (m[1] !== undefined) file = m[1];
       if (file === undefined) continue;
       const first = Number(m[2]);
-      out.push({ file, first, last: m[3] === undefined ? first : Number(m[3]), ...(m[4] === undefined ? {} : { column: Number(m[4]) }), mutators });
+      out.push({ file, first, last: m[3] === undefined ? first : Number(m[3]), ...(m[4] === undefined ? {} : { column: Number(m[4]) }), mutators, docLine: i + 1 });
     }
   }
   return out;
 })();
-const isEquivalent = (file: string, m: Mutant): boolean =>
-  places.some(
-    (p) =>
-      p.file === file &&
-      m.location.start.line >= p.first &&
-      m.location.start.line <= p.last &&
-      (p.column === undefined || p.column === m.location.start.column) &&
-      (p.mutators.length === 0 || p.mutators.includes(m.mutatorName)),
-  );
+const covers = (p: Place, file: string, m: Mutant): boolean =>
+  p.file === file &&
+  m.location.start.line >= p.first &&
+  m.location.start.line <= p.last &&
+  (p.column === undefined || p.column === m.location.start.column) &&
+  (p.mutators.length === 0 || p.mutators.includes(m.mutatorName));
+const used = new Set<Place>();
+const reported = new Set<string>();
+const isEquivalent = (file: string, m: Mutant): boolean => {
+  const hits = places.filter((p) => covers(p, file, m));
+  for (const p of hits) used.add(p);
+  return hits.length > 0;
+};
 
 type Tally = Record<'mutants' | 'killed' | 'timeout' | 'survived' | 'noCoverage' | 'compileError' | 'runtimeError' | 'ignored' | 'equivalent', number>;
 const empty = (): Tally => ({ mutants: 0, killed: 0, timeout: 0, survived: 0, noCoverage: 0, compileError: 0, runtimeError: 0, ignored: 0, equivalent: 0 });
@@ -92,6 +101,7 @@ for (const p of paths) {
   const report = JSON.parse(readFileSync(p, 'utf8')) as Report;
   for (const [name, f] of Object.entries(report.files)) {
     const file = relative(root, join(report.projectRoot ?? root, name));
+    reported.add(file);
     const dir = dirname(file);
     const t = byDir.get(dir) ?? empty();
     byDir.set(dir, t);
@@ -128,6 +138,11 @@ console.log('| directory | mutants | killed | timeout | survived | no coverage |
 console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const [dir, t] of [...byDir].sort()) console.log(row(dir, t));
 console.log(row('**total**', total));
+if (stale) {
+  const unused = places.filter((p) => reported.has(p.file) && !used.has(p));
+  console.log(`\nequivalence entries matching no survivor (${unused.length}):\n`);
+  for (const p of unused) console.log(`- EQUIVALENT-MUTANTS.md:${p.docLine} ${p.file}:${p.first}${p.last === p.first ? '' : `-${p.last}`}${p.column === undefined ? '' : `:${p.column}`} ${p.mutators.join(', ')}`);
+}
 if (survivors) {
   console.log(`\nsurvivors not listed as equivalent (${open.length}):\n`);
   for (const s of open) console.log(`- ${s}`);
