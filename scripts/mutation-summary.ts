@@ -1,7 +1,7 @@
 /**
  * The scores of Stryker JSON reports (mutation-testing-report-schema), per directory and in total:
  *
- *   npx tsx scripts/mutation-summary.ts .sbkit/mutation/check-shared.json [more.json …] [--survivors]
+ *   npx tsx scripts/mutation-summary.ts .sbkit/mutation/check-shared.json [more.json …] [--survivors] [--stale]
  *
  * Counts killed, timed out, survived, no coverage, compile and runtime errors, ignored (out of every score:
  * mutation/gallery-ignorer.mjs's gallery-only code, or a `Stryker disable`); `equivalent` = survivors
@@ -33,7 +33,7 @@ const survivors = args.includes('--survivors');
 const stale = args.includes('--stale');
 const paths = args.filter((a) => !a.startsWith('--'));
 if (paths.length === 0) {
-  console.error('usage: tsx scripts/mutation-summary.ts REPORT.json [REPORT.json …] [--survivors]');
+  console.error('usage: tsx scripts/mutation-summary.ts REPORT.json [REPORT.json …] [--survivors] [--stale]');
   process.exit(2);
 }
 

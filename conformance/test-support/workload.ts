@@ -9,11 +9,13 @@ import { DEFAULT_BLOB_TARGET, DEFAULT_INLINE_TOTAL, DEFAULT_NO_DATA, DEFAULT_SIN
 
 export function workloadOf(variant: Variant, loads: readonly (readonly LoadClass[])[], overrides: Partial<Workload> = {}): Workload {
   const threshold = overrides.threshold ?? THRESHOLD;
+  // a row of loads holds every worker of every process
+  const processes = overrides.processes ?? 1;
   return {
     variant,
     replicas: 1,
-    processes: 1,
-    workersPerProcess: loads[0]?.length ?? 1,
+    processes,
+    workersPerProcess: (loads[0]?.length ?? processes) / processes,
     intervals: loads.length,
     asOf: 0,
     threshold,
