@@ -13,8 +13,33 @@ import { PluginKind, declareValuePlugin } from '@stryker-mutator/api/plugin';
 //   3. the statements after `if (!switch) return …;` in the same block;
 //   4. a declaration whose leading comment says `gallery-only` (a helper called only from such code).
 
+// SUBTLE: Stryker's instrumenter asks the ignorer on its way down, and by then it has already placed the
+// mutants of every earlier sibling: an `if`'s test is `stryMutAct_9fa48("3") ? true : … : (stryCov_9fa48("3",
+// …), bugs.has('x'))` when the consequent is entered, and a mutated statement is `if (stryMutAct_9fa48(…))
+// {…} else { stryCov_9fa48(…); original }`. Reading the plain source shape, the rules matched expressions
+// whose test had no mutants and missed every guarded statement block (stop 21's run). `original` and
+// `originalStatement` see through both wrappers; the test walks Stryker's own instrumenter.
+const isHelperCall = (node, prefix) => node?.type === 'CallExpression' && node.callee.type === 'Identifier' && node.callee.name.startsWith(prefix);
+
+/** The source expression under Stryker's mutant switches and coverage counters. */
+export function original(node) {
+  if (node?.type === 'ConditionalExpression' && isHelperCall(node.test, 'stryMutAct_')) return original(node.alternate);
+  if (node?.type === 'SequenceExpression' && isHelperCall(node.expressions[0], 'stryCov_')) return original(node.expressions.at(-1));
+  return node;
+}
+
+/** The source statement under Stryker's statement switch (`if (stryMutAct…) {…} else { stryCov…; s }`). */
+function originalStatement(node) {
+  if (node?.type === 'IfStatement' && isHelperCall(node.test, 'stryMutAct_')) return originalStatement(node.alternate);
+  if (node?.type === 'BlockStatement' && node.body.length === 2 && node.body[0].type === 'ExpressionStatement' && original(node.body[0].expression) !== node.body[0].expression) {
+    return originalStatement(node.body[1]);
+  }
+  return node;
+}
+
 /** `bugs.has(…)`, `x.bugs.has(…)`, `x.y.bugs.has(…)`: the gallery's one switch test (impl/bugs.ts). */
 export function isSwitch(node) {
+  node = original(node);
   if (node?.type !== 'CallExpression') return false;
   const callee = node.callee;
   if (callee.type !== 'MemberExpression' || callee.computed || callee.property.type !== 'Identifier' || callee.property.name !== 'has') return false;
@@ -25,12 +50,13 @@ export function isSwitch(node) {
 
 /** The bug a switch names (its string argument), for the reason. */
 function bugName(node) {
-  const arg = node.arguments[0];
+  const arg = original(original(node).arguments[0]);
   return arg?.type === 'StringLiteral' ? arg.value : '?';
 }
 
 /** The switch among the conjuncts of a `&&` chain (or the test itself), if any. */
 function switchIn(test) {
+  test = original(test);
   if (isSwitch(test)) return test;
   if (test?.type === 'LogicalExpression' && test.operator === '&&') return switchIn(test.left) ?? switchIn(test.right);
   return undefined;
@@ -38,10 +64,11 @@ function switchIn(test) {
 
 /** `if (!switch) return …;` (or `{ …; return …; }`): what follows it in its block runs only with the bug on. */
 function negatedGuard(node) {
+  node = originalStatement(node);
   if (node?.type !== 'IfStatement' || node.alternate) return undefined;
-  const test = node.test;
+  const test = original(node.test);
   if (test.type !== 'UnaryExpression' || test.operator !== '!' || !isSwitch(test.argument)) return undefined;
-  const c = node.consequent;
+  const c = originalStatement(node.consequent);
   const returns = c.type === 'ReturnStatement' || (c.type === 'BlockStatement' && c.body.at(-1)?.type === 'ReturnStatement');
   return returns ? test.argument : undefined;
 }
