@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Batch } from '../impl/persist/batch.ts';
 import { BatchBuilder } from '../impl/persist/batch-builder.ts';
 import { MemConsensus } from '../impl/persist/consensus.ts';
+import { BarrierState } from '../impl/shared/barrier-state.ts';
 import { SharedBatchHandle } from '../impl/shared/handle.ts';
 import type { Update } from '../impl/update.ts';
 import { runCheck } from './check.ts';
@@ -27,7 +28,7 @@ describe('misuse: the model of use against the implementation', () => {
   // What each scenario must try (the vacuity side: a refusal the programs never ask for kills nothing).
   const EXPECTED: Record<Scenario, string[]> = {
     handles: ['conflicting-descriptions', 'finish-twice', 'invalid-config', 'invalid-workers', 'push-after-finish', 'push-in-flight', 'update-outside-description'],
-    barrier: ['barrier-over-report', 'conflicting-descriptions', 'invalid-config', 'invalid-workers'],
+    barrier: ['barrier-over-report', 'conflicting-descriptions', 'invalid-config', 'invalid-workers', 'push-after-finish'],
     builder: ['finish-twice', 'push-after-finish', 'update-outside-description'],
     batch: ['batch-consumed', 'invalid-append', 'storage-permanent'],
     stores: ['blob-key-exists', 'consensus-invariant'],
@@ -56,6 +57,26 @@ describe('misuse: the model of use against the implementation', () => {
       return add.call(this, us.filter((u) => u.time >= this.lower && u.time < this.upper));
     });
     expect((await sweep('builder', 60)).wrong.join('\n')).toMatch(/expected update-outside-description, but it succeeded/);
+  });
+
+  it('fails a barrier that takes an arrival after it finalized as one more count', async () => {
+    const arrive = BarrierState.prototype.arrive;
+    vi.spyOn(BarrierState.prototype, 'arrive').mockImplementation(function (this: BarrierState, finisher: number | null) {
+      try {
+        return arrive.call(this, finisher);
+      } catch {
+        return false;
+      }
+    });
+    expect((await sweep('barrier', 60)).wrong.join('\n')).toMatch(/arrive\(.*\): expected barrier-over-report, but it succeeded[\s\S]*the extra handle finishes: expected barrier-over-report, but it succeeded|the extra handle finishes: expected barrier-over-report, but it succeeded[\s\S]*arrive\(.*\): expected barrier-over-report, but it succeeded/);
+  });
+
+  it('fails a barrier whose over-report message says finish for a skip', async () => {
+    const arrive = BarrierState.prototype.arrive;
+    vi.spyOn(BarrierState.prototype, 'arrive').mockImplementation(function (this: BarrierState, finisher: number | null) {
+      return arrive.call(this, finisher === null ? -1 : finisher);
+    });
+    expect((await sweep('barrier', 60)).wrong.join('\n')).toMatch(/arrive\(a skip\): refused \(barrier-over-report\) but the message does not name "a skip arrived/);
   });
 
   it('fails a batch that stays owned after it was appended', async () => {

@@ -35,6 +35,7 @@ import { ShardWriter } from '../impl/persist/shard-writer.ts';
 import type { RunConfig } from '../impl/run-config.ts';
 import { Trace } from '../impl/runtime/trace.ts';
 import type { Scheduler } from '../impl/seams.ts';
+import { BarrierState } from '../impl/shared/barrier-state.ts';
 import type { SharedBatchHandle } from '../impl/shared/handle.ts';
 import { sharedHarness } from '../impl/test-support/harness.ts';
 import type { Update } from '../impl/update.ts';
@@ -463,7 +464,67 @@ async function barrier(j: Judge): Promise<void> {
   if (be === undefined) return;
   await j.call('noteSkip(2, 2) on a best-effort batch', refused('conflicting-descriptions', 'opened with no barrier'), () => shared.noteSkip(2, 2, 1));
   await j.call('builder(2).finish()', OK, () => be.finish());
+
+  // One handle too many: p + 1 workers open a barrier of p participants before anyone reports (the
+  // registry cannot refuse the extra open: the barrier has not completed). The p-th finish finalizes and
+  // its handle, the deliverer, claims the batch, closing the channel: the extra handle's push then meets
+  // a closed channel, and its finish is an over-report the barrier itself refuses.
+  const extraId = 3;
+  const many: SharedBatchHandle[] = [];
+  for (let w = 0; w <= p; w++) {
+    const h = await j.call(`builder(${extraId}, participants ${p}) by worker ${w}${w === p ? ' (one too many)' : ''}`, OK, () => shared.builder(extraId, range, { worker: w, participants: p }));
+    if (h === undefined) return;
+    many.push(h);
+  }
+  const extra = many.pop() as SharedBatchHandle;
+  const pushed: number[] = [];
+  if (d.int(2) === 0) {
+    const us = chunk(d, range.lower, range.upper, false).updates;
+    await j.call(`the extra handle pushes ${show(us)} before anyone finishes`, OK, () => extra.push(us));
+    pushed.push(...us.map((u) => u.id));
+  }
+  const reports = await Promise.all(many.map((h, i) => j.call(`handle ${i} of ${extraId}.finish()`, OK, () => h.finish())));
+  const delivered = reports.filter((b): b is Batch => b !== null && b !== undefined);
+  j.same(`batches received for ${extraId}`, pushed.length > 0 ? 1 : 0, delivered.length);
+  j.same(`the batch received for ${extraId}`, pushed.length > 0 ? sortedIds(pushed) : null, delivered[0] === undefined ? null : sortedIds(delivered[0].updateIds));
+  const late = chunk(d, range.lower, range.upper, false).updates;
+  await j.call(`the extra handle pushes ${show(late)} after the deliverer claimed`, refused('push-after-finish', `shared batch ${extraId}`, 'channel is already closed'), () => extra.push(late));
+  await j.call('the extra handle finishes', refused('barrier-over-report', `barrier of shared batch ${extraId}`, `a finish arrived after all ${p} participants reported`), () => extra.finish());
   await j.call('every builder task ends', OK, () => tasks.whenAllDone());
+
+  await barrierContract(j);
+}
+
+/**
+ * A barrier's own contract, on a `BarrierState` made directly (the registry refuses a skip or an open
+ * after completion before the barrier sees it, so through the registry only a finish over-reports):
+ * `pending` arrivals from `pending` (early skips already counted), the last one finalizes, the latest
+ * finisher delivers, and any further arrival — or any arrival at all when nothing is pending — is an
+ * over-report naming whether it was a skip or a finish.
+ */
+async function barrierContract(j: Judge): Promise<void> {
+  const d = j.draw;
+  const participants = 1 + d.int(3);
+  const pending = d.int(participants + 1);
+  const id = 20 + d.int(5);
+  const state = new BarrierState(id, participants, pending);
+  j.program.push(`new BarrierState(${id}, ${participants} participants, ${pending} pending)`);
+  let deliverer: number | null = null;
+  const arrivals = pending + 1 + d.int(2);
+  for (let i = 0; i < arrivals; i++) {
+    const finisher = d.int(3) === 0 ? null : 100 + i;
+    const what = `arrive(${finisher === null ? 'a skip' : `finish by handle ${finisher}`})`;
+    if (i < pending) {
+      const last = i === pending - 1;
+      const finalized = await j.call(what, OK, () => state.arrive(finisher));
+      if (finisher !== null) deliverer = finisher;
+      j.same(`${what} finalized`, last, finalized);
+      j.same('deliverer', deliverer, state.deliverer);
+    } else {
+      await j.call(what, refused('barrier-over-report', `barrier of shared batch ${id}`, `a ${finisher === null ? 'skip' : 'finish'} arrived after all ${participants} participants reported`), () => state.arrive(finisher));
+      j.same('deliverer after an over-report', deliverer, state.deliverer);
+    }
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------
