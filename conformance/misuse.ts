@@ -36,6 +36,7 @@ import type { RunConfig } from '../impl/run-config.ts';
 import { Trace } from '../impl/runtime/trace.ts';
 import type { Scheduler } from '../impl/seams.ts';
 import { BarrierState } from '../impl/shared/barrier-state.ts';
+import { BuilderInstance } from '../impl/shared/builder-instance.ts';
 import type { SharedBatchHandle } from '../impl/shared/handle.ts';
 import { sharedHarness } from '../impl/test-support/harness.ts';
 import type { Update } from '../impl/update.ts';
@@ -569,6 +570,43 @@ async function builder(j: Judge): Promise<void> {
   j.same('the batch', accepted, batch.updateIds);
   j.same('updates in its parts', accepted.length, batch.parts.reduce((n, p) => n + p.updates, 0));
   j.same('updatesWritten', accepted.length, writer.metrics.c.updatesWritten);
+
+  await instanceContract(j, batch);
+}
+
+/**
+ * A builder instance's contract (builder-instance.ts), on one made directly: the channel closes at the
+ * first `claim()` or `orphan()`, both idempotent, and the batch goes to at most one claimant — the first
+ * call decides. A claim first receives the batch, and every later claim receives null, an orphan after
+ * it changes nothing; an orphan first leaves every claim null, and the batch it built counts as orphaned.
+ * In the sink each instance meets one of them once (the last reference's finish or drop), so only a
+ * planted bug reached a second call before this program.
+ */
+async function instanceContract(j: Judge, batch: Batch): Promise<void> {
+  const d = j.draw;
+  const metrics = new MetricsRecorder();
+  const instance = new BuilderInstance(1 + d.int(3), metrics);
+  j.program.push('new BuilderInstance()');
+  const calls = Array.from({ length: 1 + d.int(3) }, () => (d.int(2) === 0 ? 'claim' : 'orphan'));
+  const claims: { readonly first: boolean; readonly got: Promise<Batch | null> }[] = [];
+  for (const [i, call] of calls.entries()) {
+    if (call === 'claim') {
+      // The claim's promise settles only when the task settles (below): held, not awaited here.
+      const got = await j.call('claim()', OK, () => ({ pending: instance.claim() }));
+      if (got === undefined) return;
+      claims.push({ first: i === 0, got: got.pending });
+    } else {
+      await j.call('orphan()', OK, () => instance.orphan());
+    }
+    j.same('channel closed', true, instance.channel.closed);
+  }
+  const built = d.int(3) === 0 ? null : batch;
+  j.program.push(`settle(${built === null ? 'no batch' : 'the batch'})`);
+  instance.settle(built);
+  for (const [k, c] of claims.entries()) {
+    j.same(`claim ${k + 1}${c.first ? ' (the first call)' : ''} receives`, c.first && built !== null ? sortedIds(built.updateIds) : null, ((b) => (b === null ? null : sortedIds(b.updateIds)))(await c.got));
+  }
+  j.same('batchesOrphaned', calls[0] === 'orphan' && built !== null ? 1 : 0, metrics.c.batchesOrphaned);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -450,6 +450,8 @@ export function formatTraceEvent(e: TraceEvent): string {
       return `${r} frontier: desired upper ${e.upper}`;
     case 'mint':
       return `${r} mint id=${e.desc.sharedId} [${e.desc.lower}, ${e.desc.upper}) append-worker=w${e.desc.appendWorker} knob=${e.desc.maxBytes} B${e.desc.barrier ? ' barrier' : ''}`;
+    case 'poll':
+      return `${r} poll: reads the shard's upper (id=${e.sharedId} may still be superseded)`;
     case 'stage':
       return `${r} w${e.worker} stage id=${e.sharedId} updates=${ids(e.updates)} (${e.bytes} B) → ${e.route}`;
     case 'open':

@@ -160,6 +160,8 @@ function stepsOf(lanes: LaneSet, e: TraceEvent, index: number): Step[] {
       return [note(lanes.mint(e.replica), `frontier → upper ${e.upper}`)];
     case 'mint':
       return [msg(lanes.mint(e.replica), lanes.append(e.replica), `mint id ${e.desc.sharedId} [${e.desc.lower},${e.desc.upper}) to w${e.desc.appendWorker}, knob ${e.desc.maxBytes} B${e.desc.barrier ? ', barrier' : ''}`)];
+    case 'poll':
+      return [msg(lanes.mint(e.replica), lanes.shard(), `poll: read the shard's upper (id ${e.sharedId} may be superseded)`)];
     case 'stage':
       return [note(lanes.worker(e.replica, e.worker), `stage ${updatesText(e.updates.length)} ${ids(e.updates)}, ${e.bytes} B → ${e.route}`)];
     case 'open': {

@@ -272,6 +272,7 @@ export const RESTART_MS = 500;
 const STEP_KINDS: Readonly<Record<(typeof POINT_LABELS)[number], StepKind>> = {
   'input.advance': 'frontier',
   mint: 'other',
+  'mint.poll': 'other',
   'write.stage': 'readiness',
   'write.hand': 'other',
   'write.own': 'other',

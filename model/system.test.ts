@@ -684,6 +684,45 @@ describe('supersede: the mint follows the persist frontier', () => {
     expect(d.state.history.appends[0]).toMatchObject({ replica: 1, lower: 0, upper: 1, result: { ok: true } });
   });
 
+  it('a poll (the mint reads the shard) only while a supersede could follow; it changes nothing', () => {
+    const poll = (replica: number, sharedId = 0): TraceEvent => ({ kind: 'poll', replica, sharedId });
+    const d = new Driver(cfg);
+    expect(step(cfg, d.state, poll(0))).toMatchObject({ ok: false, reason: expect.stringContaining('no live description') });
+    d.all(ev.frontier(0), ev.mint(1000, 0));
+    // [0, 1) with desired 1: no shard upper fits strictly between lower and desired
+    expect(step(cfg, d.state, poll(0))).toMatchObject({ ok: false, reason: expect.stringContaining('no room for a newer lower') });
+    d.do(ev.frontier(0));
+    const before = d.state;
+    expect(d.do(poll(0))).toEqual({ kind: 'poll', replica: 0, sharedId: 0 });
+    expect(d.state).toEqual(before);
+    // the id is predicted: a poll naming another description is refused
+    expect(step(cfg, d.state, poll(0, 7))).toMatchObject({ ok: false, reason: expect.stringContaining('sharedId') });
+    d.all(ev.stage(0, 0, 0), ev.open(0, 0, 0), ev.push(0, [0], 0, 0), ev.finishBegin(0, 0, 0));
+    d.all(ev.frontier(1), ev.mint(1000, 1));
+    shared(d, 1);
+    d.do(ev.append(1));
+    d.do(ev.mint(1000, 0));
+    expect(step(cfg, d.state, poll(0, 1))).toMatchObject({ ok: false, reason: expect.stringContaining('superseded and pending') });
+    // replica 1's description ended with its append: nothing live until its next mint
+    expect(step(cfg, d.state, poll(1))).toMatchObject({ ok: false, reason: expect.stringContaining('no live description') });
+    d.all(ev.frontier(1), ev.mint(1000, 1));
+    expect(step(cfg, d.state, poll(1, 2))).toMatchObject({ ok: false, reason: expect.stringContaining('no room') });
+  });
+
+  it('a poll while the append collects hands and once it is ready; none after it ended', () => {
+    const c = config({ variant: 'off', replicas: 1, intervals: 3, updates: [u(0, 0, 0, 10)] });
+    const d = new Driver(c);
+    d.all(ev.frontier(0), ev.mint(0, 0), ev.frontier(0), ev.frontier(0));
+    expect(step(c, d.state, { kind: 'poll', replica: 0, sharedId: 0 }).ok).toBe(true);
+    d.all(ev.stage(0, 0, 0), ev.ownBatch(0, 0, 0), ev.hand(0, 0, 0), ev.stage(1, 0, 0), ev.hand(1, 0, 0));
+    expect(step(c, d.state, { kind: 'poll', replica: 0, sharedId: 0 }).ok).toBe(true);
+    d.do(ev.append(0));
+    expect(step(c, d.state, { kind: 'poll', replica: 0, sharedId: 0 })).toMatchObject({ ok: false, reason: expect.stringContaining('no live description') });
+    d.do(ev.mint(0, 0));
+    // a fresh description [1, 3): room, nothing begun
+    expect(step(c, d.state, { kind: 'poll', replica: 0, sharedId: 1 }).ok).toBe(true);
+  });
+
   it('a worker that already handed goes on with the newer description; nothing handed, nothing to delete', () => {
     const c = config({ variant: 'off', replicas: 2, intervals: 2, updates: [u(0, 1, 0, 10)] });
     const d = new Driver(c);

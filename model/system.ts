@@ -284,6 +284,36 @@ function mintEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { ki
 }
 
 /**
+ * A poll: the mint reads the shard's state (a consensus head read) to see whether another writer moved
+ * it. It may only while a supersede could follow — the live description's append has not begun, no
+ * superseded one is pending, and the desired frontier leaves room for a newer lower (`desired > lower + 1`:
+ * a supersede needs `lower < shard upper < desired`). A poll outside those is a read whose answer cannot
+ * matter: a cost the model refuses, as it would refuse the supersede. The state does not change.
+ */
+function pollEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'poll' }>): Prediction {
+  const site = replicaSite(cfg, s, e.replica);
+  if (typeof site === 'string') return fail(site);
+  const { rep } = site;
+  const live = rep.mint.context.live;
+  if (live === null) return fail(`replica ${e.replica} polls the shard with no live description`);
+  if (!appendNotBegun(rep)) return fail(`replica ${e.replica} polls the shard after description ${live.sharedId}'s append began`);
+  if (rep.superseded !== null) {
+    return fail(`replica ${e.replica} polls the shard with description ${rep.superseded.desc.sharedId} superseded and pending (it may not supersede again)`);
+  }
+  if (rep.mint.context.desired <= live.lower + 1) {
+    return fail(`replica ${e.replica} polls the shard with no room for a newer lower: description ${live.sharedId} is [${live.lower}, ${rep.mint.context.desired})`);
+  }
+  return ok({ kind: 'poll', replica: e.replica, sharedId: live.sharedId }, s);
+}
+
+/** The live description's append has not begun: it collects hands or is ready, nothing flushed, bumped
+ * or committed (the window in which a supersede, and so a poll, may happen). */
+function appendNotBegun(rep: ReplicaState): boolean {
+  const a = rep.append;
+  return a !== null && (isIn(a, 'collecting') || isIn(a, 'ready')) && !a.context.flushed && a.context.bumpedFrom === null && !a.context.committed;
+}
+
+/**
  * Supersede: the mint follows the persist frontier. While the live description's append has not begun
  * (its append collects hands or is ready, nothing flushed, bumped or committed) and no superseded one is
  * pending, a shard upper past the live lower and below the desired frontier makes the mint mint a newer
@@ -294,7 +324,7 @@ function supersedeMint(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, 
   const m = rep.mint;
   const old = m.context.live as Description;
   const a = rep.append;
-  const notBegun = a !== null && (isIn(a, 'collecting') || isIn(a, 'ready')) && !a.context.flushed && a.context.bumpedFrom === null && !a.context.committed;
+  const notBegun = appendNotBegun(rep);
   const lower = s.shard.upper;
   const knobs = mintKnobs(cfg, e, lower, m.context.desired);
   if (typeof knobs === 'string') return fail(knobs);
@@ -1121,6 +1151,8 @@ export function predict(cfg: ModelConfig, s: SystemState, event: TraceEvent): Pr
       return frontier(cfg, s, event);
     case 'mint':
       return mintEvent(cfg, s, event);
+    case 'poll':
+      return pollEvent(cfg, s, event);
     case 'stage':
       return stage(cfg, s, event);
     case 'open':

@@ -100,6 +100,7 @@ export const POINT_LABELS = [
   // the mint and the workers of a sink (impl/sink/)
   'input.advance',
   'mint',
+  'mint.poll',
   'write.stage',
   'write.hand',
   'write.own',
@@ -228,6 +229,10 @@ export type TraceEvent = SinkTag &
   /** The mint operator minted a description (every field predicted: the knobs from the workload's
    * configuration as read at mint; an explorer without one chooses maxBytes and barrier). */
   | { readonly kind: 'mint'; readonly replica: number; readonly desc: Description }
+  /** The mint reads the shard's state to follow the persist frontier (one consensus head read): only
+   * while its live description `sharedId` may still be superseded — its append not begun, no superseded
+   * one pending, and room for a newer lower below the desired frontier (all predicted). */
+  | { readonly kind: 'poll'; readonly replica: number; readonly sharedId: SharedId }
   /** A worker took its updates in [lower, upper) and decided its route (updates, bytes, route predicted). */
   | (WorkerRef & {
       readonly kind: 'stage';

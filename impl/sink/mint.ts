@@ -8,10 +8,10 @@
  * and broadcasts it to every worker's write task and to the append worker's append task.
  *
  * Supersede (both sinks): the mint follows the persist frontier. While a description is live, its append
- * has not begun and no superseded one is pending, the mint reads the shard's upper (woken by its own
- * replica's changes and by any writer moving the shard); if another writer moved it past the live lower
- * and below the desired frontier, the mint sets lower to it and mints a newer description at once (the
- * read and the mint are one step). The old one is superseded: workers that have not staged it skip it,
+ * has not begun and no superseded one is pending, the mint reads the shard's upper (a `poll` event; woken
+ * by its own replica's changes and by any writer moving the shard); if another writer moved it past the
+ * live lower and below the desired frontier, the mint sets lower to it and mints a newer description at
+ * once (the read and the mint are one step). The old one is superseded: workers that have not staged it skip it,
  * its append worker deletes what was handed for it (append.ts).
  */
 import type { Description } from '../../vocab/index.ts';
@@ -48,6 +48,11 @@ export async function runMint(r: ReplicaState): Promise<void> {
     // description, another writer moving the shard) must wake this task, not be lost (Notify keeps no permit).
     const woken = Promise.race([r.changed.register(), r.deps.shardMoved.register()]);
     if (mayPoll(r)) {
+      // The poll is a step of its own: a point first (an aborted incarnation's mint, woken by another
+      // writer moving the shard, stops there), then the check again, since the point let others run.
+      await pointAt(r.deps.scheduler, 'mint.poll', r.where());
+      if (!mayPoll(r)) continue;
+      r.deps.trace.emit({ kind: 'poll', replica: r.settings.replica, sharedId: (r.live as Description).sharedId });
       const { upper } = await r.deps.shard.fetchState();
       // SUBTLE: the read and the mint are one step (no point between them), so `upper` is still the
       // shard's upper; only then is the supersede the model's (its lower is the shard's upper now).

@@ -62,6 +62,8 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
   frontier: { reads: (e, L) => replica(L, L.mint(e.replica)) },
   // a mint while a description is live supersedes it: the shard's upper and the live append decide
   mint: { reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), L.superseded(e.replica), L.shard) },
+  // a poll reads what a supersede would (without the shard: it changes nothing, it only may happen)
+  poll: { reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), L.superseded(e.replica)) },
   // confluent with one replica: writes only its own worker; reads the live description, which nothing
   // changes before every worker handed (append/delete) — frontier changes only `desired`. With two, a
   // supersede (enabled once another replica appended) would turn an unstaged worker's stage into a skip.

@@ -151,6 +151,7 @@ const at = { kind: opaque, replica, process, worker, sharedId: opaque };
 export const EVENT_SHAPES: { readonly [K in TraceEventKind]: Shape } = {
   frontier: record({ kind: opaque, replica, upper: opaque }),
   mint: record({ kind: opaque, replica, desc: description }),
+  poll: record({ kind: opaque, replica, sharedId: opaque }),
   stage: record({ ...at, updates: idSet, bytes: opaque, route: opaque }),
   open: record({ ...at, created: opaque, participants: opaque }),
   push: record({ ...at, updates: ids }),
