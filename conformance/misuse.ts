@@ -44,7 +44,7 @@ import type { Update } from '../impl/update.ts';
 /** What the model predicts for one call. */
 type Expect =
   | { readonly ok: true }
-  | { readonly ok: false; readonly code: SbkitErrorCode; readonly names: readonly string[] };
+  | { readonly ok: false; readonly code: SbkitErrorCode; readonly names: readonly string[]; readonly causeNames?: string };
 
 const OK: Expect = { ok: true };
 const refused = (code: SbkitErrorCode, ...names: string[]): Expect => ({ ok: false, code, names });
@@ -163,6 +163,10 @@ class Judge {
       } else {
         const missing = expect.names.filter((n) => !e.message.includes(n));
         if (missing.length > 0) this.wrong.push(`${what}: refused (${e.code}) but the message does not name ${missing.map((m) => JSON.stringify(m)).join(', ')}: "${e.message}"`);
+        // A refusal that reports another failure carries it as its cause (what a caller inspects or logs).
+        if (expect.causeNames !== undefined && !(e.cause instanceof Error && e.cause.message.includes(expect.causeNames))) {
+          this.wrong.push(`${what}: refused (${e.code}) without the failure it reports as its cause (${JSON.stringify(expect.causeNames)}): cause is ${describe(e.cause)}`);
+        }
       }
       return undefined;
     }
@@ -384,7 +388,7 @@ async function failing(j: Judge): Promise<void> {
   await j.call(`push(${show([u])})`, OK, () => first.push([u]));
   await j.call('the builder task writes its part, and fails', refused('storage-permanent', 'injected'), () => tasks.whenAllDone());
   const later = update(d.int(range.upper), 1 + d.int(40));
-  await j.call(`push(${show([later])}) after the builder failed`, refused('builder-failed', `shared batch ${id}`, 'its builder task failed', 'injected'), () => (d.int(2) === 0 ? first : (hs.at(-1) as SharedBatchHandle)).push([later]));
+  await j.call(`push(${show([later])}) after the builder failed`, { ok: false, code: 'builder-failed', names: [`shared batch ${id}`, 'its builder task failed', 'injected'], causeNames: 'injected' }, () => (d.int(2) === 0 ? first : (hs.at(-1) as SharedBatchHandle)).push([later]));
   // Every handle still finishes; the last one, the receiver, is told why there is no batch.
   for (const [i, h] of hs.entries()) {
     const last = i === hs.length - 1;
