@@ -608,7 +608,8 @@ async function instanceContract(j: Judge, batch: Batch): Promise<void> {
   j.program.push(`settle(${built === null ? 'no batch' : 'the batch'})`);
   instance.settle(built);
   for (const [k, c] of claims.entries()) {
-    j.same(`claim ${k + 1}${c.first ? ' (the first call)' : ''} receives`, c.first && built !== null ? sortedIds(built.updateIds) : null, ((b) => (b === null ? null : sortedIds(b.updateIds)))(await c.got));
+    const got = await c.got;
+    j.same(`claim ${k + 1}${c.first ? ' (the first call)' : ''} receives`, c.first && built !== null ? sortedIds(built.updateIds) : null, got === null ? null : sortedIds(got.updateIds));
   }
   j.same('batchesOrphaned', calls[0] === 'orphan' && built !== null ? 1 : 0, metrics.c.batchesOrphaned);
 }
