@@ -15,6 +15,7 @@ import type { TraceEvent } from '../../vocab/index.ts';
 import type { Property } from '../../spec/properties.ts';
 import { processOf, type ModelConfig } from '../config.ts';
 import { actorCandidates, actorsOf, initialState, predict, type Actor } from '../system.ts';
+import type { SystemState } from '../state.ts';
 import { viewOf } from '../view.ts';
 import { Codec, Interner, Layout, ReadSetError, sameValue } from './layout.ts';
 import { ACTOR_READS, EVENT_RULES, actorReads, eventRule, viewReads, type ActorRules, type EventRules } from './read-sets.ts';
@@ -149,13 +150,15 @@ export class Engine {
     this.misses.outcomes += 1;
     this.misses.byKind[event.kind] = (this.misses.byKind[event.kind] ?? 0) + 1;
     const adds = this.candAdds[c] as Int32Array;
-    const first = this.predictWrites(event, cur, c, adds);
+    this.codec.reader = { call: 'predict', of: event };
+    const state = this.codec.materialize(cur, this.candTouch[c] as Int32Array);
+    const first = this.predictWrites(event, state, cur, adds);
     if (first !== null && adds.length > 0) {
       // SUBTLE: the counters are not in the key, so the outcome must not depend on them: predict again
       // with every counter shifted and require the same event, the same writes and the same additions.
       const shifted = Int32Array.from(cur);
       for (const a of adds) shifted[a] = (shifted[a] as number) + 1000;
-      const again = this.predictWrites(event, shifted, c, adds);
+      const again = this.predictWrites(event, this.codec.shiftCounters(state, adds, 1000), shifted, adds);
       if (again === null || !sameValue(again.event, first.event) || !sameValue(again.writes, first.writes)) {
         throw new ReadSetError(
           `predict(${JSON.stringify(event)}) depends on ${[...adds].map((a) => this.layout.labels[a]).join(', ')} beyond adding to ` +
@@ -173,12 +176,12 @@ export class Engine {
   }
 
   /**
-   * predict on `vec` with guards outside the candidate's reads and adds: null when not enabled, else the
+   * predict on `state` (`vec` materialized with guards outside the candidate's reads and adds, last):
+   * null when not enabled, else the
    * expected event's id and the writes, [slot, id …], an added-to counter as [-slot - 1, k].
    */
-  private predictWrites(event: TraceEvent, vec: Int32Array, c: number, adds: Int32Array): { event: TraceEvent; writes: number[] } | null {
-    this.codec.reader = { call: 'predict', of: event };
-    const p = this.predict(this.cfg, this.codec.materialize(vec, this.candTouch[c] as Int32Array), event);
+  private predictWrites(event: TraceEvent, state: SystemState, vec: Int32Array, adds: Int32Array): { event: TraceEvent; writes: number[] } | null {
+    const p = this.predict(this.cfg, state, event);
     if (!p.ok) return null;
     this.scratch.set(vec);
     const writes = this.codec.extract(p.next, this.scratch);

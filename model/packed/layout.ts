@@ -317,6 +317,8 @@ function makeGuard(label: string, reader: () => string): object {
   });
 }
 
+const EMPTY = new Int32Array(0);
+
 /** Packs and materializes states of one layout. */
 export class Codec {
   readonly tables: Interners = interners();
@@ -384,11 +386,7 @@ export class Codec {
     const L = this.layout;
     this.declared.fill(reads === undefined ? 1 : 0);
     if (reads !== undefined) for (const slot of reads) this.declared[slot] = 1;
-    const get = (slot: number): unknown => {
-      const v = this.declared[slot] === 1 ? this.value(slot, vec[slot] as number) : this.guards[slot];
-      this.given[slot] = v;
-      return v;
-    };
+    this.vec = vec;
     const replicas: ReplicaState[] = [];
     for (let r = 0; r < L.cfg.replicas; r++) {
       const registries: Registry[] = [];
@@ -405,32 +403,61 @@ export class Codec {
           else if ((vec[slot] as number) !== 0) length = id + 1;
         }
         if (anyUndeclared) length = L.ids;
-        for (let id = 0; id < length; id++) builders.push(get(L.builder(r, p, id)));
+        for (let id = 0; id < length; id++) builders.push(this.get(L.builder(r, p, id)));
         for (let id = length; id < L.ids; id++) this.given[L.builder(r, p, id)] = null;
-        registries.push({ sweep: get(L.sweep(r, p)), builders } as unknown as Registry);
+        registries.push({ sweep: this.get(L.sweep(r, p)), builders } as unknown as Registry);
       }
       const workers: unknown[] = [];
       const handles: unknown[] = [];
       for (let w = 0; w < L.workers; w++) {
-        workers.push(get(L.worker(r, w)));
-        handles.push(get(L.handle(r, w)));
+        workers.push(this.get(L.worker(r, w)));
+        handles.push(this.get(L.handle(r, w)));
       }
       replicas.push({
-        up: get(L.up(r)),
-        incarnation: get(L.incarnation(r)),
-        mint: get(L.mint(r)),
-        append: get(L.append(r)),
-        superseded: get(L.superseded(r)),
+        up: this.get(L.up(r)),
+        incarnation: this.get(L.incarnation(r)),
+        mint: this.get(L.mint(r)),
+        append: this.get(L.append(r)),
+        superseded: this.get(L.superseded(r)),
         workers,
         handles,
         registries,
       } as unknown as ReplicaState);
     }
     const history = {} as Record<string, unknown>;
-    HISTORY_FIELDS.forEach((f, i) => {
-      history[f] = get(L.historySlots[i] as number);
-    });
-    return { shard: get(L.shard), replicas, history: history as unknown as History } as unknown as SystemState;
+    for (let i = 0; i < HISTORY_FIELDS.length; i++) history[HISTORY_FIELDS[i] as string] = this.get(L.historySlots[i] as number);
+    const shard = this.get(L.shard);
+    this.vec = EMPTY;
+    return { shard, replicas, history: history as unknown as History } as unknown as SystemState;
+  }
+
+  /** The vector being materialized (for `get`). */
+  private vec: Int32Array = EMPTY;
+
+  /** Slot `slot` of the vector being materialized: its value if declared, else its guard (recorded in `given`). */
+  private get(slot: number): unknown {
+    const v = this.declared[slot] === 1 ? this.value(slot, this.vec[slot] as number) : this.guards[slot];
+    this.given[slot] = v;
+    return v;
+  }
+
+  /**
+   * `state`, the last materialization, with the history counters in `slots` moved by `delta`: a new
+   * top-level object and history, every component shared; `extract` then takes the moved values as
+   * the ones given. (The engine's check that an event only adds to a counter, without a second
+   * materialization.)
+   */
+  shiftCounters(state: SystemState, slots: Int32Array, delta: number): SystemState {
+    const history = { ...(state.history as unknown as Record<string, unknown>) };
+    for (const slot of slots) {
+      const i = this.layout.historySlots.indexOf(slot);
+      if (i < 0 || !this.layout.isCounter(slot)) throw new RangeError(`shiftCounters: ${this.layout.labels[slot]} is not a history counter`);
+      const field = HISTORY_FIELDS[i] as string;
+      const moved = (this.given[slot] as number) + delta;
+      history[field] = moved;
+      this.given[slot] = moved;
+    }
+    return { ...state, history: history as unknown as History };
   }
 
   /**
@@ -441,50 +468,57 @@ export class Codec {
   extract(next: SystemState, out: Int32Array): number[] {
     const L = this.layout;
     const writes: number[] = [];
-    const put = (slot: number, v: unknown) => {
-      if (typeof v === 'object' && v !== null) {
-        const from = this.guardSlot.get(v);
-        if (from !== undefined) {
-          if (from !== slot) throw new ReadSetError(`${this.readerName()} moved ${L.labels[from]} to ${L.labels[slot]} without declaring it`);
-          return;
-        }
-      }
-      // SUBTLE: a slot outside the read set is not in the memo key, so another state with the same key
-      // may hold something else there: a write to it is recorded even when it equals this state's value.
-      if (this.declared[slot] !== 1) {
-        const id = this.tables[L.kinds[slot] as SlotKind].intern(v);
-        out[slot] = id;
-        writes.push(slot, id);
-        return;
-      }
-      const before = this.given[slot];
-      if (v === before) return;
-      // a rebuilt but equal component (a machine that changed nothing) is no write
-      if (before !== undefined && sameValue(v, before)) return;
-      const id = this.tables[L.kinds[slot] as SlotKind].intern(v);
-      if (out[slot] !== id) {
-        out[slot] = id;
-        writes.push(slot, id);
-      }
-    };
-    next.replicas.forEach((rep, r) => {
-      put(L.up(r), rep.up);
-      put(L.incarnation(r), rep.incarnation);
-      put(L.mint(r), rep.mint);
-      put(L.append(r), rep.append);
-      put(L.superseded(r), rep.superseded);
-      rep.registries.forEach((reg, p) => {
-        put(L.sweep(r, p), reg.sweep);
+    for (let r = 0; r < next.replicas.length; r++) {
+      const rep = next.replicas[r] as ReplicaState;
+      this.put(L.up(r), rep.up, out, writes);
+      this.put(L.incarnation(r), rep.incarnation, out, writes);
+      this.put(L.mint(r), rep.mint, out, writes);
+      this.put(L.append(r), rep.append, out, writes);
+      this.put(L.superseded(r), rep.superseded, out, writes);
+      for (let p = 0; p < rep.registries.length; p++) {
+        const reg = rep.registries[p] as Registry;
+        this.put(L.sweep(r, p), reg.sweep, out, writes);
         if (reg.builders.length > L.ids) throw new RangeError(`registry r${r}.p${p} has ${reg.builders.length} builder ids; the layout has ${L.ids}`);
-        for (let id = 0; id < L.ids; id++) put(L.builder(r, p, id), reg.builders[id] ?? null);
-      });
-      for (let w = 0; w < L.workers; w++) {
-        put(L.worker(r, w), rep.workers[w]);
-        put(L.handle(r, w), rep.handles[w] ?? null);
+        for (let id = 0; id < L.ids; id++) this.put(L.builder(r, p, id), reg.builders[id] ?? null, out, writes);
       }
-    });
-    put(L.shard, next.shard);
-    HISTORY_FIELDS.forEach((f, i) => put(L.historySlots[i] as number, next.history[f]));
+      for (let w = 0; w < L.workers; w++) {
+        this.put(L.worker(r, w), rep.workers[w], out, writes);
+        this.put(L.handle(r, w), rep.handles[w] ?? null, out, writes);
+      }
+    }
+    this.put(L.shard, next.shard, out, writes);
+    const history = next.history as unknown as Record<string, unknown>;
+    for (let i = 0; i < HISTORY_FIELDS.length; i++) this.put(L.historySlots[i] as number, history[HISTORY_FIELDS[i] as string], out, writes);
     return writes;
   }
+
+  /** One slot of `extract`: records a write of `v` to `slot` in `out` and `writes` unless it is unchanged. */
+  private put(slot: number, v: unknown, out: Int32Array, writes: number[]): void {
+    const L = this.layout;
+    if (typeof v === 'object' && v !== null) {
+      const from = this.guardSlot.get(v);
+      if (from !== undefined) {
+        if (from !== slot) throw new ReadSetError(`${this.readerName()} moved ${L.labels[from]} to ${L.labels[slot]} without declaring it`);
+        return;
+      }
+    }
+    // SUBTLE: a slot outside the read set is not in the memo key, so another state with the same key
+    // may hold something else there: a write to it is recorded even when it equals this state's value.
+    if (this.declared[slot] !== 1) {
+      const id = this.tables[L.kinds[slot] as SlotKind].intern(v);
+      out[slot] = id;
+      writes.push(slot, id);
+      return;
+    }
+    const before = this.given[slot];
+    if (v === before) return;
+    // a rebuilt but equal component (a machine that changed nothing) is no write
+    if (before !== undefined && sameValue(v, before)) return;
+    const id = this.tables[L.kinds[slot] as SlotKind].intern(v);
+    if (out[slot] !== id) {
+      out[slot] = id;
+      writes.push(slot, id);
+    }
+  }
+
 }
