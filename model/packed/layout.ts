@@ -201,6 +201,7 @@ export class Interner {
     }
     const id = this.values.length;
     this.values.push(value);
+    this.hashes.push(h);
     if (first === undefined) this.byHash.set(h, id);
     else this.collisions.set(h, [...(this.collisions.get(h) ?? []), id]);
     return id;
@@ -211,6 +212,29 @@ export class Interner {
 
   at(id: number): unknown {
     return this.counter ? id : this.values[id];
+  }
+
+  /** Per id, its value's `hashValue`. */
+  private readonly hashes: number[] = [];
+
+  /** The `hashValue` of id's value: equal in every interner that holds an equal value. */
+  hashOf(id: number): number {
+    return this.counter ? hashValue(id) : (this.hashes[id] as number);
+  }
+
+  /**
+   * An order of ids by their values' content, the same in every interner (another thread's, whose ids
+   * differ): by hash, and on a collision of different values by their JSON text. Equal ids compare 0.
+   */
+  compare(a: number, b: number): number {
+    if (a === b) return 0;
+    if (this.counter) return a - b;
+    const ha = this.hashes[a] as number;
+    const hb = this.hashes[b] as number;
+    if (ha !== hb) return ha < hb ? -1 : 1;
+    const ja = JSON.stringify(this.values[a]);
+    const jb = JSON.stringify(this.values[b]);
+    return ja < jb ? -1 : ja > jb ? 1 : 0;
   }
 }
 

@@ -600,11 +600,13 @@ export class SymmetryReducer implements Reducer {
     if (this.withReplicas) {
       const span = L.workers * 2 + 4 + this.cfg.processes * (1 + L.ids);
       const order = Array.from({ length: this.cfg.replicas }, (_, r) => r);
+      // (by content, as workers are: the same representative in every thread)
+      const tables = this.engine.codec.tables;
       const cmp = (a: number, b: number): number => {
         const ba = L.up(a);
         const bb = L.up(b);
         for (let i = 0; i < span; i++) {
-          const d = (vec[ba + i] as number) - (vec[bb + i] as number);
+          const d = tables[L.kinds[ba + i] as SlotKind].compare(vec[ba + i] as number, vec[bb + i] as number);
           if (d !== 0) return d;
         }
         return a - b;
@@ -625,10 +627,14 @@ export class SymmetryReducer implements Reducer {
     return symId;
   }
 
-  /** Worker a's key sorts before worker b's (ties: by index). */
+  /**
+   * Worker a's key sorts before worker b's (ties: by index). Keys are compared by what they describe,
+   * not by id (ids are first-sight order, another in every search): the representative of an orbit is
+   * then a function of its content alone, the same in every thread of a parallel search (parallel.ts).
+   */
   private before(keys: Int32Array, width: number, a: number, b: number): boolean {
     for (let i = 0; i < width; i++) {
-      const d = (keys[a * width + i] as number) - (keys[b * width + i] as number);
+      const d = this.parts.compare(keys[a * width + i] as number, keys[b * width + i] as number);
       if (d !== 0) return d < 0;
     }
     return a < b;
