@@ -10,6 +10,7 @@
  * --workers 4 (~1 minute, ~1 GB).
  */
 import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fixed, thousands } from './format.ts';
@@ -95,5 +96,33 @@ function targets(): void {
   );
 }
 
+/**
+ * One search spread over threads (--jobs, model/packed/parallel.ts) beside the same search on one: the
+ * same states by construction (the tests hold them equal), so the figure is the time. SBKIT_BENCH_JOBS
+ * (default: the machine's cores) sets the threads; SBKIT_BENCH_JOBS_WORKERS (default 7) the workers.
+ */
+function threads(): void {
+  const jobs = Number(process.env['SBKIT_BENCH_JOBS'] ?? availableParallelism());
+  const workers = process.env['SBKIT_BENCH_JOBS_WORKERS'] ?? '7';
+  if (jobs < 2) {
+    console.log('\none search over threads: skipped (one core; SBKIT_BENCH_JOBS=N to force)');
+    return;
+  }
+  const rows: string[][] = [];
+  let base: number | undefined;
+  for (const j of [1, jobs]) {
+    for (const v of check(['--workers', workers, '--variant', 'best-effort', '--jobs', String(j), '--max-seconds', String(SECONDS * 2)])) {
+      base ??= v.ms;
+      rows.push([String(j), v.variant, thousands(v.states), v.complete ? 'yes' : `NO (${v.figures.stopped})`, fixed(v.ms / 1000, 1), rate(v), mib(v.figures.peakRssBytes), `${fixed(base / v.ms, 2)}×`]);
+    }
+  }
+  console.log(`\none search over threads (--workers ${workers} --variant best-effort --jobs N; ${availableParallelism()} cores here)
+`);
+  console.log(
+    renderTable([col('threads'), col('variant', 'left'), col('states'), col('complete', 'left'), col('seconds'), col('states/s'), col('peak RSS MiB'), col('speed-up')], rows),
+  );
+}
+
 sideBySide();
 if (process.env['SBKIT_BENCH_TARGETS'] !== '0') targets();
+threads();

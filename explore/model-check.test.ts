@@ -142,6 +142,17 @@ describe('sbkit model --check', () => {
     expect(text).toMatch(/FAILED .*best-effort: search incomplete \(hit --max-memory 64\.0 MiB/);
   });
 
+  it('--jobs 2 spreads each search over two threads: the same states, verdicts and counterexample lengths', async () => {
+    const argv = ['model', '--check', '--workers', '3', '--model-bug', 'sweep-upgrade-race', '--json'];
+    type Out = { config: { jobs: number }; variants: { variant: string; states: number; finals: number; properties: { name: string; verdict: string; events?: number }[] }[] };
+    const one = JSON.parse((await run(argv)).out) as Out;
+    const two = JSON.parse((await run([...argv, '--jobs', '2'])).out) as Out;
+    expect(two.config.jobs).toBe(2);
+    const brief = (o: Out) => o.variants.map((v) => ({ variant: v.variant, states: v.states, finals: v.finals, properties: v.properties.map((p) => [p.name, p.verdict, p.events]) }));
+    expect(brief(two)).toEqual(brief(one));
+    expect(two.variants.find((v) => v.variant === 'best-effort')?.properties.find((p) => p.name === 'no-loss-no-duplication')?.verdict).toBe('violated');
+  });
+
   it('prints one JSON object with --json', async () => {
     const r = await run(['model', '--check', '--variant', 'best-effort', '--model-bug', 'sweep-upgrade-race', '--json']);
     expect(r.code).toBe(1);
@@ -153,7 +164,7 @@ describe('sbkit model --check', () => {
     expect(parsed.exitCode).toBe(1);
     expect(parsed.config).toMatchObject({
       workers: 2, processes: 1, replicas: 1, intervals: 1, maxStates: 100_000_000, modelBug: 'sweep-upgrade-race', variants: ['best-effort'],
-      search: 'packed', symmetry: true, por: true, maxMemory: 4 * 1024 ** 3, shard: null, core: null,
+      search: 'packed', symmetry: true, por: true, maxMemory: 4 * 1024 ** 3, shard: null, jobs: 1, core: null,
     });
     const v = parsed.variants[0];
     expect(v?.complete).toBe(true);
@@ -189,6 +200,10 @@ describe('sbkit model --check', () => {
     [['--check', '--core', '--processes', '2'], '--core: the SPIN anchor has 1 process'],
     [['--check', '--core', '--parts', '10'], '--parts: expected an integer from 1 to 9'],
     [['--shard', '1/2'], '--shard: only with --check'],
+    [['--check', '--jobs', '0'], '--jobs: expected an integer from 1 to 64, got "0"'],
+    [['--check', '--jobs', '2', '--shard', '1/2'], '--jobs: not with --shard'],
+    [['--check', '--search', 'plain', '--jobs', '2'], '--jobs: only with --search packed'],
+    [['--jobs', '2'], '--jobs: only with --check'],
     [['--check', '--combine', 'a.json'], '--check: cannot be combined with --combine'],
     [['--combine', 'a.json', '--workers', '3'], '--workers: not with --combine'],
     [['--combine', 'no-such-file.json'], '--combine: cannot read no-such-file.json (ENOENT)'],

@@ -59,6 +59,8 @@ export interface ModelCheckRequest extends ModelCheckShape {
   readonly maxMemory?: number;
   /** Packed only: stop a search after this many seconds (wall clock, measured with the hooks' clock). */
   readonly maxSeconds?: number | undefined;
+  /** Packed only: threads per search (parallel.ts; 1 or absent: this thread). */
+  readonly jobs?: number | undefined;
   /** Packed only: explore shard `index` (0-based) of `count` (combine the shards' JSON with --combine). */
   readonly shard?: { readonly index: number; readonly count: number } | undefined;
   /** The SPIN anchor's configuration: each worker holds 0..parts one-part updates (see `coreConfigs`). */
@@ -289,7 +291,7 @@ const peakRss = (): number => process.resourceUsage().maxRSS * 1024;
 
 /** Runs the exhaustive search for each requested variant (lazily loading model/ and spec/). */
 export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHooks): Promise<ModelCheckResult> {
-  const [{ search }, { checkPacked }, { properties }] = await Promise.all([
+  const [{ search }, { checkPackedJobs }, { properties }] = await Promise.all([
     import('../model/search.ts'),
     import('../model/packed/check.ts'),
     import('../spec/properties.ts'),
@@ -320,7 +322,8 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
           figures: { search: 'plain', reduction: 'none', transitions: 0, stopped: r.complete ? null : 'max-states', depth: 0, frontier: 0, dropped: 0, storeBytes: 0, memoBytes: 0, refineStates: 0 },
         });
       } else {
-        const r = checkPacked(cfg, {
+        const r = await checkPackedJobs(cfg, {
+          jobs: req.jobs ?? 1,
           properties,
           maxStates: req.maxStates,
           maxBytes: req.maxMemory ?? DEFAULT_MAX_MEMORY,
@@ -539,7 +542,8 @@ export function describeSearch(req: ModelCheckRequest): string {
   const on = [req.symmetry !== false ? 'symmetry' : undefined, req.por !== false ? 'partial order' : undefined].filter((x) => x !== undefined);
   return (
     `packed search (${on.length === 0 ? 'no reductions' : on.join(', ')}); limit ${thousands(req.maxStates)} states or ${bytes(req.maxMemory ?? DEFAULT_MAX_MEMORY)} RSS per variant` +
-    (req.shard === undefined ? '' : `; shard ${req.shard.index + 1}/${req.shard.count}`)
+    (req.shard === undefined ? '' : `; shard ${req.shard.index + 1}/${req.shard.count}`) +
+    ((req.jobs ?? 1) > 1 ? `; ${req.jobs} threads` : '')
   );
 }
 
@@ -639,6 +643,7 @@ export function modelCheckJson(r: ModelCheckResult): unknown {
       maxMemory: q.maxMemory ?? DEFAULT_MAX_MEMORY,
       maxSeconds: q.maxSeconds ?? null,
       shard: q.shard ?? null,
+      jobs: q.jobs ?? 1,
       core: q.core ?? null,
       workload:
         q.core === undefined

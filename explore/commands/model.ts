@@ -49,11 +49,12 @@ const CHECK_ONLY = [
   'max-memory',
   'max-seconds',
   'shard',
+  'jobs',
   'core',
   'parts',
 ] as const;
 /** Flags of the packed search only (given with --search plain: exit 2). */
-const PACKED_ONLY = ['symmetry', 'por', 'max-memory', 'max-seconds', 'shard'] as const;
+const PACKED_ONLY = ['symmetry', 'por', 'max-memory', 'max-seconds', 'shard', 'jobs'] as const;
 
 /** `--shard i/n`: 1 ≤ i ≤ n ≤ 4096, returned 0-based. */
 function shardFlag(help: string): Flag<{ readonly index: number; readonly count: number } | undefined> {
@@ -115,6 +116,15 @@ export const MODEL_FLAGS = {
   'max-memory': optional(bytesFlag({ help: '--check: stop a search when this process\'s RSS reaches this (reported as incomplete: exit 1)', defaultValue: DEFAULT_MAX_MEMORY, min: 64 * 1024 * 1024 }), '4GiB'),
   'max-seconds': optional(intFlag({ help: '--check: stop each search after this many seconds (reported as incomplete: exit 1; the re-search for shortest counterexamples gets as long again)', defaultValue: 3600, min: 1, max: 1_000_000 }), 'none'),
   shard: shardFlag('--check: explore only shard I of N (frontier split by hash at a BFS depth); combine the shards\' --json with --combine'),
+  jobs: optional(
+    intFlag({
+      help: "--check: spread each search over N threads (states owned by a hash of their builders, BFS levels kept in step: the same states, verdicts and shortest counterexamples); pays off on big searches and many cores",
+      defaultValue: 1,
+      min: 1,
+      max: 64,
+    }),
+    '1',
+  ),
   combine: filesFlag('combine the --json outputs of every --shard I/N run into one verdict (exit 1 if one is missing or failed)'),
   core: switchFlag("--check: the SPIN anchor's configuration (1 process, 1 interval, each worker 0..--parts one-part updates; see bench/spin/)"),
   parts: optional(intFlag({ help: '--core: the most parts (updates) a worker holds', defaultValue: 1, min: 1, max: 9 }), '1'),
@@ -165,6 +175,7 @@ const HELP = {
       '  sbkit model --check --model-bug indeterminate-cas-deletes-batches   # must fail: deletes what the shard took\n' +
       '  sbkit model --check --workers 4 --shard 1/2 --json > s1.json; sbkit model --check --workers 4 --shard 2/2 --json > s2.json\n' +
       '  sbkit model --combine s1.json,s2.json\n' +
+      '  sbkit model --check --workers 7 --variant best-effort --jobs 4   # one search over 4 threads\n' +
       '  sbkit model --check --core --workers 3 --parts 2 --variant best-effort\n' +
       '  sbkit model --coverage',
   ],
@@ -182,6 +193,7 @@ async function checkModel(io: Io, v: ModelValues): Promise<number> {
   const packedOnly = PACKED_ONLY.find((name) => v[name] !== undefined);
   if (search === 'plain' && packedOnly !== undefined) return usageError(io, USAGE, `--${packedOnly}: only with --search packed`);
   if (v.parts !== undefined && !v.core) return usageError(io, USAGE, '--parts: only with --core');
+  if (v.jobs !== undefined && v.jobs > 1 && v.shard !== undefined) return usageError(io, USAGE, '--jobs: not with --shard (each shard is one thread; run the shards side by side instead)');
   if (v.core && (v.processes ?? 1) !== 1) return usageError(io, USAGE, '--core: the SPIN anchor has 1 process (drop --processes)');
   if (v.core && (v.replicas ?? 1) !== 1) return usageError(io, USAGE, '--core: the SPIN anchor has 1 replica (drop --replicas)');
   if (v.core && (v.intervals ?? 1) !== 1) return usageError(io, USAGE, '--core: the SPIN anchor has 1 interval (drop --intervals)');
@@ -200,6 +212,7 @@ async function checkModel(io: Io, v: ModelValues): Promise<number> {
       : {}),
     ...(v['max-seconds'] === undefined ? {} : { maxSeconds: v['max-seconds'] }),
     ...(v.shard === undefined ? {} : { shard: v.shard }),
+    ...(v.jobs === undefined ? {} : { jobs: v.jobs }),
     ...(v.core ? { core: { parts: v.parts ?? 1 } } : {}),
   };
   try {

@@ -10,6 +10,7 @@ import type { ModelConfig } from '../config.ts';
 import { Engine } from './engine.ts';
 import { searchPacked, type PackedSearchResult, type PackedViolation } from './search.ts';
 import { SymmetryReducer } from './symmetry.ts';
+import { searchParallel } from './parallel.ts';
 
 export interface PackedCheckOptions {
   readonly properties: readonly Property[];
@@ -78,6 +79,39 @@ export function checkPacked(cfg: ModelConfig, opts: PackedCheckOptions): PackedC
     },
     engine,
   );
+  const violations: PackedViolation[] = r.violations.map((v) => {
+    const found = again.violations.find((x) => x.property === v.property);
+    if (found === undefined) return v;
+    shortest[v.property] = true;
+    return found;
+  });
+  return { ...r, violations, shortest, refineStates: again.states };
+}
+
+/**
+ * `checkPacked` with the searches spread over `jobs` worker threads (parallel.ts): the same states,
+ * verdicts and shortest counterexample lengths. `jobs` 1 is `checkPacked` itself.
+ */
+export async function checkPackedJobs(cfg: ModelConfig, opts: PackedCheckOptions & { readonly jobs: number }): Promise<PackedCheck> {
+  if (opts.jobs <= 1) return checkPacked(cfg, opts);
+  const symmetry = opts.symmetry !== false;
+  const por = opts.por !== false;
+  if (opts.shard !== undefined) throw new RangeError('checkPackedJobs: --shard and --jobs do not combine (each shard is one thread)');
+  const base = {
+    jobs: opts.jobs,
+    properties: opts.properties,
+    maxStates: opts.maxStates,
+    symmetry,
+    ...(opts.maxBytes === undefined ? {} : { maxBytes: opts.maxBytes }),
+    ...(opts.maxMillis === undefined ? {} : { maxMillis: opts.maxMillis }),
+    ...(opts.onProgress === undefined ? {} : { onProgress: opts.onProgress }),
+  };
+  const r = await searchParallel(cfg, { ...base, por });
+  const shortest: Record<string, boolean> = {};
+  for (const v of r.violations) shortest[v.property] = !por;
+  if (!por || r.violations.length === 0) return { ...r, shortest, refineStates: 0 };
+  // as in checkPacked: a re-search without the partial-order reduction makes counterexamples shortest
+  const again = await searchParallel(cfg, { ...base, por: false, until: r.violations.map((v) => v.property) });
   const violations: PackedViolation[] = r.violations.map((v) => {
     const found = again.violations.find((x) => x.property === v.property);
     if (found === undefined) return v;

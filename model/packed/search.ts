@@ -116,65 +116,7 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
   const cur = new Int32Array(S);
   const next = new Int32Array(S);
   const enabled: number[] = [];
-  const da = new Int32Array(S);
-  const db = new Int32Array(S);
-  const dab = new Int32Array(S);
-  const dba = new Int32Array(S);
-  /** o then u and u then o both run from `cur` and meet in the same state. */
-  // SUBTLE: whether two outcomes commute depends only on the pair: each outcome fixes its event's read
-  // values and its writes, so the state after both (in either order) is fixed too.
-  const diamonds = new TupleMap(12);
-  const pair = new Int32Array(2);
-  const diamond = (o: number, u: number): boolean => {
-    pair[0] = o;
-    pair[1] = u;
-    const hit = diamonds.get(pair, 2);
-    if (hit >= 0) return hit === 1;
-    const r = commutes(o, u);
-    pair[0] = o;
-    pair[1] = u;
-    diamonds.set(pair, 2, r ? 1 : 0);
-    return r;
-  };
-  const commutes = (o: number, u: number): boolean => {
-    if (engine.disjoint(o, u)) return true;
-    engine.apply(o, cur, da);
-    engine.apply(u, cur, db);
-    const u2 = engine.again(u, da);
-    const o2 = u2 < 0 ? -1 : engine.again(o, db);
-    if (o2 < 0) return false;
-    engine.apply(u2 as number, da, dab);
-    engine.apply(o2, db, dba);
-    for (let i = 0; i < S; i++) if (dab[i] !== dba[i]) return false;
-    return true;
-  };
-  let reduced = 0;
-  /**
-   * A proper subset of `enabled` that is persistent, or null: one confluent event, else the enabled
-   * events of one process group (processes share only the read-only live description, hands that
-   * commute and counters that only add up), in both cases only if each commutes with every enabled
-   * event outside it.
-   */
-  const ampleSet = (): number[] | null => {
-    for (const o of enabled) {
-      if (engine.confluent(o) && enabled.every((u) => u === o || diamond(o, u))) return [o];
-    }
-    const groups = new Map<number, number[]>();
-    for (const o of enabled) {
-      const g = engine.groupOf(o);
-      const list = groups.get(g);
-      if (list === undefined) groups.set(g, [o]);
-      else list.push(o);
-    }
-    if (groups.size < 2) return null;
-    const bySize = [...groups.values()].sort((a, b) => a.length - b.length);
-    for (const set of bySize) {
-      if (!engine.isProcessGroup(engine.groupOf(set[0] as number))) continue;
-      const inside = new Set(set);
-      if (set.every((o) => enabled.every((u) => inside.has(u) || diamond(o, u)))) return set;
-    }
-    return null;
-  };
+  const por = new PersistentSets(engine);
 
   /** With a reducer: per state, the symmetry applied to reach its representative. */
   const symOf = reducer === undefined ? null : new PagedInts();
@@ -266,11 +208,11 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
       opts.onFinal?.(engine.codec.materialize(cur));
     }
     if (opts.por === true && successors > 1) {
-      const ample = ampleSet();
+      const ample = por.ample(cur, enabled);
       if (ample !== null) {
         enabled.length = 0;
         enabled.push(...ample);
-        reduced += 1;
+        por.reduced += 1;
       }
     }
     const needBits = unsettled !== 0 || opts.por === true;
@@ -343,10 +285,10 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
     unreached: properties.filter((p, k) => p.kind === 'sometimes' && !settled.has(k)).map((p) => p.name),
     storeBytes: store.bytes() + (symOf?.bytes() ?? 0),
     memoBytes: engine.memoBytes(),
-    memo: { ...engine.memoSizes(), diamonds: diamonds.size },
+    memo: { ...engine.memoSizes(), diamonds: por.diamonds },
     ...(shard === undefined ? {} : { shard: { index: shard.index, count: shard.count, depth: shardDepth, roots } }),
-    reduction: [reducer?.description, opts.por === true ? `partial order: ${reduced} states expanded only a persistent subset` : undefined].filter((x) => x !== undefined).join('; ') || 'none',
-    porStates: opts.por === true ? reduced : null,
+    reduction: [reducer?.description, opts.por === true ? `partial order: ${por.reduced} states expanded only a persistent subset` : undefined].filter((x) => x !== undefined).join('; ') || 'none',
+    porStates: opts.por === true ? por.reduced : null,
   };
 }
 
@@ -372,4 +314,91 @@ export function verifiedTrace(
     throw new Error(`packed search: the replayed ${prop.name} trace ${witness ? 'does not show the witness' : 'does not violate the property'}`);
   }
   return { trace, why: verdict.ok ? '' : verdict.why, state: s };
+}
+
+/**
+ * The partial-order reduction's persistent subsets (used by `searchPacked` and by every thread of the
+ * parallel search): one confluent event, else the enabled events of one process group (processes share
+ * only the read-only live description, hands that commute and counters that only add up), in both cases
+ * only if each commutes with every enabled event outside it.
+ */
+export class PersistentSets {
+  private readonly S: number;
+  private readonly da: Int32Array;
+  private readonly db: Int32Array;
+  private readonly dab: Int32Array;
+  private readonly dba: Int32Array;
+  private readonly table = new TupleMap(12);
+  private readonly pair = new Int32Array(2);
+  private cur: Int32Array;
+  /** States expanded with a proper subset. */
+  reduced = 0;
+
+  constructor(private readonly engine: Engine) {
+    this.S = engine.slots;
+    this.da = new Int32Array(this.S);
+    this.db = new Int32Array(this.S);
+    this.dab = new Int32Array(this.S);
+    this.dba = new Int32Array(this.S);
+    this.cur = this.da;
+  }
+
+  /** Pairs of outcomes judged. */
+  get diamonds(): number {
+    return this.table.size;
+  }
+
+  /** A proper subset of `enabled` (the outcomes of `cur`) that is persistent, or null. */
+  ample(cur: Int32Array, enabled: readonly number[]): number[] | null {
+    this.cur = cur;
+    const engine = this.engine;
+    for (const o of enabled) {
+      if (engine.confluent(o) && enabled.every((u) => u === o || this.diamond(o, u))) return [o];
+    }
+    const groups = new Map<number, number[]>();
+    for (const o of enabled) {
+      const g = engine.groupOf(o);
+      const list = groups.get(g);
+      if (list === undefined) groups.set(g, [o]);
+      else list.push(o);
+    }
+    if (groups.size < 2) return null;
+    const bySize = [...groups.values()].sort((a, b) => a.length - b.length);
+    for (const set of bySize) {
+      if (!engine.isProcessGroup(engine.groupOf(set[0] as number))) continue;
+      const inside = new Set(set);
+      if (set.every((o) => enabled.every((u) => inside.has(u) || this.diamond(o, u)))) return set;
+    }
+    return null;
+  }
+
+  /** o then u and u then o both run from the current state and meet in the same state. */
+  // SUBTLE: whether two outcomes commute depends only on the pair: each outcome fixes its event's read
+  // values and its writes, so the state after both (in either order) is fixed too.
+  private diamond(o: number, u: number): boolean {
+    const pair = this.pair;
+    pair[0] = o;
+    pair[1] = u;
+    const hit = this.table.get(pair, 2);
+    if (hit >= 0) return hit === 1;
+    const r = this.commutes(o, u);
+    pair[0] = o;
+    pair[1] = u;
+    this.table.set(pair, 2, r ? 1 : 0);
+    return r;
+  }
+
+  private commutes(o: number, u: number): boolean {
+    const engine = this.engine;
+    if (engine.disjoint(o, u)) return true;
+    engine.apply(o, this.cur, this.da);
+    engine.apply(u, this.cur, this.db);
+    const u2 = engine.again(u, this.da);
+    const o2 = u2 < 0 ? -1 : engine.again(o, this.db);
+    if (o2 < 0) return false;
+    engine.apply(u2, this.da, this.dab);
+    engine.apply(o2, this.db, this.dba);
+    for (let i = 0; i < this.S; i++) if (this.dab[i] !== this.dba[i]) return false;
+    return true;
+  }
 }
