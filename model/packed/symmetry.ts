@@ -376,7 +376,7 @@ export class SymmetryReducer implements Reducer {
   private readonly parts = new Interner();
   /** ownParts[0 worker | 1 handle][w][component id] = part id. */
   private readonly ownParts: [number[][], number[][]];
-  /** Per shared slot: component id → what it says about each worker. */
+  /** Per shared slot: component id → what it says about each worker (-1: not yet described). */
   private readonly roleBySlot: (Int32Array | undefined)[][];
   private readonly movableMemo = new Map<number, readonly (readonly number[])[]>();
   /** Per replica, per process: the shared slots whose roles enter a worker's key. */
@@ -472,39 +472,57 @@ export class SymmetryReducer implements Reducer {
     return p;
   }
 
-  /** For a shared component (builder, append, history appends): what it says about each worker of replica r. */
-  private roles(slot: number, id: number, r: number): Int32Array {
+  /**
+   * For a shared component (builder, append, history appends): what it says about worker `w` of
+   * replica r. Memoized per (slot, id) and worker, and computed only when a sort compares it: two
+   * workers whose own components differ never look at their roles (describing every worker's role for
+   * every new builder value was an eighth of the search).
+   */
+  private role(slot: number, id: number, r: number, w: number): number {
     const table = this.roleBySlot[slot] as (Int32Array | undefined)[];
-    const hit = table[id];
-    if (hit !== undefined) return hit;
+    let roles = table[id];
+    if (roles === undefined) {
+      roles = new Int32Array(this.engine.layout.workers).fill(-1);
+      table[id] = roles;
+    }
+    const hit = roles[w] as number;
+    if (hit >= 0) return hit;
     const kind = this.engine.layout.kinds[slot] as SlotKind;
-    const value = this.value(slot, id);
-    const out = new Int32Array(this.engine.layout.workers);
-    for (let w = 0; w < out.length; w++) out[w] = this.describedId(kind, value, w, r, false);
-    table[id] = out;
-    return out;
+    const p = this.describedId(kind, this.value(slot, id), w, r, false);
+    roles[w] = p;
+    return p;
   }
 
-  /** Fills `keys` (row per worker of replica r, `width` ints) with each worker's sorting key in `vec`. */
+  /** Fills `keys` (row per worker of replica r, `width` ints) with each worker's own parts; the shared
+   * columns are -1 until `before` needs them (`keyAt`). */
   private workerKeys(vec: Int32Array, r: number, keys: Int32Array, width: number): void {
     const L = this.engine.layout;
     const W = L.workers;
-    const shared = this.sharedByReplica[r] as readonly (readonly number[])[];
+    this.keyVec = vec;
+    this.keyReplica = r;
     for (let w = 0; w < W; w++) {
       keys[w * width] = this.ownPart(0, vec[L.worker(r, w)] as number, w, r);
       keys[w * width + 1] = this.ownPart(1, vec[L.handle(r, w)] as number, w, r);
-    }
-    for (let p = 0; p < shared.length; p++) {
-      const slots = shared[p] as readonly number[];
-      const from = p * this.cfg.workersPerProcess;
-      const to = from + this.cfg.workersPerProcess;
-      for (let i = 0; i < slots.length; i++) {
-        const slot = slots[i] as number;
-        const roles = this.roles(slot, vec[slot] as number, r);
-        for (let w = from; w < to; w++) keys[w * width + 2 + i] = roles[w] as number;
-      }
+      for (let i = 2; i < width; i++) keys[w * width + i] = -1;
     }
   }
+
+  /** Column i of worker w's key (computing a role on first use). */
+  private keyAt(keys: Int32Array, width: number, w: number, i: number): number {
+    const k = keys[w * width + i] as number;
+    if (k >= 0) return k;
+    const r = this.keyReplica;
+    const p = Math.floor(w / this.cfg.workersPerProcess);
+    const slots = (this.sharedByReplica[r] as readonly (readonly number[])[])[p] as readonly number[];
+    const slot = slots[i - 2];
+    if (slot === undefined) throw new RangeError(`symmetry: key column ${i} is beyond the ${slots.length} shared slots of process ${p}`);
+    const role = this.role(slot, this.keyVec[slot] as number, r, w);
+    keys[w * width + i] = role;
+    return role;
+  }
+
+  private keyVec: Int32Array = new Int32Array(0);
+  private keyReplica = 0;
 
   /** Per class, its workers not in `fixed` (memoized by the fixed set). */
   private movableOf(fixed: readonly number[]): readonly (readonly number[])[] {
@@ -647,8 +665,8 @@ export class SymmetryReducer implements Reducer {
    */
   private before(keys: Int32Array, width: number, a: number, b: number): boolean {
     for (let i = 0; i < width; i++) {
-      const x = keys[a * width + i] as number;
-      const y = keys[b * width + i] as number;
+      const x = this.keyAt(keys, width, a, i);
+      const y = this.keyAt(keys, width, b, i);
       const d = this.byContent ? this.parts.compare(x, y) : x - y;
       if (d !== 0) return d < 0;
     }
