@@ -89,8 +89,11 @@ export function checkPacked(cfg: ModelConfig, opts: PackedCheckOptions): PackedC
 }
 
 /**
- * `checkPacked` with the searches spread over `jobs` worker threads (parallel.ts): the same states,
- * verdicts and shortest counterexample lengths. `jobs` 1 is `checkPacked` itself.
+ * `checkPacked` with the searches spread over `jobs` worker threads (parallel.ts): the same verdicts and
+ * shortest counterexample lengths; the same states as one thread whose symmetry orders representatives
+ * by content (`checkPacked`'s orders them by id, which may merge other states where sort keys tie). The
+ * threads read the process's RSS and `Date.now()`: `memory` and `now` do not reach them. `jobs` 1 is
+ * `checkPacked` itself.
  */
 export async function checkPackedJobs(cfg: ModelConfig, opts: PackedCheckOptions & { readonly jobs: number }): Promise<PackedCheck> {
   if (opts.jobs <= 1) return checkPacked(cfg, opts);

@@ -18,7 +18,7 @@ import { properties as ALL_PROPERTIES, type Property } from '../../spec/properti
 import type { ModelConfig } from '../config.ts';
 import { Engine } from './engine.ts';
 import { SLOT_KINDS, type Interner, type SlotKind } from './layout.ts';
-import { PersistentSets } from './search.ts';
+import { PersistentSets, VerdictMasks } from './search.ts';
 import { StateStore } from './state-store.ts';
 import { identity, SymmetryReducer, type Sym } from './symmetry.ts';
 import { PagedInts } from './tuple-set.ts';
@@ -34,8 +34,9 @@ export interface WorkerInit {
   readonly index: number;
   /** ports[peer]: this thread's end of the channel to each other thread (null for itself). */
   readonly ports: readonly (MessagePort | null)[];
-  /** States this thread may store (the coordinator's limit, split evenly). */
+  /** States all threads together may store, and their count so far (an Int32Array over it, shared). */
   readonly maxStates: number;
+  readonly stored: SharedArrayBuffer;
   readonly maxBytes: number | null;
   /** Epoch milliseconds after which a level stops expanding (null: no limit). */
   readonly deadline: number | null;
@@ -70,6 +71,9 @@ export type Request =
 
 /** States per message between threads: bounds the memory of a level's hand-over. */
 const BATCH = 2048;
+/** How close to maxStates the shared count must be before each store reserves its place first (more than
+ * the threads can add between a check and their count). */
+const NEAR = 1 << 16;
 const KIND_INDEX = new Map<SlotKind, number>(SLOT_KINDS.map((k, i) => [k, i]));
 
 interface Outbox {
@@ -88,20 +92,25 @@ class Thread {
   private readonly J: number;
   private readonly me: number;
   private readonly S: number;
+  /** An edge is `outcome · jobs + thread` in an int32. */
+  private readonly maxOutcome: number;
   private readonly slotTable: readonly Interner[];
   private readonly slotKind: Int32Array;
   private readonly counter: Uint8Array;
+  private readonly stored: Int32Array;
   private readonly ownerSlots: readonly number[];
   /** sent[peer][kind][id] = 1 once the value went to that peer. */
   private readonly sent: number[][][];
   /** trans[peer][kind][their id] = this thread's id. */
   private readonly trans: number[][][];
   private readonly out: Outbox[];
+  private readonly inbox: Batch[][];
   private readonly cur: Int32Array;
   private readonly next: Int32Array;
   private readonly tv: Int32Array;
   private readonly enabled: number[] = [];
   private readonly properties: readonly Property[];
+  private readonly masks: VerdictMasks;
   private head = 0;
   private levelEnd = 0;
   private dropped = 0;
@@ -116,12 +125,15 @@ class Thread {
       return p;
     });
     this.engine = new Engine(init.cfg, this.properties);
+    this.masks = new VerdictMasks(this.properties);
     this.reducer = init.symmetry ? new SymmetryReducer(this.engine, { order: 'content' }) : undefined;
     this.por = init.por ? new PersistentSets(this.engine) : null;
     this.J = init.jobs;
     this.me = init.index;
     this.S = this.engine.slots;
+    this.maxOutcome = Math.floor(0x7fffffff / this.J) - 1;
     this.store = new StateStore(this.S);
+    this.stored = new Int32Array(init.stored);
     const L = this.engine.layout;
     this.slotKind = Int32Array.from(L.kinds, (k) => KIND_INDEX.get(k as SlotKind) as number);
     this.slotTable = L.kinds.map((k) => this.engine.codec.tables[k as SlotKind]);
@@ -130,6 +142,7 @@ class Thread {
     this.sent = Array.from({ length: this.J }, () => SLOT_KINDS.map(() => []));
     this.trans = Array.from({ length: this.J }, () => SLOT_KINDS.map(() => []));
     this.out = Array.from({ length: this.J }, () => ({ vecs: [], meta: [], values: [], count: 0 }));
+    this.inbox = Array.from({ length: this.J }, () => []);
     this.cur = new Int32Array(this.S);
     this.next = new Int32Array(this.S);
     this.tv = new Int32Array(this.S);
@@ -155,12 +168,28 @@ class Thread {
     return ((h ^ (h >>> 16)) >>> 0) % this.J;
   }
 
+  /**
+   * Stores a state unless it is stored already or the threads together hold maxStates (then it counts
+   * as dropped if new, as in searchPacked). The count is shared: far from the limit a thread stores
+   * first and counts after; near it, it reserves a place before storing, so the total is exact.
+   */
   private add(vec: Int32Array, parent: number, edge: number, sym: number): void {
-    if (this.store.size >= this.init.maxStates) {
-      if (this.store.find(vec) < 0) this.dropped += 1;
+    const max = this.init.maxStates;
+    if (Atomics.load(this.stored, 0) < max - NEAR) {
+      if (this.store.add(vec, parent, edge) < 0) {
+        this.symOf.push(sym);
+        Atomics.add(this.stored, 0, 1);
+      }
       return;
     }
-    if (this.store.add(vec, parent, edge) < 0) this.symOf.push(sym);
+    if (this.store.find(vec) >= 0) return;
+    if (Atomics.add(this.stored, 0, 1) >= max) {
+      Atomics.sub(this.stored, 0, 1);
+      this.dropped += 1;
+      return;
+    }
+    this.store.add(vec, parent, edge);
+    this.symOf.push(sym);
   }
 
   /** Expands this thread's current level; successors of other threads go to their outboxes. */
@@ -170,10 +199,6 @@ class Thread {
     // (levelEnd was fixed when the last level ended: a peer's part of this level's successors may
     // already have arrived, and those belong to the next)
     let unsettled = unsettledIn;
-    const maskOf = (kind: Property['kind']) => properties.reduce((m, p, k) => (p.kind === kind ? m | (1 << k) : m), 0);
-    const alwaysMask = maskOf('always');
-    const eventuallyMask = maskOf('eventually');
-    const sometimesMask = maskOf('sometimes');
     const finds: Find[] = [];
     let finals = 0;
     let transitions = 0;
@@ -210,7 +235,7 @@ class Thread {
       }
       const bits = unsettled !== 0 || por !== null ? engine.verdicts(cur, final) : 0;
       if (unsettled !== 0) {
-        const news = ((~bits & (alwaysMask | (final ? eventuallyMask : 0))) | (bits & sometimesMask)) & unsettled;
+        const news = this.masks.settledAt(bits, final) & unsettled;
         for (let k = 0; news !== 0 && k < properties.length; k++) {
           if ((news & (1 << k)) === 0) continue;
           unsettled &= ~(1 << k);
@@ -219,18 +244,9 @@ class Thread {
       }
       for (const o of enabled) {
         engine.apply(o, cur, next);
-        if (por !== null && engine.viewDiffers(cur, next)) {
-          const after = engine.verdicts(next, false);
-          const lost = ((~bits & alwaysMask) & ~(~after & alwaysMask)) | (bits & sometimesMask & ~after);
-          if (lost !== 0) {
-            const k = Math.clz32(lost & -lost) ^ 31;
-            throw new Error(
-              `the partial-order reduction needs monotone properties, but ${properties[k]?.name} changes back after ` +
-                `${JSON.stringify(engine.expectedOf(o))}: run without it`,
-            );
-          }
-        }
+        if (por !== null && engine.viewDiffers(cur, next)) this.masks.requireMonotone(engine, bits, next, o);
         const sym = this.reducer?.canonicalize(next) ?? 0;
+        if (o > this.maxOutcome) throw new RangeError(`parallel search: more than ${this.maxOutcome} memoized outcomes in one thread at --jobs ${this.J}; use fewer threads`);
         const owner = this.ownerOf(next);
         if (owner === this.me) this.add(next, gid, o * this.J + this.me, sym);
         else this.enqueue(owner, next, gid, o * this.J + this.me, sym);
@@ -274,12 +290,21 @@ class Thread {
     this.out[peer] = { vecs: [], meta: [], values: [], count: 0 };
   }
 
+  /**
+   * A peer's batch waits in its inbox until the level is over: absorbed then in peer order (after this
+   * thread's own successors), each level's states, and so every parent and trace, are the same in every
+   * run whatever the timing of the threads.
+   */
   private receive(peer: number, m: Batch | 'end'): void {
     if (m === 'end') {
       this.ends += 1;
       this.maybeReport();
       return;
     }
+    (this.inbox[peer] as Batch[]).push(m);
+  }
+
+  private absorb(peer: number, m: Batch): void {
     const trans = this.trans[peer] as number[][];
     const { values, vecs, meta } = m;
     for (let i = 0; i < values.length; i += 3) {
@@ -299,6 +324,11 @@ class Thread {
   /** Reports the level once this thread has expanded it and every peer has handed over its part. */
   private maybeReport(): void {
     if (this.expanding || this.pendingReport === null || this.ends < this.J - 1) return;
+    for (let peer = 0; peer < this.J; peer++) {
+      const inbox = this.inbox[peer] as Batch[];
+      for (const m of inbox) this.absorb(peer, m);
+      inbox.length = 0;
+    }
     const report: LevelDone = { ...this.pendingReport, added: this.store.size - this.levelEnd, states: this.store.size, dropped: this.dropped };
     this.levelEnd = this.store.size;
     this.pendingReport = null;

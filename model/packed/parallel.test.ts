@@ -29,15 +29,16 @@ function oneThread(cfg: ModelConfig, por: boolean) {
 const lengths = (xs: readonly { property: string; trace: readonly unknown[] }[]) => Object.fromEntries(xs.map((x) => [x.property, x.trace.length]));
 
 describe('the parallel packed search (--jobs) visits what one thread visits', () => {
-  it.each<[string, ModelConfig, number]>([
-    ['tiny best-effort', tiny('best-effort'), 2],
-    ['tiny barrier', tiny('barrier'), 3],
-    ['check best-effort, 4 workers', check('best-effort', 4), 2],
-    ['check barrier, 4 workers', check('barrier', 4), 3],
-    ['two replicas, two intervals (supersede)', config({ variant: 'best-effort', replicas: 2, workersPerProcess: 1, intervals: 2, updates: [u(0, 0, 0, 5), u(1, 1, 0, 5)], knobs: { maxBytesByLower: [1000], barrierByDesired: [false] } }), 2],
-    ['two processes', config({ variant: 'barrier', processes: 2, workersPerProcess: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 20), u(2, 0, 2, 10), u(3, 0, 3, 20)] }), 2],
-    ['the fault world', { ...tiny('best-effort'), faults: FAULTS }, 2],
-  ])('%s on %i threads: the same states, finals, transitions, depth and verdicts', async (_name, cfg, jobs) => {
+  it.each<[string, number, ModelConfig]>([
+    ['tiny best-effort', 2, tiny('best-effort')],
+    ['tiny barrier', 3, tiny('barrier')],
+    ['check best-effort, 4 workers', 2, check('best-effort', 4)],
+    ['check barrier, 4 workers', 3, check('barrier', 4)],
+    ['two replicas, two intervals (supersede)', 2, config({ variant: 'best-effort', replicas: 2, workersPerProcess: 1, intervals: 2, updates: [u(0, 0, 0, 5), u(1, 1, 0, 5)], knobs: { maxBytesByLower: [1000], barrierByDesired: [false] } })],
+    ['two replicas × two workers (each replica its own roles in the shared history)', 2, config({ variant: 'best-effort', replicas: 2, workersPerProcess: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 10)], maxBytesChoices: [1000] })],
+    ['two processes', 2, config({ variant: 'barrier', processes: 2, workersPerProcess: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 20), u(2, 0, 2, 10), u(3, 0, 3, 20)] })],
+    ['the fault world', 2, { ...tiny('best-effort'), faults: FAULTS }],
+  ])('%s on %i threads: the same states, finals, transitions, depth and verdicts', async (_name, jobs, cfg) => {
     for (const por of [true, false]) {
       const one = oneThread(cfg, por);
       const many = await searchParallel(cfg, { jobs, properties, maxStates: 10_000_000, symmetry: true, por });
@@ -59,11 +60,24 @@ describe('the parallel packed search (--jobs) visits what one thread visits', ()
     expect(many.states).toBe(one.states);
   });
 
-  it('stops at --max-states and says so', async () => {
-    const r = await searchParallel(check('best-effort', 3), { jobs: 2, properties, maxStates: 100, symmetry: true, por: true });
-    expect(r).toMatchObject({ complete: false, stopped: 'max-states' });
-    expect(r.states).toBeLessThanOrEqual(100);
+  it('stops at --max-states over every thread together, and still expands what it stored, as one thread does', async () => {
+    const cfg = check('best-effort', 3);
+    const engine = new Engine(cfg, properties);
+    const one = searchPacked(cfg, { maxStates: 100, reducer: new SymmetryReducer(engine, { order: 'content' }), por: true }, engine);
+    const r = await searchParallel(cfg, { jobs: 3, properties, maxStates: 100, symmetry: true, por: true });
+    expect(r).toMatchObject({ states: 100, complete: false, stopped: 'max-states', frontier: 0 });
+    expect(one).toMatchObject({ states: 100, complete: false, stopped: 'max-states', frontier: 0 });
     expect(r.dropped).toBeGreaterThan(0);
+  });
+
+  it('prints the same traces in every run, whatever the timing of the threads', async () => {
+    const cfg: ModelConfig = { ...check('best-effort', 3), bugs: { sweepUpgradeRace: true } };
+    const runs = await Promise.all([1, 2, 3].map(() => searchParallel(cfg, { jobs: 3, properties, maxStates: 10_000_000, symmetry: true, por: false })));
+    expect(runs[0]?.violations.length).toBeGreaterThan(0);
+    for (const r of runs.slice(1)) {
+      expect(r.violations).toEqual(runs[0]?.violations);
+      expect(r.witnesses).toEqual(runs[0]?.witnesses);
+    }
   });
 
   it('stops at --max-memory and at --max-seconds, and says so', async () => {

@@ -6,18 +6,21 @@
  * and store, and the hand-over of successors between threads.
  *
  * The coordinator (this thread) only starts levels, settles properties at the first level where some
- * thread settled them (the lowest thread's state, so the choice does not depend on timing), and at the
+ * thread settled them (the lowest thread's first such state; a thread's level is in the same order in
+ * every run, so the traces are too), and at the
  * end rebuilds each trace by asking the threads for parents, events and symmetries; every trace is then
  * replayed with system.ts `step` and re-judged (`verifiedTrace`), as the single-threaded search does.
  *
- * Limits are checked per level (max-states is split evenly over the threads; memory and time are also
- * checked inside a level), so a stopped search says how far it got, as the single-threaded one does.
+ * Limits: max-states counts every thread's states together (shared memory) and, as in `searchPacked`,
+ * stops storing but keeps expanding what is stored; memory and time stop a level where they are hit.
+ * A stopped search says how far it got, as the single-threaded one does. The memory is the process's
+ * RSS and the clock `Date.now()` (`checkPacked`'s `memory` and `now` hooks do not reach the threads).
  */
 import { MessageChannel, Worker, type MessagePort, type TransferListItem } from 'node:worker_threads';
 import type { TraceEvent } from '../../vocab/index.ts';
 import type { Property } from '../../spec/properties.ts';
 import type { ModelConfig } from '../config.ts';
-import { verifiedTrace, type PackedSearchResult, type PackedViolation, type StopReason } from './search.ts';
+import { VerdictMasks, verifiedTrace, type PackedSearchResult, type PackedViolation, type StopReason } from './search.ts';
 import { Loads, Renamer, unpermuteWith, type Sym } from './symmetry.ts';
 import type { Find, LevelDone, Request, WorkerInit } from './parallel-worker.ts';
 
@@ -85,8 +88,9 @@ export async function searchParallel(cfg: ModelConfig, opts: ParallelSearchOptio
   if (!Number.isInteger(J) || J < 2) throw new RangeError(`searchParallel: jobs must be an integer ≥ 2, got ${J}`);
   const properties = opts.properties;
   if (properties.length > 30) throw new RangeError('the packed search judges at most 30 properties');
-  const jobs = Array.from({ length: J }, (_, i) => new Job(i));
+  const jobs: Job[] = [];
   try {
+    for (let i = 0; i < J; i++) jobs.push(new Job(i));
     // a channel per pair of threads
     const ports: (MessagePort | null)[][] = Array.from({ length: J }, () => new Array<MessagePort | null>(J).fill(null));
     for (let a = 0; a < J; a++) {
@@ -97,6 +101,8 @@ export async function searchParallel(cfg: ModelConfig, opts: ParallelSearchOptio
       }
     }
     const deadline = opts.maxMillis === undefined ? null : Date.now() + opts.maxMillis;
+    // the states of every thread together, against maxStates
+    const stored = new SharedArrayBuffer(4);
     await Promise.all(
       jobs.map((job, i) => {
         const mine = ports[i] as (MessagePort | null)[];
@@ -109,7 +115,8 @@ export async function searchParallel(cfg: ModelConfig, opts: ParallelSearchOptio
           jobs: J,
           index: i,
           ports: mine,
-          maxStates: Math.ceil(opts.maxStates / J),
+          maxStates: opts.maxStates,
+          stored,
           maxBytes: opts.maxBytes ?? null,
           deadline,
         };
@@ -117,8 +124,7 @@ export async function searchParallel(cfg: ModelConfig, opts: ParallelSearchOptio
       }),
     );
 
-    const maskOf = (kind: Property['kind']) => properties.reduce((m, p, k) => (p.kind === kind ? m | (1 << k) : m), 0);
-    let unsettled = maskOf('always') | maskOf('eventually') | maskOf('sometimes');
+    let unsettled = new VerdictMasks(properties).all;
     const untilMask = (opts.until ?? []).reduce((m, name) => {
       const k = properties.findIndex((p) => p.name === name);
       if (k < 0) throw new RangeError(`until: no property named ${name}`);
@@ -133,6 +139,7 @@ export async function searchParallel(cfg: ModelConfig, opts: ParallelSearchOptio
     let dropped = 0;
     let depth = 0;
     let stopped: StopReason | null = null;
+    let full = false;
     let frontier = 1;
     for (;;) {
       const done = await Promise.all(jobs.map((job) => job.ask<LevelDone>({ type: 'level', unsettled })));
@@ -163,10 +170,8 @@ export async function searchParallel(cfg: ModelConfig, opts: ParallelSearchOptio
       opts.onProgress?.(expanded, states);
       frontier = added;
       if (stopped !== null) break;
-      if (dropped > 0) {
-        stopped = 'max-states';
-        break;
-      }
+      // (max-states stores nothing new but, as searchPacked does, still expands every stored state)
+      if (dropped > 0) full = true;
       if (opts.stopAtFirstViolation === true && settledAt.some((f) => !f.ok)) {
         stopped = 'violation';
         break;
@@ -178,6 +183,7 @@ export async function searchParallel(cfg: ModelConfig, opts: ParallelSearchOptio
       if (added === 0) break;
       depth += 1;
     }
+    if (full) stopped ??= 'max-states';
 
     // traces: parents, events and symmetries from the threads that hold them
     const renamer = new Renamer(cfg, new Loads(cfg));

@@ -139,11 +139,8 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
   const violations: PackedViolation[] = [];
   const witnesses: { property: string; trace: readonly TraceEvent[] }[] = [];
   const settled = new Set<number>();
-  const maskOf = (kind: Property['kind']) => properties.reduce((m, p, k) => (p.kind === kind ? m | (1 << k) : m), 0);
-  const alwaysMask = maskOf('always');
-  const eventuallyMask = maskOf('eventually');
-  const sometimesMask = maskOf('sometimes');
-  let unsettled = alwaysMask | eventuallyMask | sometimesMask;
+  const verdictMasks = new VerdictMasks(properties);
+  let unsettled = verdictMasks.all;
   const untilMask = (opts.until ?? []).reduce((m, name) => {
     const k = properties.findIndex((p) => p.name === name);
     if (k < 0) throw new RangeError(`until: no property named ${name}`);
@@ -218,7 +215,7 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
     const needBits = unsettled !== 0 || opts.por === true;
     const bits = needBits ? engine.verdicts(cur, final) : 0;
     if (unsettled !== 0) {
-      const news = ((~bits & (alwaysMask | (final ? eventuallyMask : 0))) | (bits & sometimesMask)) & unsettled;
+      const news = verdictMasks.settledAt(bits, final) & unsettled;
       for (let k = 0; news !== 0 && k < properties.length; k++) {
         if ((news & (1 << k)) === 0) continue;
         unsettled &= ~(1 << k);
@@ -247,18 +244,7 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
     }
     for (const o of enabled) {
       engine.apply(o, cur, next);
-      if (opts.por === true && engine.viewDiffers(cur, next)) {
-        // the reduction keeps verdicts only for monotone properties: check every edge it takes
-        const after = engine.verdicts(next, false);
-        const lost = ((~bits & alwaysMask) & ~(~after & alwaysMask)) | (bits & sometimesMask & ~after);
-        if (lost !== 0) {
-          const k = Math.clz32(lost & -lost) ^ 31;
-          throw new Error(
-            `the partial-order reduction needs monotone properties, but ${properties[k]?.name} changes back after ` +
-              `${JSON.stringify(engine.expectedOf(o))}: run without it`,
-          );
-        }
-      }
+      if (opts.por === true && engine.viewDiffers(cur, next)) verdictMasks.requireMonotone(engine, bits, next, o);
       const sym = reducer === undefined ? 0 : reducer.canonicalize(next);
       if (store.size >= opts.maxStates) {
         if (store.find(next) < 0) {
@@ -400,5 +386,46 @@ export class PersistentSets {
     engine.apply(o2, this.db, this.dba);
     for (let i = 0; i < this.S; i++) if (this.dab[i] !== this.dba[i]) return false;
     return true;
+  }
+}
+
+/**
+ * The property masks of a search's verdict bits (bit k: `properties[k]` holds in the state), and the two
+ * judgements every search (one thread or many) makes with them.
+ */
+export class VerdictMasks {
+  readonly always: number;
+  readonly eventually: number;
+  readonly sometimes: number;
+  /** Every property. */
+  readonly all: number;
+
+  constructor(private readonly properties: readonly Property[]) {
+    const maskOf = (kind: Property['kind']) => properties.reduce((m, p, k) => (p.kind === kind ? m | (1 << k) : m), 0);
+    this.always = maskOf('always');
+    this.eventually = maskOf('eventually');
+    this.sometimes = maskOf('sometimes');
+    this.all = this.always | this.eventually | this.sometimes;
+  }
+
+  /** The properties a state with these verdict bits settles: an always violated, an eventually violated
+   * in a final state, a sometimes witnessed. */
+  settledAt(bits: number, final: boolean): number {
+    return (~bits & (this.always | (final ? this.eventually : 0))) | (bits & this.sometimes);
+  }
+
+  /**
+   * The partial-order reduction keeps verdicts only for monotone properties: along the edge taken by
+   * outcome `o` to `next`, no always may recover and no sometimes may be lost (else this throws).
+   */
+  requireMonotone(engine: Engine, bits: number, next: Int32Array, o: number): void {
+    const after = engine.verdicts(next, false);
+    const lost = (~bits & this.always & ~(~after & this.always)) | (bits & this.sometimes & ~after);
+    if (lost === 0) return;
+    const k = Math.clz32(lost & -lost) ^ 31;
+    throw new Error(
+      `the partial-order reduction needs monotone properties, but ${this.properties[k]?.name} changes back after ` +
+        `${JSON.stringify(engine.expectedOf(o))}: run without it`,
+    );
   }
 }

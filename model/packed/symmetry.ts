@@ -376,8 +376,8 @@ export class SymmetryReducer implements Reducer {
   private readonly parts = new Interner();
   /** ownParts[0 worker | 1 handle][w][component id] = part id. */
   private readonly ownParts: [number[][], number[][]];
-  /** Per shared slot: component id → what it says about each worker (-1: not yet described). */
-  private readonly roleBySlot: (Int32Array | undefined)[][];
+  /** Per replica, per shared slot: component id → what it says about each worker (-1: not yet described). */
+  private readonly roleBySlot: (Int32Array | undefined)[][][];
   private readonly movableMemo = new Map<number, readonly (readonly number[])[]>();
   /** Per replica, per process: the shared slots whose roles enter a worker's key. */
   private readonly sharedByReplica: readonly (readonly (readonly number[])[])[];
@@ -411,7 +411,7 @@ export class SymmetryReducer implements Reducer {
       Array.from({ length: this.cfg.processes }, (_, p) => [...L.buildersOf(r, p), L.append(r), L.superseded(r), L.appends]),
     );
     this.keyWidth = 2 + L.ids + 3;
-    this.roleBySlot = Array.from({ length: L.slots }, () => []);
+    this.roleBySlot = Array.from({ length: this.cfg.replicas }, () => Array.from({ length: L.slots }, () => []));
     this.keys = new Int32Array(this.keyWidth * L.workers);
     this.flat = new Int32Array(this.cfg.replicas * L.workers);
     this.out = new Int32Array(L.slots);
@@ -479,7 +479,8 @@ export class SymmetryReducer implements Reducer {
    * every new builder value was an eighth of the search).
    */
   private role(slot: number, id: number, r: number, w: number): number {
-    const table = this.roleBySlot[slot] as (Int32Array | undefined)[];
+    // (per replica too: a slot shared by the replicas, the history's appends, says something else to each)
+    const table = (this.roleBySlot[r] as (Int32Array | undefined)[][])[slot] as (Int32Array | undefined)[];
     let roles = table[id];
     if (roles === undefined) {
       roles = new Int32Array(this.engine.layout.workers).fill(-1);
