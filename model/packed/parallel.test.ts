@@ -89,6 +89,11 @@ describe('the parallel packed search (--jobs) visits what one thread visits', ()
     expect(time).toMatchObject({ complete: false, stopped: 'max-time' });
   });
 
+  it('a thread that fails fails the search (no hang): here, a property the threads cannot load', async () => {
+    const made = { name: 'made-up', kind: 'always', check: () => ({ ok: true }) } as unknown as (typeof properties)[number];
+    await expect(searchParallel(tiny('off'), { jobs: 2, properties: [made], maxStates: 10, symmetry: true, por: true })).rejects.toThrow(/no property named made-up/);
+  });
+
   it('refuses fewer than two threads, and --shard with --jobs', async () => {
     await expect(searchParallel(tiny('off'), { jobs: 1, properties, maxStates: 10, symmetry: true, por: true })).rejects.toThrow(/jobs must be an integer ≥ 2/);
     await expect(checkPackedJobs(tiny('off'), { properties, maxStates: 10, jobs: 2, shard: { index: 0, count: 2 } })).rejects.toThrow(/do not combine/);
