@@ -7,7 +7,8 @@
  *
  * Environment: SBKIT_BENCH_SECONDS (default 60) bounds each target search (--max-seconds);
  * SBKIT_BENCH_TARGETS=0 skips the targets; SBKIT_BENCH_PLAIN_W4=1 also runs the plain search on
- * --workers 4 (~1 minute, ~1 GB).
+ * --workers 4 (~1 minute, ~1 GB); SBKIT_BENCH_JOBS (default: the cores) and SBKIT_BENCH_JOBS_WORKERS
+ * (default 7) shape the last section, one search over threads beside one thread.
  */
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
@@ -103,6 +104,7 @@ function targets(): void {
  */
 function threads(): void {
   const jobs = Number(process.env['SBKIT_BENCH_JOBS'] ?? availableParallelism());
+  if (!Number.isInteger(jobs) || jobs < 1) throw new RangeError(`SBKIT_BENCH_JOBS must be a positive integer, got ${process.env['SBKIT_BENCH_JOBS']}`);
   const workers = process.env['SBKIT_BENCH_JOBS_WORKERS'] ?? '7';
   if (jobs < 2) {
     console.log('\none search over threads: skipped (one core; SBKIT_BENCH_JOBS=N to force)');

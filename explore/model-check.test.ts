@@ -148,6 +148,10 @@ describe('sbkit model --check', () => {
     const one = JSON.parse((await run(argv)).out) as Out;
     const two = JSON.parse((await run([...argv, '--jobs', '2'])).out) as Out;
     expect(two.config.jobs).toBe(2);
+    // the threads really ran (their reduction line says so), and one thread's does not
+    const reduction = (o: Out) => (o.variants[0] as unknown as { figures: { reduction: string } }).figures.reduction;
+    expect(reduction(two)).toMatch(/; 2 threads$/);
+    expect(reduction(one)).not.toMatch(/threads/);
     const brief = (o: Out) => o.variants.map((v) => ({ variant: v.variant, states: v.states, finals: v.finals, properties: v.properties.map((p) => [p.name, p.verdict, p.events]) }));
     expect(brief(two)).toEqual(brief(one));
     expect(two.variants.find((v) => v.variant === 'best-effort')?.properties.find((p) => p.name === 'no-loss-no-duplication')?.verdict).toBe('violated');
@@ -202,6 +206,8 @@ describe('sbkit model --check', () => {
     [['--shard', '1/2'], '--shard: only with --check'],
     [['--check', '--jobs', '0'], '--jobs: expected an integer from 1 to 64, got "0"'],
     [['--check', '--jobs', '2', '--shard', '1/2'], '--jobs: not with --shard'],
+    [['--check', '--jobs', '1', '--shard', '1/2'], '--jobs: not with --shard'],
+    [['--check', '--core', '--jobs', '2'], '--jobs: not with --core'],
     [['--check', '--search', 'plain', '--jobs', '2'], '--jobs: only with --search packed'],
     [['--jobs', '2'], '--jobs: only with --check'],
     [['--check', '--combine', 'a.json'], '--check: cannot be combined with --combine'],

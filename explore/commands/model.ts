@@ -118,7 +118,7 @@ export const MODEL_FLAGS = {
   shard: shardFlag('--check: explore only shard I of N (frontier split by hash at a BFS depth); combine the shards\' --json with --combine'),
   jobs: optional(
     intFlag({
-      help: "--check: spread each search over N threads (states owned by a hash of their builders, BFS levels kept in step: the same states, verdicts and shortest counterexamples); pays off on big searches and many cores",
+      help: "--check: spread each search over N threads (states owned by a hash of their builders, BFS levels kept in step: the same verdicts and shortest counterexample lengths, and the same states but for rare ties of the symmetry's order); pays off on big searches and many cores, and takes more memory (each thread keeps tables of its own)",
       defaultValue: 1,
       min: 1,
       max: 64,
@@ -193,7 +193,8 @@ async function checkModel(io: Io, v: ModelValues): Promise<number> {
   const packedOnly = PACKED_ONLY.find((name) => v[name] !== undefined);
   if (search === 'plain' && packedOnly !== undefined) return usageError(io, USAGE, `--${packedOnly}: only with --search packed`);
   if (v.parts !== undefined && !v.core) return usageError(io, USAGE, '--parts: only with --core');
-  if (v.jobs !== undefined && v.jobs > 1 && v.shard !== undefined) return usageError(io, USAGE, '--jobs: not with --shard (each shard is one thread; run the shards side by side instead)');
+  if (v.jobs !== undefined && v.shard !== undefined) return usageError(io, USAGE, '--jobs: not with --shard (each shard is one thread; run the shards side by side instead)');
+  if (v.jobs !== undefined && v.core) return usageError(io, USAGE, '--jobs: not with --core (its many small searches are quicker on one thread each)');
   if (v.core && (v.processes ?? 1) !== 1) return usageError(io, USAGE, '--core: the SPIN anchor has 1 process (drop --processes)');
   if (v.core && (v.replicas ?? 1) !== 1) return usageError(io, USAGE, '--core: the SPIN anchor has 1 replica (drop --replicas)');
   if (v.core && (v.intervals ?? 1) !== 1) return usageError(io, USAGE, '--core: the SPIN anchor has 1 interval (drop --intervals)');

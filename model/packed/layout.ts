@@ -544,5 +544,4 @@ export class Codec {
       writes.push(slot, id);
     }
   }
-
 }

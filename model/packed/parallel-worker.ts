@@ -115,7 +115,6 @@ class Thread {
   private levelEnd = 0;
   private dropped = 0;
   private ends = 0;
-  private expanding = false;
   private pendingReport: Omit<LevelDone, 'added' | 'states' | 'dropped'> | null = null;
 
   constructor(private readonly init: WorkerInit) {
@@ -196,8 +195,7 @@ class Thread {
   level(unsettledIn: number): void {
     const { engine, por, properties } = this;
     const start = this.head;
-    // (levelEnd was fixed when the last level ended: a peer's part of this level's successors may
-    // already have arrived, and those belong to the next)
+    // (levelEnd was fixed when the last level ended, after every peer's part of it was absorbed)
     let unsettled = unsettledIn;
     const finds: Find[] = [];
     let finals = 0;
@@ -206,7 +204,6 @@ class Thread {
     const cur = this.cur;
     const next = this.next;
     const enabled = this.enabled;
-    this.expanding = true;
     for (; this.head < this.levelEnd; this.head++) {
       if ((this.head - start) % 4096 === 0) {
         if (this.init.maxBytes !== null && process.memoryUsage().rss >= this.init.maxBytes) {
@@ -252,7 +249,6 @@ class Thread {
         else this.enqueue(owner, next, gid, o * this.J + this.me, sym);
       }
     }
-    this.expanding = false;
     for (let peer = 0; peer < this.J; peer++) {
       if (peer === this.me) continue;
       this.flush(peer);
@@ -323,7 +319,8 @@ class Thread {
 
   /** Reports the level once this thread has expanded it and every peer has handed over its part. */
   private maybeReport(): void {
-    if (this.expanding || this.pendingReport === null || this.ends < this.J - 1) return;
+    // (`level` runs to its end before any message is handled: pendingReport says it has)
+    if (this.pendingReport === null || this.ends < this.J - 1) return;
     for (let peer = 0; peer < this.J; peer++) {
       const inbox = this.inbox[peer] as Batch[];
       for (const m of inbox) this.absorb(peer, m);

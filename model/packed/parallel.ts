@@ -33,7 +33,6 @@ export interface ParallelSearchOptions {
   readonly maxMillis?: number;
   readonly symmetry: boolean;
   readonly por: boolean;
-  readonly stopAtFirstViolation?: boolean;
   readonly until?: readonly string[];
   readonly onProgress?: (expanded: number, states: number) => void;
 }
@@ -87,7 +86,7 @@ export async function searchParallel(cfg: ModelConfig, opts: ParallelSearchOptio
   const J = opts.jobs;
   if (!Number.isInteger(J) || J < 2) throw new RangeError(`searchParallel: jobs must be an integer ≥ 2, got ${J}`);
   const properties = opts.properties;
-  if (properties.length > 30) throw new RangeError('the packed search judges at most 30 properties');
+  if (properties.length > 30) throw new RangeError(`the packed search judges at most 30 properties, got ${properties.length}`);
   const jobs: Job[] = [];
   try {
     for (let i = 0; i < J; i++) jobs.push(new Job(i));
@@ -140,7 +139,6 @@ export async function searchParallel(cfg: ModelConfig, opts: ParallelSearchOptio
     let depth = 0;
     let stopped: StopReason | null = null;
     let full = false;
-    let frontier = 1;
     for (;;) {
       const done = await Promise.all(jobs.map((job) => job.ask<LevelDone>({ type: 'level', unsettled })));
       let added = 0;
@@ -155,27 +153,20 @@ export async function searchParallel(cfg: ModelConfig, opts: ParallelSearchOptio
         dropped += d.dropped;
         stopped ??= d.stopped;
       }
-      // per property, the lowest thread's find at this level (all are at the same depth)
+      // per property, the lowest thread's find at this level (all are at the same depth; a thread
+      // reports only what settles a property: a violation, or a witness)
       for (const d of done) {
         for (const f of d.finds) {
           if ((unsettled & (1 << f.property)) === 0) continue;
-          const prop = properties[f.property] as Property;
           unsettled &= ~(1 << f.property);
-          if (prop.kind === 'sometimes' ? f.ok : !f.ok && (prop.kind === 'always' || f.final)) {
-            settled.add(f.property);
-            settledAt.push(f);
-          }
+          settled.add(f.property);
+          settledAt.push(f);
         }
       }
       opts.onProgress?.(expanded, states);
-      frontier = added;
       if (stopped !== null) break;
       // (max-states stores nothing new but, as searchPacked does, still expands every stored state)
       if (dropped > 0) full = true;
-      if (opts.stopAtFirstViolation === true && settledAt.some((f) => !f.ok)) {
-        stopped = 'violation';
-        break;
-      }
       if (untilMask !== 0 && (unsettled & untilMask) === 0) {
         stopped = 'settled';
         break;
