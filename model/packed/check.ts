@@ -63,9 +63,7 @@ export function checkPacked(cfg: ModelConfig, opts: PackedCheckOptions): PackedC
     },
     engine,
   );
-  const shortest: Record<string, boolean> = {};
-  for (const v of r.violations) shortest[v.property] = !por;
-  if (!por || r.violations.length === 0) return { ...r, shortest, refineStates: 0 };
+  if (!por || r.violations.length === 0) return withShortest(r, por);
   // the re-search has its own budget: BFS finds the shallow counterexamples first, so what it settles
   // before a limit is still the shortest (the others keep the reduced search's traces)
   const again = searchPacked(
@@ -79,13 +77,22 @@ export function checkPacked(cfg: ModelConfig, opts: PackedCheckOptions): PackedC
     },
     engine,
   );
+  return withShortest(r, por, again);
+}
+
+/**
+ * The check's result from the search `r` and, when one ran, the re-search without the partial-order
+ * reduction: each violation it found again replaces the first one's trace and is shortest; without
+ * the reduction every trace already is.
+ */
+function withShortest(r: PackedSearchResult, por: boolean, again?: PackedSearchResult): PackedCheck {
+  const shortest: Record<string, boolean> = {};
   const violations: PackedViolation[] = r.violations.map((v) => {
-    const found = again.violations.find((x) => x.property === v.property);
-    if (found === undefined) return v;
-    shortest[v.property] = true;
-    return found;
+    const found = again?.violations.find((x) => x.property === v.property);
+    shortest[v.property] = found !== undefined || !por;
+    return found ?? v;
   });
-  return { ...r, violations, shortest, refineStates: again.states };
+  return { ...r, violations, shortest, refineStates: again?.states ?? 0 };
 }
 
 /**
@@ -110,16 +117,7 @@ export async function checkPackedJobs(cfg: ModelConfig, opts: PackedCheckOptions
     ...(opts.onProgress === undefined ? {} : { onProgress: opts.onProgress }),
   };
   const r = await searchParallel(cfg, { ...base, por });
-  const shortest: Record<string, boolean> = {};
-  for (const v of r.violations) shortest[v.property] = !por;
-  if (!por || r.violations.length === 0) return { ...r, shortest, refineStates: 0 };
+  if (!por || r.violations.length === 0) return withShortest(r, por);
   // as in checkPacked: a re-search without the partial-order reduction makes counterexamples shortest
-  const again = await searchParallel(cfg, { ...base, por: false, until: r.violations.map((v) => v.property) });
-  const violations: PackedViolation[] = r.violations.map((v) => {
-    const found = again.violations.find((x) => x.property === v.property);
-    if (found === undefined) return v;
-    shortest[v.property] = true;
-    return found;
-  });
-  return { ...r, violations, shortest, refineStates: again.states };
+  return withShortest(r, por, await searchParallel(cfg, { ...base, por: false, until: r.violations.map((v) => v.property) }));
 }

@@ -177,8 +177,8 @@ export class Engine {
 
   /**
    * predict on `state` (`vec` materialized with guards outside the candidate's reads and adds, last):
-   * null when not enabled, else the
-   * expected event's id and the writes, [slot, id …], an added-to counter as [-slot - 1, k].
+   * null when not enabled, else the expected event and the writes, [slot, id …], an added-to counter as
+   * [-slot - 1, k].
    */
   private predictWrites(event: TraceEvent, state: SystemState, vec: Int32Array, adds: Int32Array): { event: TraceEvent; writes: number[] } | null {
     const p = this.predict(this.cfg, state, event);

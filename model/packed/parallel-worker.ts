@@ -222,14 +222,7 @@ class Thread {
       transitions += successors;
       const final = successors === 0;
       if (final) finals += 1;
-      if (por !== null && successors > 1) {
-        const ample = por.ample(cur, enabled);
-        if (ample !== null) {
-          enabled.length = 0;
-          enabled.push(...ample);
-          por.reduced += 1;
-        }
-      }
+      por?.restrict(cur, enabled);
       const bits = unsettled !== 0 || por !== null ? engine.verdicts(cur, final) : 0;
       if (unsettled !== 0) {
         const news = this.masks.settledAt(bits, final) & unsettled;
@@ -244,9 +237,10 @@ class Thread {
         if (por !== null && engine.viewDiffers(cur, next)) this.masks.requireMonotone(engine, bits, next, o);
         const sym = this.reducer?.canonicalize(next) ?? 0;
         if (o > this.maxOutcome) throw new RangeError(`parallel search: more than ${this.maxOutcome} memoized outcomes in one thread at --jobs ${this.J}; use fewer threads`);
+        const edge = o * this.J + this.me;
         const owner = this.ownerOf(next);
-        if (owner === this.me) this.add(next, gid, o * this.J + this.me, sym);
-        else this.enqueue(owner, next, gid, o * this.J + this.me, sym);
+        if (owner === this.me) this.add(next, gid, edge, sym);
+        else this.enqueue(owner, next, gid, edge, sym);
       }
     }
     for (let peer = 0; peer < this.J; peer++) {

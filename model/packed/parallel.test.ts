@@ -1,22 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { properties } from '../../spec/properties.ts';
 import type { ModelConfig } from '../config.ts';
-import { config, tiny, u } from '../test-support/driver.ts';
+import { alternating, config, tiny, twoReplicas, u } from '../test-support/driver.ts';
 import { checkPacked, checkPackedJobs } from './check.ts';
 import { Engine } from './engine.ts';
 import { searchParallel } from './parallel.ts';
 import { searchPacked } from './search.ts';
 import { SymmetryReducer } from './symmetry.ts';
-
-/** The defaults of `sbkit model --check` at W workers (explore/model-check.ts checkConfig), without explore/. */
-const check = (variant: ModelConfig['variant'], workers: number, over: Partial<ModelConfig> = {}): ModelConfig =>
-  config({
-    variant,
-    workersPerProcess: workers,
-    updates: Array.from({ length: workers }, (_, w) => u(w, 0, w, w % 2 === 0 ? 10 : 100)),
-    maxBytesChoices: [0, 50, 1000],
-    ...over,
-  });
 
 const FAULTS = { aborts: 1, indeterminate: 1, cleanup: true } as const;
 
@@ -32,10 +22,10 @@ describe('the parallel packed search (--jobs) visits what one thread visits', ()
   it.each<[string, number, ModelConfig]>([
     ['tiny best-effort', 2, tiny('best-effort')],
     ['tiny barrier', 3, tiny('barrier')],
-    ['check best-effort, 4 workers', 2, check('best-effort', 4)],
-    ['check barrier, 4 workers', 3, check('barrier', 4)],
+    ['check best-effort, 4 workers', 2, alternating('best-effort', 4)],
+    ['check barrier, 4 workers', 3, alternating('barrier', 4)],
     ['two replicas, two intervals (supersede)', 2, config({ variant: 'best-effort', replicas: 2, workersPerProcess: 1, intervals: 2, updates: [u(0, 0, 0, 5), u(1, 1, 0, 5)], knobs: { maxBytesByLower: [1000], barrierByDesired: [false] } })],
-    ['two replicas × two workers (each replica its own roles in the shared history)', 2, config({ variant: 'best-effort', replicas: 2, workersPerProcess: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 10)], maxBytesChoices: [1000] })],
+    ['two replicas × two workers (each replica its own roles in the shared history)', 2, twoReplicas('best-effort')],
     ['two processes', 2, config({ variant: 'barrier', processes: 2, workersPerProcess: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 20), u(2, 0, 2, 10), u(3, 0, 3, 20)] })],
     ['the fault world', 2, { ...tiny('best-effort'), faults: FAULTS }],
   ])('%s on %i threads: the same states, finals, transitions, depth and verdicts', async (_name, jobs, cfg) => {
@@ -51,7 +41,7 @@ describe('the parallel packed search (--jobs) visits what one thread visits', ()
   });
 
   it('finds the review bug with a shortest counterexample, as checkPacked does', async () => {
-    const cfg: ModelConfig = { ...check('best-effort', 3), bugs: { sweepUpgradeRace: true } };
+    const cfg: ModelConfig = { ...alternating('best-effort', 3), bugs: { sweepUpgradeRace: true } };
     const one = checkPacked(cfg, { properties, maxStates: 10_000_000 });
     const many = await checkPackedJobs(cfg, { properties, maxStates: 10_000_000, jobs: 2 });
     expect(one.violations.length).toBeGreaterThan(0);
@@ -61,7 +51,7 @@ describe('the parallel packed search (--jobs) visits what one thread visits', ()
   });
 
   it('stops at --max-states over every thread together, and still expands what it stored, as one thread does', async () => {
-    const cfg = check('best-effort', 3);
+    const cfg = alternating('best-effort', 3);
     const engine = new Engine(cfg, properties);
     const one = searchPacked(cfg, { maxStates: 100, reducer: new SymmetryReducer(engine, { order: 'content' }), por: true }, engine);
     const r = await searchParallel(cfg, { jobs: 3, properties, maxStates: 100, symmetry: true, por: true });
@@ -71,7 +61,7 @@ describe('the parallel packed search (--jobs) visits what one thread visits', ()
   });
 
   it('prints the same traces in every run, whatever the timing of the threads', async () => {
-    const cfg: ModelConfig = { ...check('best-effort', 3), bugs: { sweepUpgradeRace: true } };
+    const cfg: ModelConfig = { ...alternating('best-effort', 3), bugs: { sweepUpgradeRace: true } };
     const runs = await Promise.all([1, 2, 3].map(() => searchParallel(cfg, { jobs: 3, properties, maxStates: 10_000_000, symmetry: true, por: false })));
     expect(runs[0]?.violations.length).toBeGreaterThan(0);
     for (const r of runs.slice(1)) {
@@ -82,10 +72,10 @@ describe('the parallel packed search (--jobs) visits what one thread visits', ()
 
   it('stops at --max-memory and at --max-seconds, and says so', async () => {
     // a thread checks memory and time as a level starts and every 4,096 states in it
-    const memory = await searchParallel(check('best-effort', 3), { jobs: 2, properties, maxStates: 10_000_000, maxBytes: 1, symmetry: true, por: true });
+    const memory = await searchParallel(alternating('best-effort', 3), { jobs: 2, properties, maxStates: 10_000_000, maxBytes: 1, symmetry: true, por: true });
     expect(memory).toMatchObject({ complete: false, stopped: 'max-memory' });
     expect(memory.frontier).toBeGreaterThan(0);
-    const time = await searchParallel(check('best-effort', 3), { jobs: 2, properties, maxStates: 10_000_000, maxMillis: 0, symmetry: true, por: true });
+    const time = await searchParallel(alternating('best-effort', 3), { jobs: 2, properties, maxStates: 10_000_000, maxMillis: 0, symmetry: true, por: true });
     expect(time).toMatchObject({ complete: false, stopped: 'max-time' });
   });
 

@@ -204,14 +204,7 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
       finals += 1;
       opts.onFinal?.(engine.codec.materialize(cur));
     }
-    if (opts.por === true && successors > 1) {
-      const ample = por.ample(cur, enabled);
-      if (ample !== null) {
-        enabled.length = 0;
-        enabled.push(...ample);
-        por.reduced += 1;
-      }
-    }
+    if (opts.por === true) por.restrict(cur, enabled);
     const needBits = unsettled !== 0 || opts.por === true;
     const bits = needBits ? engine.verdicts(cur, final) : 0;
     if (unsettled !== 0) {
@@ -334,8 +327,18 @@ export class PersistentSets {
     return this.table.size;
   }
 
+  /** Narrows `enabled` (the outcomes of `cur`) to a persistent proper subset where there is one. */
+  restrict(cur: Int32Array, enabled: number[]): void {
+    if (enabled.length < 2) return;
+    const ample = this.ample(cur, enabled);
+    if (ample === null) return;
+    enabled.length = 0;
+    enabled.push(...ample);
+    this.reduced += 1;
+  }
+
   /** A proper subset of `enabled` (the outcomes of `cur`) that is persistent, or null. */
-  ample(cur: Int32Array, enabled: readonly number[]): number[] | null {
+  private ample(cur: Int32Array, enabled: readonly number[]): number[] | null {
     this.cur = cur;
     const engine = this.engine;
     for (const o of enabled) {

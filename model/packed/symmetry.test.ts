@@ -4,25 +4,12 @@ import { properties, type Property } from '../../spec/properties.ts';
 import type { ModelConfig } from '../config.ts';
 import type { SystemState } from '../state.ts';
 import { initialState, serialize, step, successors } from '../system.ts';
-import { config, randomWalk, rng, u } from '../test-support/driver.ts';
+import { alternating, config, randomWalk, rng, twoReplicas, u } from '../test-support/driver.ts';
 import { checkPacked } from './check.ts';
 import { Engine } from './engine.ts';
 import { searchPacked, type PackedSearchResult } from './search.ts';
 import { COMPONENT_SHAPES } from './shapes.ts';
 import { Loads, Renamer, SymmetryReducer, compose, fixedWorkers, identity, inGroup, inverse, loadClasses, type Sym } from './symmetry.ts';
-
-/** W workers of one process, one update each: 10 B for even workers, 100 B for odd (the check's workload). */
-const alternating = (variant: ModelConfig['variant'], workers: number, over: Partial<ModelConfig> = {}): ModelConfig =>
-  config({
-    variant,
-    workersPerProcess: workers,
-    updates: Array.from({ length: workers }, (_, w) => u(w, 0, w, w % 2 === 0 ? 10 : 100)),
-    maxBytesChoices: [0, 50, 1000],
-    ...over,
-  });
-
-const twoReplicas = (variant: ModelConfig['variant']): ModelConfig =>
-  config({ variant, replicas: 2, workersPerProcess: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 10)], maxBytesChoices: [1000] });
 
 function replay(cfg: ModelConfig, trace: readonly TraceEvent[]): SystemState[] {
   const states = [initialState(cfg)];

@@ -26,6 +26,20 @@ export const tiny = (variant: Variant): ModelConfig => config({ variant });
 
 export const u = (id: number, time: number, worker: number, size: number): Update => ({ id, time, worker, size });
 
+/** W workers of one process, one update each: 10 B for even workers, 100 B for odd (`sbkit model --check`'s workload). */
+export const alternating = (variant: Variant, workers: number, over: Partial<ModelConfig> = {}): ModelConfig =>
+  config({
+    variant,
+    workersPerProcess: workers,
+    updates: Array.from({ length: workers }, (_, w) => u(w, 0, w, w % 2 === 0 ? 10 : 100)),
+    maxBytesChoices: [0, 50, 1000],
+    ...over,
+  });
+
+/** Two replicas of two workers, one 10 B update each, every worker sharing. */
+export const twoReplicas = (variant: Variant): ModelConfig =>
+  config({ variant, replicas: 2, workersPerProcess: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 10)], maxBytesChoices: [1000] });
+
 /**
  * Two replicas × two processes × two workers over two intervals, one update per worker plus `extra`:
  * the configuration the random walks use.
