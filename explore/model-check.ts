@@ -125,8 +125,9 @@ export const CORE_UPDATE_SIZE = 100;
  * fixed at 1000 B (every worker with data shares). "Worker w pushes 0..P parts" becomes: worker w holds
  * `loads[w]` updates of 100 B (one part each) and exploration pushes one per step (`pushChunkUpdates: 1`). Promela
  * chooses the count as it runs; here each load vector is its own configuration, and `coreConfigs` lists
- * them all — with symmetry only one per orbit: worker 0 (the append worker) keeps its count, workers
- * 1…W−1 take the counts in ascending order (renaming them maps every other vector onto one of these).
+ * them all — with symmetry only one per orbit, the counts in ascending order (renaming the workers maps
+ * every other vector onto one of these; the append worker moves too, model/packed/symmetry.ts), each with
+ * the number of vectors it stands for (`vectors`).
  * Differences that make state counts incomparable one to one: our model has steps Promela folds
  * (stage, open, finish-begin/-end, hand, mint, append), and a best-effort worker with no data does
  * nothing, where Promela's still joins and finishes empty.
@@ -137,14 +138,14 @@ export function coreConfigs(
   parts: number,
   oneVectorPerOrbit: boolean,
   modelBug?: ModelBugName,
-): { readonly loads: readonly number[]; readonly cfg: ModelConfig }[] {
+): { readonly loads: readonly number[]; readonly vectors: number; readonly cfg: ModelConfig }[] {
   const vectors: number[][] = [];
   const rec = (prefix: number[]) => {
     if (prefix.length === workers) {
       vectors.push(prefix);
       return;
     }
-    const from = oneVectorPerOrbit && prefix.length >= 2 ? (prefix[prefix.length - 1] as number) : 0;
+    const from = oneVectorPerOrbit && prefix.length >= 1 ? (prefix[prefix.length - 1] as number) : 0;
     for (let n = from; n <= parts; n++) rec([...prefix, n]);
   };
   rec([]);
@@ -165,8 +166,20 @@ export function coreConfigs(
       pushChunkUpdates: 1,
       ...(modelBug === 'sweep-upgrade-race' ? { bugs: { sweepUpgradeRace: true } } : {}),
     };
-    return { loads, cfg };
+    return { loads, vectors: oneVectorPerOrbit ? arrangements(loads) : 1, cfg };
   });
+}
+
+/** How many distinct vectors are permutations of `loads` (the multinomial coefficient of its counts). */
+function arrangements(loads: readonly number[]): number {
+  let n = 1;
+  const seen = new Map<number, number>();
+  loads.forEach((x, i) => {
+    const k = (seen.get(x) ?? 0) + 1;
+    seen.set(x, k);
+    n = (n * (i + 1)) / k;
+  });
+  return Math.round(n);
 }
 
 /** The workload in words, one line each: updates, knob, persist (for help, output and the report). */
@@ -374,7 +387,7 @@ export function combineSummary(req: ModelCheckRequest, variants: readonly Varian
 function multiReduction(req: ModelCheckRequest, found: readonly Found[]): string {
   if (searchOf(req) === 'plain') return 'none';
   const parts = [
-    req.symmetry !== false ? 'symmetry: workers with identical loads, per load vector (append workers fixed)' : undefined,
+    req.symmetry !== false ? 'symmetry: workers with identical loads, per load vector (append workers move too)' : undefined,
     req.por !== false ? `partial order: ${thousands(found.reduce((n, f) => n + (f.figures.porStates ?? 0), 0))} states expanded only a persistent subset` : undefined,
   ].filter((x) => x !== undefined);
   return parts.length === 0 ? 'none' : parts.join('; ');
@@ -558,7 +571,7 @@ function headerLines(req: ModelCheckRequest): string[] {
 export function coreLines(parts: number): string[] {
   return [
     `core (the SPIN anchor's shape): every worker holds 0..${parts} updates of ${CORE_UPDATE_SIZE} B, one part each, pushed one per step; knob 1000 B (every worker with data shares)`,
-    '         one search per load vector (with symmetry: worker 0 keeps its count, workers 1… ascending); counts and verdicts add up over them',
+    '         one search per load vector (with symmetry: one per orbit, counts ascending); counts and verdicts add up over them',
   ];
 }
 

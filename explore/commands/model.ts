@@ -111,7 +111,7 @@ export const MODEL_FLAGS = {
     `${DEFAULT_MAX_STATES.toLocaleString('en-US')}; plain: ${DEFAULT_PLAIN_MAX_STATES.toLocaleString('en-US')}`,
   ),
   search: optional(choiceFlag<SearchKind>({ help: '--check: packed (fast: packed states, reductions, limits) or plain (model/search.ts, the reference)', choices: SEARCHES, defaultValue: 'packed' }), 'packed'),
-  symmetry: onOff('--check: symmetry reduction over workers with identical loads (append workers fixed) and over replicas'),
+  symmetry: onOff('--check: symmetry reduction over workers with identical loads (the append worker among them: nothing reads it) and over replicas'),
   por: onOff('--check: partial-order reduction (confluent events taken alone; verdicts kept, counterexamples re-searched to be shortest)'),
   'max-memory': optional(bytesFlag({ help: '--check: stop a search when this process\'s RSS reaches this (reported as incomplete: exit 1)', defaultValue: DEFAULT_MAX_MEMORY, min: 64 * 1024 * 1024 }), '4GiB'),
   'max-seconds': optional(intFlag({ help: '--check: stop each search after this many seconds (reported as incomplete: exit 1; the re-search for shortest counterexamples gets as long again)', defaultValue: 3600, min: 1, max: 1_000_000 }), 'none'),
@@ -153,7 +153,7 @@ const HELP = {
     'The packed search (default) stores states as a few integers each and takes successors from\n' +
       "model/system.ts, memoized by what each event reads (model/packed/read-sets.ts, checked on every miss).\n" +
       'Reductions (on by default; --symmetry off / --por off): workers with identical loads are\n' +
-      'interchangeable (the append worker stays fixed), so are replicas; confluent events (stage, own-batch,\n' +
+      'interchangeable (the append worker too: nothing in the model reads it), so are replicas; confluent events (stage, own-batch,\n' +
       'hand, finish-end) are taken alone where they commute with every other enabled event. Both keep\n' +
       'every verdict; with the partial-order reduction a violation is re-searched without it so that its\n' +
       'trace is a shortest one. Every printed trace was replayed on the model. Without reductions the\n' +

@@ -50,8 +50,13 @@ const nullable = (of: Shape): Shape => ({ t: 'nullable', of });
 const list = (of: Shape): Shape => ({ t: 'list', of });
 const local = (fields: Record<string, Shape>): Shape => ({ t: 'local', context: record(fields) });
 
-/** vocab Description: appendWorker is a worker (the symmetry group keeps it fixed, see symmetry.ts). */
-const description = record({ lower: opaque, upper: opaque, appendWorker: worker, sharedId: opaque, maxBytes: opaque, barrier: opaque });
+/**
+ * vocab Description. SUBTLE: `appendWorker` is a worker index left as it is (opaque): the mint derives it
+ * from its sequence number and nothing in the model reads it, so a symmetry moves the append worker's
+ * components with the others and keeps the field (symmetry.ts; symmetry.test.ts fails on a model that
+ * reads it).
+ */
+const description = record({ lower: opaque, upper: opaque, appendWorker: opaque, sharedId: opaque, maxBytes: opaque, barrier: opaque });
 /** model/parts.ts Batch and vocab BatchSummary. */
 const batch = record({ updates: idSet, partBytes: opaque });
 const summary = record({ updates: idSet, parts: opaque, partBytes: opaque });

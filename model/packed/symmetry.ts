@@ -4,14 +4,13 @@
  * A symmetry `g = (ρ, π)` moves replica r to ρ(r) and, inside it, worker w to π_r(w) (staying in its
  * process), renaming every worker index, replica index and update id by shapes.ts (an update moves to
  * the update of the same rank in its new worker's id-sorted list). It is an automorphism of the model
- * when
- * - π_r only exchanges workers with *identical loads*: the same (time, size) list in id order; and
- * - π_r fixes every worker that is or will be an append worker of replica r: the live description's
- *   `appendWorker` and `(seq + j) mod P·W` for each description still to be minted (at most
- *   `intervals − lower`, one fewer while one is live: lowers strictly increase). SUBTLE: this is the
- *   one protocol rule the reduction knows (vocab Description: appendWorker = seq mod workers); the
- *   model gives the append worker no role yet, but a symmetry moving a future append worker would not
- *   commute with mint once it does. The fixed set only shrinks along a run, so the group only grows.
+ * when π_r only exchanges workers with *identical loads* (the same (time, size) list in id order).
+ * SUBTLE: a description's `appendWorker` is not renamed (shapes.ts: opaque). The mint derives it from its
+ * sequence number (vocab Description: appendWorker = seq mod workers) and nothing in the model reads it,
+ * so a state with the workers permuted around an unchanged append worker has the permuted successors:
+ * the append worker moves with the rest. The commutation and replay tests (symmetry.test.ts) hold this
+ * and fail on a model that reads it. `appendWorkers: 'fixed'` keeps the smaller group that fixes every
+ * present and future append worker (`fixedWorkers`), for comparison.
  * Replicas are always interchangeable (every replica writes the same desired collection).
  *
  * Canonical form by sorting: in each class of movable workers, workers are ordered by a key that
@@ -248,10 +247,18 @@ export interface SymmetryOptions {
    * need to agree on who owns a state).
    */
   readonly order?: 'ids' | 'content';
+  /**
+   * `move` (default): append workers move like any worker (nothing in the model reads them). `fixed`: the
+   * group fixes every present and future append worker (`fixedWorkers`), a subgroup kept to compare the
+   * two reductions side by side.
+   */
+  readonly appendWorkers?: 'move' | 'fixed';
 }
 
 /**
- * Workers of replica r that are or will be append workers (they must stay fixed). With `restarts`
+ * Workers of replica r that are or will be append workers (the `appendWorkers: 'fixed'` group keeps
+ * them in place): the live description's and `(seq + j) mod P·W` for each description still to be
+ * minted (at most `intervals − lower`, one fewer while one is live). With `restarts`
  * (the fault world may still abort), a restarted incarnation mints again from seq 0 at a lower no
  * smaller than this one: its append workers are among 0 … intervals − lower − 1 (mod P·W) too.
  */
@@ -278,10 +285,10 @@ export function loadClasses(cfg: ModelConfig, loads: Loads): number[][] {
 }
 
 /** Whether `g` is in the symmetry group at `s` (so it is an automorphism from `s` on). */
-export function inGroup(cfg: ModelConfig, loads: Loads, s: SystemState, g: Sym): boolean {
+export function inGroup(cfg: ModelConfig, loads: Loads, s: SystemState, g: Sym, appendWorkers: 'move' | 'fixed' = 'move'): boolean {
   return s.replicas.every((rep, r) => {
     const pi = g.workers[r] as readonly number[];
-    const fixed = fixedWorkers(rep.mint, (cfg.faults?.aborts ?? 0) > 0);
+    const fixed = appendWorkers === 'fixed' ? fixedWorkers(rep.mint, (cfg.faults?.aborts ?? 0) > 0) : [];
     return pi.every((to, w) => processOf(cfg, to) === processOf(cfg, w) && loads.signature[to] === loads.signature[w]) && fixed.every((w) => pi[w] === w);
   });
 }
@@ -361,6 +368,7 @@ function rankOf(loads: Loads, id: number, self: number): string {
 // ---------------------------------------------------------------------------------------------------
 // The reducer
 
+const NONE: number[] = [];
 const KIND_INDEX = new Map<SlotKind, number>(SLOT_KINDS.map((k, i) => [k, i]));
 
 export class SymmetryReducer implements Reducer {
@@ -392,6 +400,7 @@ export class SymmetryReducer implements Reducer {
   private readonly withWorkers: boolean;
   private readonly withReplicas: boolean;
   private readonly byContent: boolean;
+  private readonly fixAppendWorkers: boolean;
 
   constructor(
     readonly engine: Engine,
@@ -404,6 +413,7 @@ export class SymmetryReducer implements Reducer {
     this.withWorkers = opts.workers !== false && this.classes.length > 0;
     this.withReplicas = opts.replicas !== false && this.cfg.replicas > 1;
     this.byContent = opts.order === 'content';
+    this.fixAppendWorkers = opts.appendWorkers === 'fixed';
     this.keyBuf = new Int32Array(8 + engine.layout.slots);
     const L = engine.layout;
     this.ownParts = [Array.from({ length: L.workers }, () => []), Array.from({ length: L.workers }, () => [])];
@@ -417,7 +427,7 @@ export class SymmetryReducer implements Reducer {
     this.out = new Int32Array(L.slots);
     this.intern(identity(this.cfg));
     const what: string[] = [];
-    if (this.withWorkers) what.push(`workers with identical loads (classes ${this.classes.map((c) => `{${c.join(',')}}`).join(' ')}, append workers fixed)`);
+    if (this.withWorkers) what.push(`workers with identical loads (classes ${this.classes.map((c) => `{${c.join(',')}}`).join(' ')}, ${this.fixAppendWorkers ? 'append workers fixed' : 'append workers move too'})`);
     if (this.withReplicas) what.push(`${this.cfg.replicas} replicas`);
     this.description = what.length === 0 ? 'symmetry: none applies' : `symmetry: ${what.join('; ')}`;
   }
@@ -446,7 +456,9 @@ export class SymmetryReducer implements Reducer {
     return this.engine.codec.value(slot, id);
   }
 
+  /** The workers of replica r the group fixes at mint `mintId` (none unless `appendWorkers: 'fixed'`). */
   private fixed(mintId: number, r: number): number[] {
+    if (!this.fixAppendWorkers) return NONE;
     let f = this.fixedMemo.get(mintId);
     if (f === undefined) {
       f = fixedWorkers(this.value(this.engine.layout.mint(r), mintId) as Local<MintContext>, (this.cfg.faults?.aborts ?? 0) > 0);
