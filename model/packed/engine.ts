@@ -17,8 +17,10 @@ import { processOf, type ModelConfig } from '../config.ts';
 import { actorCandidates, actorsOf, initialState, predict, type Actor } from '../system.ts';
 import type { SystemState } from '../state.ts';
 import { viewOf } from '../view.ts';
+import { applyPatch, diff, diffPath, focusIndex, keepsUpdates, perturb, perturbPath, projectHeader, projectInstance, projectPath, type Entry, type Focus, type Patch } from './focus.ts';
 import { Codec, Interner, Layout, ReadSetError, sameValue } from './layout.ts';
-import { ACTOR_READS, EVENT_RULES, actorReads, eventRule, viewReads, type ActorRules, type EventRules } from './read-sets.ts';
+import { ACTOR_READS, EVENT_RULES, actorPaths, actorReads, eventRule, viewReads, type ActorRules, type EventRules } from './read-sets.ts';
+import { GrowInts, TupleMap } from './tuple-set.ts';
 
 /** For tests: other read-set tables, or another predict (to show the checks catch a wrong one). */
 export interface EngineOptions {
@@ -26,28 +28,60 @@ export interface EngineOptions {
   readonly actorRules?: ActorRules;
   readonly predict?: typeof predict;
 }
-import { GrowInts, TupleMap } from './tuple-set.ts';
 
 export interface MissCounts {
   actors: number;
   outcomes: number;
   views: number;
+  /** Entries made by applying a patch to an entry for the first time (the transition table's fills). */
+  patched: number;
   /** Outcome misses by event kind. */
   readonly byKind: Record<string, number>;
 }
+
+/** A write of an outcome: `[op, slot, arg]` in the write pool. */
+const SET = 0;
+/** A counter it only adds to: arg is what it adds. */
+const ADD = 1;
+/** A builder entry changed by a patch (focus.ts): arg is the patch's id. */
+const PATCH = 2;
+
+/** How a key position is read: the component id itself, a focused projection, or the entry's path. */
+const PLAIN = 0;
+const FOCUSED = 1;
+const PATH = 2;
+
+/** A candidate's focused read: the builder slot, the focus, its id, and (for `handle`) its handle's slot. */
+interface FocusSpec {
+  readonly slot: number;
+  readonly focus: Focus;
+  /** Which of `headerMemo`'s tables (one per `refsUpTo`). */
+  readonly header: number;
+  readonly handleSlot: number;
+}
+
+/** The key of a focused read that finds no instance (no projection has this id). */
+const NO_INSTANCE = -1;
 
 export class Engine {
   readonly layout: Layout;
   readonly codec: Codec;
   readonly actors: readonly Actor[];
   private readonly actorSlots: readonly Int32Array[];
+  /** Per actor: per key position, PLAIN or PATH (the review bug's sweep reads entries by path). */
+  private readonly actorModes: readonly Uint8Array[];
   private readonly viewSlots: Int32Array;
 
   private readonly candidates: TraceEvent[] = [];
   /** Per candidate: the slots of its memo key (its reads), and those it may also touch (reads + adds). */
   private readonly candSlots: Int32Array[] = [];
+  private readonly candModes: Uint8Array[] = [];
   private readonly candTouch: Int32Array[] = [];
   private readonly candAdds: Int32Array[] = [];
+  private readonly candFocus: (FocusSpec | null)[] = [];
+  private readonly candPaths: Int32Array[] = [];
+  /** Per candidate: its focused and path slots flagged (for `extract`'s raw values). */
+  private readonly candRaw: Uint8Array[] = [];
   private readonly candIds = new Interner();
   private readonly candLists: Int32Array[] = [];
   private readonly actorMemo = new TupleMap(12);
@@ -60,18 +94,34 @@ export class Engine {
    * one; the mint and the append operator each their own). */
   readonly actorGroup: readonly number[];
   /** Per outcome: the expected event's id (-1 when the candidate is not enabled), its candidate, and its
-   * writes as a range of `writePool`. */
+   * writes as a range of `writePool` (triples: op, slot, arg). */
   private readonly outcomeEvent = new GrowInts();
   private readonly outcomeCand = new GrowInts();
   private readonly writeStart = new GrowInts();
   private readonly writePool = new GrowInts();
+  /** Per outcome: 1 when a patch of it lowers a ref count (`crossesCap`). */
+  private readonly outcomeDown = new GrowInts();
   private readonly viewMemo = new TupleMap(12);
   private readonly viewBits: number[] = [];
   private readonly scratch: Int32Array;
   private readonly key: Int32Array;
   /** The model's expected events (interned: far fewer than outcomes); `outcomeEvent` indexes them. */
   private readonly expected = new Interner();
-  readonly misses: MissCounts = { actors: 0, outcomes: 0, views: 0, byKind: {} };
+  /** Focused and path projections of builder entries (focus.ts), and the focuses and patches. */
+  private readonly projections = new Interner();
+  private readonly patches = new Interner();
+  /** Per `refsUpTo` in use (`headerCaps`): entry id → its header's projection id (-1: not yet). */
+  private readonly headerCaps: number[] = [];
+  private readonly headerMemo: GrowInts[] = [];
+  /** An instance record → its projection ids without and with its update ids (-1: not yet). */
+  private readonly recordMemo = new WeakMap<object, Int32Array>();
+  /** Entry id → its path's projection id (-1: not yet). */
+  private readonly pathMemo = new GrowInts();
+  /** (entry id, patch id) → entry id: the transition table, filled as states need it. */
+  private readonly transitions = new TupleMap(14);
+  private readonly pair = new Int32Array(2);
+  private readonly rawOut: unknown[];
+  readonly misses: MissCounts = { actors: 0, outcomes: 0, views: 0, patched: 0, byKind: {} };
 
   private readonly eventRules: EventRules;
   private readonly predict: typeof predict;
@@ -88,6 +138,12 @@ export class Engine {
     this.codec = new Codec(this.layout);
     this.actors = actorsOf(cfg);
     this.actorSlots = this.actors.map((a) => Int32Array.from(actorReads(a, this.layout, opts.actorRules ?? ACTOR_READS)));
+    this.actorModes = this.actors.map((a, i) => {
+      const paths = actorPaths(a, this.layout);
+      const slots = this.actorSlots[i] as Int32Array;
+      for (const slot of paths) if (!slots.includes(slot)) throw new Error(`model/packed/read-sets.ts: actor ${a.kind} reads ${this.layout.labels[slot]} by path, but not in its reads`);
+      return Uint8Array.from(slots, (slot) => (paths.includes(slot) ? PATH : PLAIN));
+    });
     this.viewSlots = Int32Array.from(viewReads(this.layout));
     const groups = new Map<string, number>();
     this.actorGroup = this.actors.map((a, i) => {
@@ -97,7 +153,8 @@ export class Engine {
       return groups.get(name) as number;
     });
     this.scratch = new Int32Array(this.layout.slots);
-    this.key = new Int32Array(2 + this.layout.slots);
+    this.key = new Int32Array(4 + this.layout.slots);
+    this.rawOut = new Array<unknown>(this.layout.slots).fill(undefined);
   }
 
   get slots(): number {
@@ -109,61 +166,180 @@ export class Engine {
     this.codec.pack(initialState(this.cfg), out);
   }
 
+  /** The projection id of entry `id` (of slot `slot`) by path. */
+  private pathProjection(slot: number, id: number): number {
+    const memo = this.pathMemo;
+    while (memo.length <= id) memo.push(-1);
+    let p = memo.data[id] as number;
+    if (p < 0) {
+      p = this.projections.intern(projectPath(this.codec.value(slot, id) as Entry));
+      memo.data[id] = p;
+    }
+    return p;
+  }
+
+  /** The instance a focus reads in the entry at `cur[spec.slot]` (-1: none). */
+  private focusAt(spec: FocusSpec, cur: Int32Array): number {
+    const b = this.codec.value(spec.slot, cur[spec.slot] as number) as Entry;
+    const h = spec.handleSlot < 0 ? null : (this.codec.value(spec.handleSlot, cur[spec.handleSlot] as number) as { context: { instance: number } } | null);
+    return focusIndex(b, spec.focus, h === null ? -1 : h.context.instance);
+  }
+
+  /**
+   * The key of the entry at `cur[spec.slot]` as `spec` reads it, written to `key[at]` and `key[at + 1]`:
+   * the projection ids of its header (by `refsUpTo`) and of the instance it reads (by whether it sees
+   * its update ids; NO_INSTANCE when there is none). Both memoized: the header by entry id, the instance
+   * by the record object itself (entries share the records a change did not touch).
+   */
+  private focusKey(spec: FocusSpec, cur: Int32Array, key: Int32Array, at: number): void {
+    const id = cur[spec.slot] as number;
+    const hdr = this.headerMemo[spec.header] as GrowInts;
+    while (hdr.length <= id) hdr.push(-1);
+    let h = hdr.data[id] as number;
+    const b = this.codec.value(spec.slot, id) as Entry;
+    if (h < 0) {
+      h = this.projections.intern(projectHeader(b, spec.focus.refsUpTo));
+      hdr.data[id] = h;
+    }
+    key[at] = h;
+    const i = this.focusAt(spec, cur);
+    const rec = i < 0 || b === null ? undefined : b.context.instances[i];
+    if (rec === undefined) {
+      key[at + 1] = NO_INSTANCE;
+      return;
+    }
+    const keep = keepsUpdates(rec, spec.focus) ? 1 : 0;
+    let ids = this.recordMemo.get(rec);
+    if (ids === undefined) {
+      ids = Int32Array.of(-1, -1);
+      this.recordMemo.set(rec, ids);
+    }
+    let r = ids[keep] as number;
+    if (r < 0) {
+      r = this.projections.intern(projectInstance(rec, keep === 1));
+      ids[keep] = r;
+    }
+    key[at + 1] = r;
+  }
+
+  /** Fills `key[1 …]` from `cur` for the slots (and modes) given; returns the key's length. */
+  private fillKey(first: number, slots: Int32Array, modes: Uint8Array, cur: Int32Array, spec: FocusSpec | null): number {
+    const key = this.key;
+    key[0] = first;
+    let at = 1;
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i] as number;
+      const mode = modes[i] as number;
+      if (mode === PLAIN) key[at++] = cur[slot] as number;
+      else if (mode === PATH) key[at++] = this.pathProjection(slot, cur[slot] as number);
+      else {
+        this.focusKey(spec as FocusSpec, cur, key, at);
+        at += 2;
+      }
+    }
+    return at;
+  }
+
   private actorCandidates(a: number, cur: Int32Array): Int32Array {
     const slots = this.actorSlots[a] as Int32Array;
-    const key = this.key;
-    key[0] = a;
-    for (let i = 0; i < slots.length; i++) key[1 + i] = cur[slots[i] as number] as number;
-    const hit = this.actorMemo.get(key, 1 + slots.length);
+    const modes = this.actorModes[a] as Uint8Array;
+    const len = this.fillKey(a, slots, modes, cur, null);
+    const hit = this.actorMemo.get(this.key, len);
     if (hit >= 0) return this.candLists[hit] as Int32Array;
     this.misses.actors += 1;
     const actor = this.actors[a] as Actor;
     this.codec.reader = { call: 'actorCandidates', of: actor };
-    const proposed = actorCandidates(this.cfg, this.codec.materialize(cur, slots), actor);
+    const state = this.codec.materialize(cur, slots);
+    const proposed = actorCandidates(this.cfg, state, actor);
+    const paths = slots.filter((_, i) => modes[i] === PATH);
+    if (paths.length > 0) {
+      // SUBTLE: entries read by path only: the same candidates with everything else about them changed
+      const perturbed = this.codec.withEntries(
+        state,
+        Array.from(paths, (slot) => [slot, perturbPath(this.codec.givenAt(slot) as Entry)] as const),
+      );
+      if (!sameValue(actorCandidates(this.cfg, perturbed, actor), proposed)) {
+        throw new ReadSetError(`actorCandidates(${JSON.stringify(actor)}) reads more than the state paths of ${Array.from(paths, (s) => this.layout.labels[s]).join(', ')}`);
+      }
+    }
     const list = Int32Array.from(proposed, (e) => {
       const before = this.candIds.size;
       const id = this.candIds.intern(e);
-      if (id === before) {
-        const rule = eventRule(e, this.layout, this.eventRules);
-        this.candidates.push(e);
-        this.candSlots.push(Int32Array.from(rule.reads));
-        this.candAdds.push(Int32Array.from(rule.adds));
-        this.candTouch.push(Int32Array.from([...rule.reads, ...rule.adds]));
-        this.candConfluent.push(rule.confluent);
-        this.candActor.push(a);
-      }
+      if (id === before) this.addCandidate(e, a);
       return id;
     });
-    this.actorMemo.set(key, 1 + slots.length, this.candLists.length);
+    this.actorMemo.set(this.key, len, this.candLists.length);
     this.candLists.push(list);
     return list;
   }
 
+  private addCandidate(e: TraceEvent, a: number): void {
+    const rule = eventRule(e, this.layout, this.eventRules);
+    const b = rule.builder;
+    let spec: FocusSpec | null = null;
+    if (b !== null) {
+      const worker = 'worker' in e ? e.worker : -1;
+      const focus: Focus = { instance: b.instance, refsUpTo: b.refsUpTo, updates: b.updates, worker };
+      const handleSlot = b.instance === 'handle' && 'worker' in e ? this.layout.handle(e.replica, e.worker) : -1;
+      if (b.instance === 'handle' && (handleSlot < 0 || !rule.reads.includes(handleSlot))) {
+        throw new Error(`model/packed/read-sets.ts: ${e.kind} reads its handle's instance but not its handle`);
+      }
+      let header = this.headerCaps.indexOf(b.refsUpTo);
+      if (header < 0) {
+        header = this.headerCaps.length;
+        this.headerCaps.push(b.refsUpTo);
+        this.headerMemo.push(new GrowInts());
+      }
+      spec = { slot: b.slot, focus, header, handleSlot };
+    }
+    const raw = new Uint8Array(this.layout.slots);
+    if (spec !== null) raw[spec.slot] = 1;
+    for (const slot of rule.paths) raw[slot] = 1;
+    this.candidates.push(e);
+    this.candSlots.push(Int32Array.from(rule.reads));
+    this.candModes.push(Uint8Array.from(rule.reads, (slot) => (slot === spec?.slot ? FOCUSED : rule.paths.includes(slot) ? PATH : PLAIN)));
+    this.candAdds.push(Int32Array.from(rule.adds));
+    this.candTouch.push(Int32Array.from([...rule.reads, ...rule.adds]));
+    this.candFocus.push(spec);
+    this.candPaths.push(Int32Array.from(rule.paths));
+    this.candRaw.push(raw);
+    this.candConfluent.push(rule.confluent);
+    this.candActor.push(a);
+  }
+
   private outcome(c: number, cur: Int32Array): number {
-    const slots = this.candSlots[c] as Int32Array;
-    const key = this.key;
-    key[0] = c;
-    for (let i = 0; i < slots.length; i++) key[1 + i] = cur[slots[i] as number] as number;
-    const hit = this.outcomeMemo.get(key, 1 + slots.length);
+    const spec = this.candFocus[c] as FocusSpec | null;
+    const len = this.fillKey(c, this.candSlots[c] as Int32Array, this.candModes[c] as Uint8Array, cur, spec);
+    const hit = this.outcomeMemo.get(this.key, len);
     if (hit >= 0) return hit;
+    const key = Int32Array.from(this.key.subarray(0, len));
     const event = this.candidates[c] as TraceEvent;
     this.misses.outcomes += 1;
     this.misses.byKind[event.kind] = (this.misses.byKind[event.kind] ?? 0) + 1;
     const adds = this.candAdds[c] as Int32Array;
+    const paths = this.candPaths[c] as Int32Array;
     this.codec.reader = { call: 'predict', of: event };
     const state = this.codec.materialize(cur, this.candTouch[c] as Int32Array);
-    const first = this.predictWrites(event, state, cur, adds);
-    if (first !== null && adds.length > 0) {
-      // SUBTLE: the counters are not in the key, so the outcome must not depend on them: predict again
-      // with every counter shifted and require the same event, the same writes and the same additions.
+    const i = spec === null ? -1 : this.focusAt(spec, cur);
+    const first = this.predictWrites(c, event, state, cur, i);
+    if (adds.length > 0 || spec !== null || paths.length > 0) {
+      // SUBTLE: what the key leaves out — counters only added to, the parts of builder entries a focused
+      // or path read does not see (focus.ts) — must not change the outcome: predict again with all of it
+      // moved and require the same event, the same writes, the same additions and the same patches.
       const shifted = Int32Array.from(cur);
       for (const a of adds) shifted[a] = (shifted[a] as number) + 1000;
-      const again = this.predictWrites(event, this.codec.shiftCounters(state, adds, 1000), shifted, adds);
-      if (again === null || !sameValue(again.event, first.event) || !sameValue(again.writes, first.writes)) {
-        throw new ReadSetError(
-          `predict(${JSON.stringify(event)}) depends on ${[...adds].map((a) => this.layout.labels[a]).join(', ')} beyond adding to ` +
-            'it: declare it in reads, not adds (model/packed/read-sets.ts)',
-        );
+      let moved = adds.length > 0 ? this.codec.shiftCounters(state, adds, 1000) : state;
+      const entries: (readonly [number, unknown])[] = Array.from(paths, (slot) => [slot, perturbPath(this.codec.givenAt(slot) as Entry)] as const);
+      if (spec !== null) entries.push([spec.slot, perturb(this.codec.givenAt(spec.slot) as Entry, spec.focus, i)]);
+      if (entries.length > 0) moved = this.codec.withEntries(moved, entries);
+      const again = this.predictWrites(c, event, moved, shifted, i);
+      if ((again === null) !== (first === null) || (first !== null && again !== null && (!sameValue(again.event, first.event) || !sameValue(again.writes, first.writes)))) {
+        const left = [
+          ...Array.from(adds, (a) => `${this.layout.labels[a]} beyond adding to it`),
+          ...(spec === null ? [] : [`more of ${this.layout.labels[spec.slot]} than its focus (model/packed/focus.ts)`]),
+          ...Array.from(paths, (s) => `more of ${this.layout.labels[s]} than its state path`),
+        ];
+        throw new ReadSetError(`predict(${JSON.stringify(event)}) depends on ${left.join(', or ')}: declare it in reads (model/packed/read-sets.ts)`);
       }
     }
     const o = this.outcomeEvent.length;
@@ -171,27 +347,67 @@ export class Engine {
     this.outcomeCand.push(c);
     this.writeStart.push(this.writePool.length);
     for (const x of first?.writes ?? []) this.writePool.push(x);
-    this.outcomeMemo.set(key, 1 + slots.length, o);
+    let down = 0;
+    for (let k = 0; first !== null && k < first.writes.length; k += 3) {
+      if (first.writes[k] === PATCH && ((this.patches.at(first.writes[k + 2] as number) as Patch & { refs?: number }).refs ?? 0) < 0) down = 1;
+    }
+    this.outcomeDown.push(down);
+    this.outcomeMemo.set(key, len, o);
     return o;
   }
 
   /**
    * predict on `state` (`vec` materialized with guards outside the candidate's reads and adds, last):
-   * null when not enabled, else the expected event and the writes, [slot, id …], an added-to counter as
-   * [-slot - 1, k].
+   * null when not enabled, else the expected event and the writes as triples [op, slot, arg]: a set
+   * component id, an added-to counter's addition, or a builder entry's patch (focus.ts; `i` is the
+   * focused instance). A patch must reproduce the model's entry.
    */
-  private predictWrites(event: TraceEvent, state: SystemState, vec: Int32Array, adds: Int32Array): { event: TraceEvent; writes: number[] } | null {
+  private predictWrites(c: number, event: TraceEvent, state: SystemState, vec: Int32Array, i: number): { event: TraceEvent; writes: number[] } | null {
     const p = this.predict(this.cfg, state, event);
     if (!p.ok) return null;
     this.scratch.set(vec);
-    const writes = this.codec.extract(p.next, this.scratch);
+    const raw = this.candRaw[c] as Uint8Array;
+    const spec = this.candFocus[c] as FocusSpec | null;
+    const paths = this.candPaths[c] as Int32Array;
+    const adds = this.candAdds[c] as Int32Array;
+    const writes = this.codec.extract(p.next, this.scratch, raw, this.rawOut);
     const out: number[] = [];
-    for (let i = 0; i < writes.length; i += 2) {
-      const slot = writes[i] as number;
-      if (adds.includes(slot)) out.push(-slot - 1, (writes[i + 1] as number) - (vec[slot] as number));
-      else out.push(slot, writes[i + 1] as number);
+    for (let k = 0; k < writes.length; k += 2) {
+      const slot = writes[k] as number;
+      if (adds.includes(slot)) out.push(ADD, slot, (writes[k + 1] as number) - (vec[slot] as number));
+      else out.push(SET, slot, writes[k + 1] as number);
     }
+    const patchOf = (slot: number, focused: boolean): void => {
+      const before = this.codec.givenAt(slot) as Entry;
+      const after = this.rawOut[slot] as Entry;
+      this.rawOut[slot] = undefined;
+      if (after === before || (before !== undefined && sameValue(after, before))) return;
+      const patch = focused ? diff(before, after, (spec as FocusSpec).focus, i) : diffPath(before, after);
+      const where = `predict(${JSON.stringify(event)}) on ${this.layout.labels[slot]}`;
+      if (typeof patch === 'string') throw new ReadSetError(`${where} ${patch}: declare what it reads (model/packed/read-sets.ts)`);
+      if (!sameValue(applyPatch(before, patch), after)) throw new ReadSetError(`${where}: the patch does not reproduce the model's entry (model/packed/focus.ts)`);
+      out.push(PATCH, slot, this.patches.intern(patch));
+    };
+    if (spec !== null) patchOf(spec.slot, true);
+    for (const slot of paths) patchOf(slot, false);
     return { event: p.expected, writes: out };
+  }
+
+  /** The entry `id` of builder slot `slot` changed by patch `patch` (the transition table, filled lazily). */
+  private patched(slot: number, id: number, patch: number): number {
+    const pair = this.pair;
+    pair[0] = id;
+    pair[1] = patch;
+    const hit = this.transitions.get(pair, 2);
+    if (hit >= 0) return hit;
+    this.misses.patched += 1;
+    const next = applyPatch(this.codec.value(slot, id) as Entry, this.patches.at(patch) as Patch);
+    if (next === undefined) throw new Error(`the packed engine applied a patch to ${this.layout.labels[slot]} it does not apply to (model/packed/focus.ts)`);
+    const to = this.codec.tables.builder.intern(next);
+    pair[0] = id;
+    pair[1] = patch;
+    this.transitions.set(pair, 2, to);
+    return to;
   }
 
   /**
@@ -245,35 +461,54 @@ export class Engine {
   }
 
   private writesInto(o: number, u: number): boolean {
-    const touch = this.candTouch[(this.outcomeCand.data[u] as number)] as Int32Array;
-    const adds = this.candAdds[(this.outcomeCand.data[u] as number)] as Int32Array;
-    const end = o + 1 < this.writeStart.length ? (this.writeStart.data[o + 1] as number) : this.writePool.length;
-    for (let i = (this.writeStart.data[o] as number); i < end; i += 2) {
-      const raw = (this.writePool.data[i] as number);
-      const slot = raw >= 0 ? raw : -raw - 1;
+    const cu = this.outcomeCand.data[u] as number;
+    const touch = this.candTouch[cu] as Int32Array;
+    const adds = this.candAdds[cu] as Int32Array;
+    const pool = this.writePool.data;
+    const end = this.writesEnd(o);
+    for (let i = this.writeStart.data[o] as number; i < end; i += 3) {
+      const op = pool[i] as number;
+      const slot = pool[i + 1] as number;
       for (let k = 0; k < touch.length; k++) {
-        if (touch[k] === slot && !(raw < 0 && adds.includes(slot))) return true;
+        if (touch[k] === slot && !(op === ADD && adds.includes(slot))) return true;
       }
-      if (raw >= 0) {
+      if (op !== ADD) {
         // u may write this slot too (without reading it): compare with u's own writes
-        const uEnd = u + 1 < this.writeStart.length ? (this.writeStart.data[u + 1] as number) : this.writePool.length;
-        for (let j = (this.writeStart.data[u] as number); j < uEnd; j += 2) {
-          const other = (this.writePool.data[j] as number);
-          if ((other >= 0 ? other : -other - 1) === slot) return true;
-        }
+        const uEnd = this.writesEnd(u);
+        for (let j = this.writeStart.data[u] as number; j < uEnd; j += 3) if (pool[j + 1] === slot) return true;
       }
     }
     return false;
   }
 
+  private writesEnd(o: number): number {
+    return o + 1 < this.writeStart.length ? (this.writeStart.data[o + 1] as number) : this.writePool.length;
+  }
+
+  /**
+   * Whether the outcome that follows `u` after `o` (at `o`'s successor) may depend on more than the pair:
+   * `o` lowers a ref count (a patch, focus.ts) that `u` reads only up to a cap, so whether it falls below
+   * the cap is not in `u`'s key. Otherwise `u` after `o` is a function of (o, u): o's writes are either
+   * absolute or additions `u` does not see.
+   */
+  crossesCap(o: number, u: number): boolean {
+    if ((this.outcomeDown.data[o] as number) === 0) return false;
+    const spec = this.candFocus[this.outcomeCand.data[u] as number];
+    return spec !== null && spec !== undefined && spec.focus.refsUpTo > 0;
+  }
+
   /** `next` := `cur` with outcome `o`'s writes. */
   apply(o: number, cur: Int32Array, next: Int32Array): void {
     next.set(cur);
-    const end = o + 1 < this.writeStart.length ? (this.writeStart.data[o + 1] as number) : this.writePool.length;
-    for (let i = (this.writeStart.data[o] as number); i < end; i += 2) {
-      const slot = (this.writePool.data[i] as number);
-      if (slot >= 0) next[slot] = (this.writePool.data[i + 1] as number);
-      else next[-slot - 1] = (next[-slot - 1] as number) + (this.writePool.data[i + 1] as number);
+    const pool = this.writePool.data;
+    const end = this.writesEnd(o);
+    for (let i = this.writeStart.data[o] as number; i < end; i += 3) {
+      const op = pool[i] as number;
+      const slot = pool[i + 1] as number;
+      const arg = pool[i + 2] as number;
+      if (op === SET) next[slot] = arg;
+      else if (op === ADD) next[slot] = (next[slot] as number) + arg;
+      else next[slot] = this.patched(slot, next[slot] as number, arg);
     }
   }
 
@@ -313,7 +548,10 @@ export class Engine {
       this.outcomeEvent.bytes() +
       this.outcomeCand.bytes() +
       this.writeStart.bytes() +
-      this.writePool.bytes()
+      this.writePool.bytes() +
+      this.headerMemo.reduce((n, m) => n + m.bytes(), 0) +
+      this.pathMemo.bytes() +
+      this.transitions.bytes()
     );
   }
 

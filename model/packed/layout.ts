@@ -155,6 +155,17 @@ export class Layout {
     }
     return this.sweep(r, p) + 1 + id;
   }
+  /** Where builder slot `slot` sits: its replica, process and batch id. */
+  builderAt(slot: number): { readonly r: number; readonly p: number; readonly id: number } {
+    if (this.kinds[slot] !== 'builder') throw new RangeError(`${this.labels[slot] ?? slot} is not a builder slot`);
+    for (let r = 0; r < this.cfg.replicas; r++) {
+      for (let p = 0; p < this.cfg.processes; p++) {
+        const id = slot - this.sweep(r, p) - 1;
+        if (id >= 0 && id < this.ids) return { r, p, id };
+      }
+    }
+    throw new RangeError(`builder slot ${slot} is outside the layout`);
+  }
   buildersOf(r: number, p: number): number[] {
     return Array.from({ length: this.ids }, (_, id) => this.sweep(r, p) + 1 + id);
   }
@@ -485,11 +496,32 @@ export class Codec {
   }
 
   /**
+   * `state`, the last materialization, with builder entries replaced (slot, entry): new objects along the
+   * way, every other component shared; `extract` then takes the replacements as the entries given. (The
+   * engine's perturbation of what a focused read does not see, focus.ts.)
+   */
+  withEntries(state: SystemState, entries: readonly (readonly [number, unknown])[]): SystemState {
+    const replicas = state.replicas.map((rep) => ({ ...rep, registries: rep.registries.map((reg) => ({ ...reg, builders: [...reg.builders] })) }));
+    for (const [slot, entry] of entries) {
+      if (entry === this.given[slot]) continue;
+      const { r, p, id } = this.layout.builderAt(slot);
+      const builders = (replicas[r]?.registries[p] as Registry).builders as unknown[];
+      if (id >= builders.length) throw new RangeError(`withEntries: ${this.layout.labels[slot]} is beyond its registry's builders`);
+      builders[id] = entry;
+      this.given[slot] = entry;
+    }
+    return { ...state, replicas } as unknown as SystemState;
+  }
+
+  /**
    * Writes `next`'s components over `out` (a copy of the vector `next` was predicted from, materialized
    * last). A guard left in its own slot means "unchanged"; a guard anywhere else is a read-set error.
-   * Returns the changed slots and ids as [slot, id, slot, id …].
+   * Returns the changed slots and ids as [slot, id, slot, id …]. Slots flagged in `raw` are not interned:
+   * their values go to `rawOut` (the engine makes patches of them, focus.ts).
    */
-  extract(next: SystemState, out: Int32Array): number[] {
+  extract(next: SystemState, out: Int32Array, raw?: Uint8Array, rawOut?: unknown[]): number[] {
+    this.raw = raw;
+    this.rawOut = rawOut;
     const L = this.layout;
     const writes: number[] = [];
     for (let r = 0; r < next.replicas.length; r++) {
@@ -513,12 +545,26 @@ export class Codec {
     this.put(L.shard, next.shard, out, writes);
     const history = next.history as unknown as Record<string, unknown>;
     for (let i = 0; i < HISTORY_FIELDS.length; i++) this.put(L.historySlots[i] as number, history[HISTORY_FIELDS[i] as string], out, writes);
+    this.raw = undefined;
+    this.rawOut = undefined;
     return writes;
+  }
+
+  private raw: Uint8Array | undefined;
+  private rawOut: unknown[] | undefined;
+
+  /** What `given` holds for `slot` (the component the last materialization handed out). */
+  givenAt(slot: number): unknown {
+    return this.given[slot];
   }
 
   /** One slot of `extract`: records a write of `v` to `slot` in `out` and `writes` unless it is unchanged. */
   private put(slot: number, v: unknown, out: Int32Array, writes: number[]): void {
     const L = this.layout;
+    if (this.raw !== undefined && this.raw[slot] === 1) {
+      (this.rawOut as unknown[])[slot] = v;
+      return;
+    }
     if (typeof v === 'object' && v !== null) {
       const from = this.guardSlot.get(v);
       if (from !== undefined) {

@@ -13,6 +13,7 @@
  */
 import type { TraceEvent, TraceEventKind, WorkerRef } from '../../vocab/index.ts';
 import type { Actor } from '../system.ts';
+import type { BuilderRead } from './focus.ts';
 import type { Layout } from './layout.ts';
 
 type EventOf<K extends TraceEventKind> = Extract<TraceEvent, { kind: K }>;
@@ -38,6 +39,16 @@ const sinkOf = (r: number, L: Layout): number[] => [
 ];
 const process = (e: WorkerRef, L: Layout): number => Math.floor(e.worker / L.cfg.workersPerProcess);
 const current = (e: WorkerRef & { readonly sharedId: number }, L: Layout): number => L.builder(e.replica, process(e, L), e.sharedId);
+/** The worker's builder entry, read as `builder` says (focus.ts). */
+const focus = (
+  e: WorkerRef & { readonly sharedId: number },
+  L: Layout,
+  instance: BuilderRead['instance'],
+  refsUpTo: number,
+  updates: BuilderRead['updates'] = 'added',
+): BuilderRead => ({ slot: current(e, L), instance, refsUpTo, updates });
+/** The other entries of the worker's registry (their state paths: which are entries, which are live). */
+const otherEntries = (e: WorkerRef & { readonly sharedId: number }, L: Layout): number[] => L.buildersOf(e.replica, process(e, L)).filter((slot) => slot !== current(e, L));
 
 /**
  * `reads`: the components predict may read for the event. `adds`: history counters it only adds to
@@ -56,6 +67,14 @@ export interface EventRule<E extends TraceEvent> {
    * each is written beside it, and tests compare the reduced search with the full one.
    */
   readonly confluent?: true | ((L: Layout) => boolean);
+  /**
+   * The event reads its builder entry (a slot of `reads`) only in part: its header, `refs` below
+   * `refsUpTo`, one instance without its handle count and (unless it is the receiver's) its update ids.
+   * The memo keys that projection and keeps the entry's change as a patch (focus.ts, checked on every miss).
+   */
+  readonly builder?: (e: E, L: Layout) => BuilderRead;
+  /** Builder slots of `reads` of which the event reads only the state path (and may change only it). */
+  readonly paths?: (e: E, L: Layout) => readonly number[];
 }
 
 export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>> } = {
@@ -71,14 +90,29 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
   // a worker that had not staged its description when a newer one was minted
   superseded: { reads: (e, L) => worker(e, L) },
   // a created entry counts the registry's entries (the sweep trigger)
-  open: { reads: (e, L) => [...worker(e, L), L.sweep(e.replica, process(e, L)), ...L.buildersOf(e.replica, process(e, L))] },
-  push: { reads: (e, L) => [...worker(e, L), current(e, L)] },
-  'finish-begin': { reads: (e, L) => [...worker(e, L), current(e, L)], adds: (_e, L) => [L.finishesBegun] },
+  // (it joins a live entry, adding to refs and the current instance's handles, or starts an instance: it
+  // tells a live entry from refs ≥ 1; the registry's other entries by their paths)
+  open: {
+    reads: (e, L) => [...worker(e, L), L.sweep(e.replica, process(e, L)), ...L.buildersOf(e.replica, process(e, L))],
+    builder: (e, L) => focus(e, L, 'current', 1),
+    paths: (e, L) => otherEntries(e, L),
+  },
+  // (cuts the current instance's parts: it adds its ids)
+  push: { reads: (e, L) => [...worker(e, L), current(e, L)], builder: (e, L) => focus(e, L, 'current', 0) },
+  // (the last reference, refs = 1, binds the receiver)
+  'finish-begin': { reads: (e, L) => [...worker(e, L), current(e, L)], adds: (_e, L) => [L.finishesBegun], builder: (e, L) => focus(e, L, 'current', 2) },
   // confluent: writes its own worker and handle, a counter, and its builder only as its own receipt
   // (no guard reads receipts) or, with the barrier, its reference (the last one kills a finalized
   // entry, which no one may join any more); a pending sweep it would race is already enabled.
-  'finish-end': { reads: (e, L) => [...worker(e, L), current(e, L)], adds: (_e, L) => [L.finishesEnded], confluent: true },
-  skip: { reads: (e, L) => [...worker(e, L), current(e, L)] },
+  // (reads its handle's instance, whose batch it receives if it is the receiver; a barrier's last finish
+  // drops the last reference)
+  'finish-end': {
+    reads: (e, L) => [...worker(e, L), current(e, L)],
+    adds: (_e, L) => [L.finishesEnded],
+    confluent: true,
+    builder: (e, L) => focus(e, L, 'handle', 2, 'receiver'),
+  },
+  skip: { reads: (e, L) => [...worker(e, L), current(e, L)], builder: (e, L) => focus(e, L, 'current', 0) },
   // confluent: writes only its own worker and a counter.
   'own-batch': { reads: (e, L) => worker(e, L), adds: (_e, L) => [L.ownBatches], confluent: true },
   // confluent: records its own slot of the append's hands (the live or the superseded description's);
@@ -94,9 +128,19 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
   bump: { reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), L.shard, L.shardUppers) },
   // a delete of batches the shard took (an indeterminate commit misread) counts in the fault history
   delete: { reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), L.superseded(e.replica), L.appends, L.faults), adds: (_e, L) => [L.deleted] },
-  sweep: { reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)) },
-  'sweep-hold': { reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)) },
-  'sweep-release': { reads: (e, L) => replica(L, L.sweep(e.replica, e.process), L.builder(e.replica, e.process, e.sharedId)) },
+  // (removes dead entries: it reads and changes paths only)
+  sweep: { reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)), paths: (e, L) => L.buildersOf(e.replica, e.process) },
+  // (the review bug: holds a reference of a live entry — it adds to refs)
+  'sweep-hold': {
+    reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)),
+    builder: (e, L) => ({ slot: L.builder(e.replica, e.process, e.sharedId), instance: 'current', refsUpTo: 0, updates: 'added' }),
+    paths: (e, L) => L.buildersOf(e.replica, e.process).filter((slot) => slot !== L.builder(e.replica, e.process, e.sharedId)),
+  },
+  // (drops it: the last reference closes the current instance, for nobody if no receiver was bound)
+  'sweep-release': {
+    reads: (e, L) => replica(L, L.sweep(e.replica, e.process), L.builder(e.replica, e.process, e.sharedId)),
+    builder: (e, L) => ({ slot: L.builder(e.replica, e.process, e.sharedId), instance: 'current', refsUpTo: 2, updates: 'added' }),
+  },
   // never enabled in the model: predict refuses it from the config alone
   drop: { reads: () => [] },
   // the fault world: an indeterminate compare-and-set commits the append (its history record lists
@@ -115,11 +159,15 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
 
 export type EventRules = { readonly [K in TraceEventKind]: EventRule<EventOf<K>> };
 
-export function eventRule(
-  event: TraceEvent,
-  L: Layout,
-  rules: EventRules = EVENT_RULES,
-): { readonly reads: readonly number[]; readonly adds: readonly number[]; readonly confluent: boolean } {
+export interface ResolvedRule {
+  readonly reads: readonly number[];
+  readonly adds: readonly number[];
+  readonly confluent: boolean;
+  readonly builder: BuilderRead | null;
+  readonly paths: readonly number[];
+}
+
+export function eventRule(event: TraceEvent, L: Layout, rules: EventRules = EVENT_RULES): ResolvedRule {
   const rule = (rules as Record<string, EventRule<TraceEvent> | undefined>)[event.kind];
   if (rule === undefined) throw new Error(`model/packed/read-sets.ts has no rule for event kind ${JSON.stringify(event.kind)}`);
   const adds = rule.adds?.(event, L) ?? [];
@@ -127,7 +175,16 @@ export function eventRule(
     if (!L.isCounter(slot)) throw new Error(`model/packed/read-sets.ts: ${event.kind} adds to ${L.labels[slot]}, which is not a counter`);
   }
   const confluent = typeof rule.confluent === 'function' ? rule.confluent(L) : rule.confluent === true;
-  return { reads: rule.reads(event, L), adds, confluent };
+  const reads = rule.reads(event, L);
+  const builder = rule.builder?.(event, L) ?? null;
+  const paths = rule.paths?.(event, L) ?? [];
+  for (const slot of [...(builder === null ? [] : [builder.slot]), ...paths]) {
+    if (L.kinds[slot] !== 'builder' || !reads.includes(slot)) {
+      throw new Error(`model/packed/read-sets.ts: ${event.kind} reads ${L.labels[slot]} in part, but it is not a builder slot of its reads`);
+    }
+  }
+  if (builder !== null && paths.includes(builder.slot)) throw new Error(`model/packed/read-sets.ts: ${event.kind} reads ${L.labels[builder.slot]} both by path and focused`);
+  return { reads, adds, confluent, builder, paths };
 }
 
 export const ACTOR_READS: { readonly [K in Actor['kind']]: (a: Extract<Actor, { kind: K }>, L: Layout) => readonly number[] } = {
@@ -141,6 +198,11 @@ export const ACTOR_READS: { readonly [K in Actor['kind']]: (a: Extract<Actor, { 
 };
 
 export type ActorRules = typeof ACTOR_READS;
+
+/** Builder slots of an actor's reads of which it reads only the state path (focus.ts): the review bug's
+ * sweep visits live entries. */
+export const actorPaths = (actor: Actor, L: Layout): readonly number[] =>
+  actor.kind === 'registry' && L.cfg.bugs?.sweepUpgradeRace === true ? L.buildersOf(actor.replica, actor.process) : [];
 
 export function actorReads(actor: Actor, L: Layout, rules: ActorRules = ACTOR_READS): readonly number[] {
   const rule = (rules as Record<string, ((a: Actor, L: Layout) => readonly number[]) | undefined>)[actor.kind];

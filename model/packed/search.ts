@@ -308,7 +308,7 @@ export class PersistentSets {
   private readonly dab: Int32Array;
   private readonly dba: Int32Array;
   private readonly table = new TupleMap(12);
-  private readonly pair = new Int32Array(2);
+  private readonly quad = new Int32Array(4);
   private cur: Int32Array;
   /** States expanded with a proper subset. */
   reduced = 0;
@@ -361,30 +361,58 @@ export class PersistentSets {
     return null;
   }
 
-  /** o then u and u then o both run from the current state and meet in the same state. */
-  // SUBTLE: whether two outcomes commute depends only on the pair: each outcome fixes its event's read
-  // values and its writes, so the state after both (in either order) is fixed too.
+  /**
+   * o then u and u then o both run from the current state and meet in the same state.
+   * SUBTLE: whether two outcomes commute depends only on the pair: each outcome fixes its event's read
+   * values and its writes (absolute, or additions the other does not see), so the state after both (in
+   * either order) is fixed too — except where one lowers a ref count the other reads only up to a cap
+   * (focus.ts: "≥ 2" may be 2 or 5): the outcomes that follow (u after o, o after u) may then differ
+   * between states with the same pair, so the pair is judged with them, (o, u, u after o, o after u),
+   * which fix the result (patches add ref counts and new update ids, and set everything else).
+   */
   private diamond(o: number, u: number): boolean {
-    const pair = this.pair;
-    pair[0] = o;
-    pair[1] = u;
-    const hit = this.table.get(pair, 2);
+    const engine = this.engine;
+    const quad = this.quad;
+    quad[0] = o;
+    quad[1] = u;
+    let len = 2;
+    if (engine.crossesCap(o, u) || engine.crossesCap(u, o)) {
+      if (engine.disjoint(o, u)) return true;
+      engine.apply(o, this.cur, this.da);
+      engine.apply(u, this.cur, this.db);
+      const u2 = engine.again(u, this.da);
+      const o2 = u2 < 0 ? -1 : engine.again(o, this.db);
+      if (o2 < 0) return false;
+      quad[2] = u2;
+      quad[3] = o2;
+      len = 4;
+    }
+    const hit = this.table.get(quad, len);
     if (hit >= 0) return hit === 1;
-    const r = this.commutes(o, u);
-    pair[0] = o;
-    pair[1] = u;
-    this.table.set(pair, 2, r ? 1 : 0);
+    const r = this.commutes(o, u, len === 4);
+    quad[0] = o;
+    quad[1] = u;
+    this.table.set(quad, len, r ? 1 : 0);
     return r;
   }
 
-  private commutes(o: number, u: number): boolean {
+  /** Whether o and u commute from the current state (`applied`: da, db, and the two outcomes after
+   * them in quad[2], quad[3] are already there). */
+  private commutes(o: number, u: number, applied: boolean): boolean {
     const engine = this.engine;
-    if (engine.disjoint(o, u)) return true;
-    engine.apply(o, this.cur, this.da);
-    engine.apply(u, this.cur, this.db);
-    const u2 = engine.again(u, this.da);
-    const o2 = u2 < 0 ? -1 : engine.again(o, this.db);
-    if (o2 < 0) return false;
+    let u2: number;
+    let o2: number;
+    if (applied) {
+      u2 = this.quad[2] as number;
+      o2 = this.quad[3] as number;
+    } else {
+      if (engine.disjoint(o, u)) return true;
+      engine.apply(o, this.cur, this.da);
+      engine.apply(u, this.cur, this.db);
+      u2 = engine.again(u, this.da);
+      o2 = u2 < 0 ? -1 : engine.again(o, this.db);
+      if (o2 < 0) return false;
+    }
     engine.apply(u2, this.da, this.dab);
     engine.apply(o2, this.db, this.dba);
     for (let i = 0; i < this.S; i++) if (this.dab[i] !== this.dba[i]) return false;
