@@ -17,8 +17,9 @@ import { processOf, type ModelConfig } from '../config.ts';
 import { actorCandidates, actorsOf, initialState, predict, type Actor } from '../system.ts';
 import type { SystemState } from '../state.ts';
 import { viewOf } from '../view.ts';
-import { applyPatch, diff, diffPath, focusIndex, keepsUpdates, perturb, perturbPath, projectHeader, projectInstance, projectPath, type Entry, type Focus, type Patch } from './focus.ts';
-import { Codec, Interner, Layout, ReadSetError, sameValue } from './layout.ts';
+import { applyOps, applySlotPatch, focusOps, sightOf, pathOps, perturb, perturbForView, perturbPath, projectForView, projectHeader, projectInstance, projectPath, type Entry, type EntryOp, type Focus, type SlotPatch } from './focus.ts';
+import type { InstanceRecord } from '../builder.ts';
+import { Codec, Interner, Layout, ReadSetError, sameValue, type SlotKind } from './layout.ts';
 import { ACTOR_READS, EVENT_RULES, actorPaths, actorReads, eventRule, viewReads, type ActorRules, type EventRules } from './read-sets.ts';
 import { GrowInts, TupleMap } from './tuple-set.ts';
 
@@ -46,10 +47,16 @@ const ADD = 1;
 /** A builder entry changed by a patch (focus.ts): arg is the patch's id. */
 const PATCH = 2;
 
-/** How a key position is read: the component id itself, a focused projection, or the entry's path. */
+/** How a key position is read: the component id itself, a focused projection (three ints: header,
+ * instance count, instance), the entry's path, or not at all (an instance slot of an entry read focused
+ * or by path). */
 const PLAIN = 0;
 const FOCUSED = 1;
 const PATH = 2;
+const SKIP = 3;
+/** View key modes (`verdicts`): whether an entry exists; what the view sees of an instance. */
+const PRESENT = 4;
+const VIEWED = 5;
 
 /** A candidate's focused read: the builder slot, the focus, its id, and (for `handle`) its handle's slot. */
 interface FocusSpec {
@@ -71,6 +78,10 @@ export class Engine {
   /** Per actor: per key position, PLAIN or PATH (the review bug's sweep reads entries by path). */
   private readonly actorModes: readonly Uint8Array[];
   private readonly viewSlots: Int32Array;
+  /** Per view slot: PLAIN, PRESENT (an entry's header: only whether there is one) or VIEWED (an
+   * instance, by what the view sees of it). */
+  private readonly viewModes: Uint8Array;
+  private readonly viewInstanceMemo = new GrowInts();
 
   private readonly candidates: TraceEvent[] = [];
   /** Per candidate: the slots of its memo key (its reads), and those it may also touch (reads + adds). */
@@ -113,8 +124,8 @@ export class Engine {
   /** Per `refsUpTo` in use (`headerCaps`): entry id → its header's projection id (-1: not yet). */
   private readonly headerCaps: number[] = [];
   private readonly headerMemo: GrowInts[] = [];
-  /** An instance record → its projection ids without and with its update ids (-1: not yet). */
-  private readonly recordMemo = new WeakMap<object, Int32Array>();
+  /** Per sight (focus.ts `sightOf`): instance id → its projection id (-1: not yet). */
+  private readonly instanceMemo = Array.from({ length: 6 }, () => new GrowInts());
   /** Entry id → its path's projection id (-1: not yet). */
   private readonly pathMemo = new GrowInts();
   /** (entry id, patch id) → entry id: the transition table, filled as states need it. */
@@ -142,9 +153,10 @@ export class Engine {
       const paths = actorPaths(a, this.layout);
       const slots = this.actorSlots[i] as Int32Array;
       for (const slot of paths) if (!slots.includes(slot)) throw new Error(`model/packed/read-sets.ts: actor ${a.kind} reads ${this.layout.labels[slot]} by path, but not in its reads`);
-      return Uint8Array.from(slots, (slot) => (paths.includes(slot) ? PATH : PLAIN));
+      return this.modesOf(slots, null, paths);
     });
     this.viewSlots = Int32Array.from(viewReads(this.layout));
+    this.viewModes = Uint8Array.from(this.viewSlots, (slot) => (this.layout.kinds[slot] === 'builder' ? PRESENT : this.layout.kinds[slot] === 'instance' ? VIEWED : PLAIN));
     const groups = new Map<string, number>();
     this.actorGroup = this.actors.map((a, i) => {
       const name =
@@ -153,7 +165,7 @@ export class Engine {
       return groups.get(name) as number;
     });
     this.scratch = new Int32Array(this.layout.slots);
-    this.key = new Int32Array(4 + this.layout.slots);
+    this.key = new Int32Array(8 + this.layout.slots);
     this.rawOut = new Array<unknown>(this.layout.slots).fill(undefined);
   }
 
@@ -161,65 +173,86 @@ export class Engine {
     return this.layout.slots;
   }
 
+  /** Per read slot its key mode: the focused entry's header FOCUSED, path entries' headers PATH, their
+   * instance slots SKIP (the focus key and the path stand for them), the rest PLAIN. */
+  private modesOf(reads: ArrayLike<number>, focused: number | null, paths: readonly number[]): Uint8Array {
+    const L = this.layout;
+    const within = (slot: number, h: number) => slot > h && slot <= h + L.instances;
+    return Uint8Array.from(reads, (slot) => {
+      if (slot === focused) return FOCUSED;
+      if (paths.includes(slot)) return PATH;
+      if ((focused !== null && within(slot, focused)) || paths.some((h) => within(slot, h))) return SKIP;
+      return PLAIN;
+    });
+  }
+
   /** The initial state, packed. */
   initial(out: Int32Array): void {
     this.codec.pack(initialState(this.cfg), out);
   }
 
-  /** The projection id of entry `id` (of slot `slot`) by path. */
+  /** The projection id of the entry whose header slot `slot` holds `id`, read by path. */
   private pathProjection(slot: number, id: number): number {
     const memo = this.pathMemo;
     while (memo.length <= id) memo.push(-1);
     let p = memo.data[id] as number;
     if (p < 0) {
-      p = this.projections.intern(projectPath(this.codec.value(slot, id) as Entry));
+      p = this.projections.intern(projectPath(this.codec.value(slot, id)));
       memo.data[id] = p;
     }
     return p;
   }
 
-  /** The instance a focus reads in the entry at `cur[spec.slot]` (-1: none). */
-  private focusAt(spec: FocusSpec, cur: Int32Array): number {
-    const b = this.codec.value(spec.slot, cur[spec.slot] as number) as Entry;
-    const h = spec.handleSlot < 0 ? null : (this.codec.value(spec.handleSlot, cur[spec.handleSlot] as number) as { context: { instance: number } } | null);
-    return focusIndex(b, spec.focus, h === null ? -1 : h.context.instance);
+  /** How many instances the entry with header slot `h` has in `cur` (they fill its slots from the first). */
+  private instancesAt(h: number, cur: Int32Array): number {
+    const M = this.layout.instances;
+    let n = 0;
+    while (n < M && (cur[h + 1 + n] as number) !== 0) n += 1;
+    return n;
+  }
+
+  /** The instance a focus reads in the entry at `spec.slot` of `cur`, given its `n` instances (-1: none). */
+  private focusAt(spec: FocusSpec, cur: Int32Array, n: number): number {
+    if (spec.focus.instance === 'current') return n - 1;
+    const h = this.codec.value(spec.handleSlot, cur[spec.handleSlot] as number) as { context: { instance: number } } | null;
+    const i = h === null ? -1 : h.context.instance;
+    return i >= 0 && i < n ? i : -1;
   }
 
   /**
-   * The key of the entry at `cur[spec.slot]` as `spec` reads it, written to `key[at]` and `key[at + 1]`:
-   * the projection ids of its header (by `refsUpTo`) and of the instance it reads (by whether it sees
-   * its update ids; NO_INSTANCE when there is none). Both memoized: the header by entry id, the instance
-   * by the record object itself (entries share the records a change did not touch).
+   * The key of the entry at `spec.slot` of `cur` as `spec` reads it, written to `key[at …at + 2]`: its
+   * header's projection (by `refsUpTo`), its instance count, and the projection of the instance it reads
+   * (by whether it sees its update ids; NO_INSTANCE when there is none). Memoized by slot value ids.
    */
   private focusKey(spec: FocusSpec, cur: Int32Array, key: Int32Array, at: number): void {
     const id = cur[spec.slot] as number;
     const hdr = this.headerMemo[spec.header] as GrowInts;
     while (hdr.length <= id) hdr.push(-1);
     let h = hdr.data[id] as number;
-    const b = this.codec.value(spec.slot, id) as Entry;
     if (h < 0) {
-      h = this.projections.intern(projectHeader(b, spec.focus.refsUpTo));
+      h = this.projections.intern(projectHeader(this.codec.value(spec.slot, id), spec.focus.refsUpTo));
       hdr.data[id] = h;
     }
     key[at] = h;
-    const i = this.focusAt(spec, cur);
-    const rec = i < 0 || b === null ? undefined : b.context.instances[i];
-    if (rec === undefined) {
-      key[at + 1] = NO_INSTANCE;
+    const n = this.instancesAt(spec.slot, cur);
+    key[at + 1] = n;
+    const i = this.focusAt(spec, cur, n);
+    if (i < 0) {
+      key[at + 2] = NO_INSTANCE;
       return;
     }
-    const keep = keepsUpdates(rec, spec.focus) ? 1 : 0;
-    let ids = this.recordMemo.get(rec);
-    if (ids === undefined) {
-      ids = Int32Array.of(-1, -1);
-      this.recordMemo.set(rec, ids);
-    }
-    let r = ids[keep] as number;
+    const slot = spec.slot + 1 + i;
+    const rid = cur[slot] as number;
+    const rec = this.codec.value(slot, rid) as InstanceRecord;
+    const sight = sightOf(rec, spec.focus);
+    const memo = this.instanceMemo[sight] as GrowInts;
+    while (memo.length <= rid) memo.push(-1);
+    let r = memo.data[rid] as number;
     if (r < 0) {
-      r = this.projections.intern(projectInstance(rec, keep === 1));
-      ids[keep] = r;
+      r = this.projections.intern(projectInstance(rec, sight));
+      memo.data[rid] = r;
     }
-    key[at + 1] = r;
+    key[at + 2] = r;
   }
 
   /** Fills `key[1 …]` from `cur` for the slots (and modes) given; returns the key's length. */
@@ -232,9 +265,9 @@ export class Engine {
       const mode = modes[i] as number;
       if (mode === PLAIN) key[at++] = cur[slot] as number;
       else if (mode === PATH) key[at++] = this.pathProjection(slot, cur[slot] as number);
-      else {
+      else if (mode === FOCUSED) {
         this.focusKey(spec as FocusSpec, cur, key, at);
-        at += 2;
+        at += 3;
       }
     }
     return at;
@@ -256,7 +289,7 @@ export class Engine {
       // SUBTLE: entries read by path only: the same candidates with everything else about them changed
       const perturbed = this.codec.withEntries(
         state,
-        Array.from(paths, (slot) => [slot, perturbPath(this.codec.givenAt(slot) as Entry)] as const),
+        Array.from(paths, (slot) => [slot, perturbPath(this.codec.entryAt(slot) as Entry)] as const),
       );
       if (!sameValue(actorCandidates(this.cfg, perturbed, actor), proposed)) {
         throw new ReadSetError(`actorCandidates(${JSON.stringify(actor)}) reads more than the state paths of ${Array.from(paths, (s) => this.layout.labels[s]).join(', ')}`);
@@ -279,7 +312,7 @@ export class Engine {
     let spec: FocusSpec | null = null;
     if (b !== null) {
       const worker = 'worker' in e ? e.worker : -1;
-      const focus: Focus = { instance: b.instance, refsUpTo: b.refsUpTo, updates: b.updates, worker };
+      const focus: Focus = { instance: b.instance, refsUpTo: b.refsUpTo, cut: b.cut, fate: b.fate, worker };
       const handleSlot = b.instance === 'handle' && 'worker' in e ? this.layout.handle(e.replica, e.worker) : -1;
       if (b.instance === 'handle' && (handleSlot < 0 || !rule.reads.includes(handleSlot))) {
         throw new Error(`model/packed/read-sets.ts: ${e.kind} reads its handle's instance but not its handle`);
@@ -294,10 +327,11 @@ export class Engine {
     }
     const raw = new Uint8Array(this.layout.slots);
     if (spec !== null) raw[spec.slot] = 1;
+    // (an entry is extracted by its header slot: raw there, the engine cuts it into slot changes)
     for (const slot of rule.paths) raw[slot] = 1;
     this.candidates.push(e);
     this.candSlots.push(Int32Array.from(rule.reads));
-    this.candModes.push(Uint8Array.from(rule.reads, (slot) => (slot === spec?.slot ? FOCUSED : rule.paths.includes(slot) ? PATH : PLAIN)));
+    this.candModes.push(this.modesOf(rule.reads, spec?.slot ?? null, rule.paths));
     this.candAdds.push(Int32Array.from(rule.adds));
     this.candTouch.push(Int32Array.from([...rule.reads, ...rule.adds]));
     this.candFocus.push(spec);
@@ -320,7 +354,7 @@ export class Engine {
     const paths = this.candPaths[c] as Int32Array;
     this.codec.reader = { call: 'predict', of: event };
     const state = this.codec.materialize(cur, this.candTouch[c] as Int32Array);
-    const i = spec === null ? -1 : this.focusAt(spec, cur);
+    const i = spec === null ? -1 : this.focusAt(spec, cur, this.instancesAt(spec.slot, cur));
     const first = this.predictWrites(c, event, state, cur, i);
     if (adds.length > 0 || spec !== null || paths.length > 0) {
       // SUBTLE: what the key leaves out — counters only added to, the parts of builder entries a focused
@@ -329,8 +363,8 @@ export class Engine {
       const shifted = Int32Array.from(cur);
       for (const a of adds) shifted[a] = (shifted[a] as number) + 1000;
       let moved = adds.length > 0 ? this.codec.shiftCounters(state, adds, 1000) : state;
-      const entries: (readonly [number, unknown])[] = Array.from(paths, (slot) => [slot, perturbPath(this.codec.givenAt(slot) as Entry)] as const);
-      if (spec !== null) entries.push([spec.slot, perturb(this.codec.givenAt(spec.slot) as Entry, spec.focus, i)]);
+      const entries: (readonly [number, unknown])[] = Array.from(paths, (slot) => [slot, perturbPath(this.codec.entryAt(slot) as Entry)] as const);
+      if (spec !== null) entries.push([spec.slot, perturb(this.codec.entryAt(spec.slot) as Entry, spec.focus, i)]);
       if (entries.length > 0) moved = this.codec.withEntries(moved, entries);
       const again = this.predictWrites(c, event, moved, shifted, i);
       if ((again === null) !== (first === null) || (first !== null && again !== null && (!sameValue(again.event, first.event) || !sameValue(again.writes, first.writes)))) {
@@ -349,7 +383,8 @@ export class Engine {
     for (const x of first?.writes ?? []) this.writePool.push(x);
     let down = 0;
     for (let k = 0; first !== null && k < first.writes.length; k += 3) {
-      if (first.writes[k] === PATCH && ((this.patches.at(first.writes[k + 2] as number) as Patch & { refs?: number }).refs ?? 0) < 0) down = 1;
+      const patch = first.writes[k] === PATCH ? (this.patches.at(first.writes[k + 2] as number) as SlotPatch) : null;
+      if (patch?.t === 'header' && patch.refs < 0) down = 1;
     }
     this.outcomeDown.push(down);
     this.outcomeMemo.set(key, len, o);
@@ -377,16 +412,21 @@ export class Engine {
       if (adds.includes(slot)) out.push(ADD, slot, (writes[k + 1] as number) - (vec[slot] as number));
       else out.push(SET, slot, writes[k + 1] as number);
     }
-    const patchOf = (slot: number, focused: boolean): void => {
-      const before = this.codec.givenAt(slot) as Entry;
-      const after = this.rawOut[slot] as Entry;
-      this.rawOut[slot] = undefined;
+    const M = this.layout.instances;
+    const patchOf = (h: number, focused: boolean): void => {
+      const before = this.codec.entryAt(h) as Entry;
+      const after = this.rawOut[h] as Entry;
+      this.rawOut[h] = undefined;
       if (after === before || (before !== undefined && sameValue(after, before))) return;
-      const patch = focused ? diff(before, after, (spec as FocusSpec).focus, i) : diffPath(before, after);
-      const where = `predict(${JSON.stringify(event)}) on ${this.layout.labels[slot]}`;
-      if (typeof patch === 'string') throw new ReadSetError(`${where} ${patch}: declare what it reads (model/packed/read-sets.ts)`);
-      if (!sameValue(applyPatch(before, patch), after)) throw new ReadSetError(`${where}: the patch does not reproduce the model's entry (model/packed/focus.ts)`);
-      out.push(PATCH, slot, this.patches.intern(patch));
+      const ops = focused ? focusOps(before, after, (spec as FocusSpec).focus, i, M) : pathOps(before, after, M);
+      const where = `predict(${JSON.stringify(event)}) on ${this.layout.labels[h]}`;
+      if (typeof ops === 'string') throw new ReadSetError(`${where} ${ops}: declare what it reads (model/packed/read-sets.ts)`);
+      if (!sameValue(applyOps(before, ops, M), after)) throw new ReadSetError(`${where}: its patches do not reproduce the model's entry (model/packed/focus.ts)`);
+      for (const op of ops as EntryOp[]) {
+        const slot = h + op.at;
+        if ('set' in op) out.push(SET, slot, this.codec.tables[this.layout.kinds[slot] as SlotKind].intern(op.set));
+        else out.push(PATCH, slot, this.patches.intern(op.patch));
+      }
     };
     if (spec !== null) patchOf(spec.slot, true);
     for (const slot of paths) patchOf(slot, false);
@@ -401,9 +441,9 @@ export class Engine {
     const hit = this.transitions.get(pair, 2);
     if (hit >= 0) return hit;
     this.misses.patched += 1;
-    const next = applyPatch(this.codec.value(slot, id) as Entry, this.patches.at(patch) as Patch);
+    const next = applySlotPatch(this.codec.value(slot, id), this.patches.at(patch) as SlotPatch);
     if (next === undefined) throw new Error(`the packed engine applied a patch to ${this.layout.labels[slot]} it does not apply to (model/packed/focus.ts)`);
-    const to = this.codec.tables.builder.intern(next);
+    const to = this.codec.tables[this.layout.kinds[slot] as SlotKind].intern(next);
     pair[0] = id;
     pair[1] = patch;
     this.transitions.set(pair, 2, to);
@@ -512,6 +552,19 @@ export class Engine {
     }
   }
 
+  /** The view's key of instance `id` (focus.ts `projectForView`): its projection id + 1, or 0 for none. */
+  private viewedInstance(slot: number, id: number): number {
+    if (id === 0) return 0;
+    const memo = this.viewInstanceMemo;
+    while (memo.length <= id) memo.push(-1);
+    let p = memo.data[id] as number;
+    if (p < 0) {
+      p = this.projections.intern(projectForView(this.codec.value(slot, id) as InstanceRecord));
+      memo.data[id] = p;
+    }
+    return p + 1;
+  }
+
   /** Whether the components the view reads differ between two vectors. */
   viewDiffers(a: Int32Array, b: Int32Array): boolean {
     const slots = this.viewSlots;
@@ -522,19 +575,33 @@ export class Engine {
   /** Bit k set ⇔ `properties[k].check(viewOf(state, final)).ok`. */
   verdicts(cur: Int32Array, final: boolean): number {
     const slots = this.viewSlots;
+    const modes = this.viewModes;
     const key = this.key;
     key[0] = final ? 1 : 0;
-    for (let i = 0; i < slots.length; i++) key[1 + i] = cur[slots[i] as number] as number;
+    for (let i = 0; i < slots.length; i++) {
+      const id = cur[slots[i] as number] as number;
+      const mode = modes[i] as number;
+      key[1 + i] = mode === PLAIN ? id : mode === PRESENT ? (id === 0 ? 0 : 1) : this.viewedInstance(slots[i] as number, id);
+    }
     const hit = this.viewMemo.get(key, 1 + slots.length);
     if (hit >= 0) return this.viewBits[hit] as number;
+    const saved = Int32Array.from(key.subarray(0, 1 + slots.length));
     this.misses.views += 1;
     this.codec.reader = 'viewOf';
-    const view = viewOf(this.cfg, this.codec.materialize(cur, slots), final);
+    const state = this.codec.materialize(cur, slots);
+    const view = viewOf(this.cfg, state, final);
+    // SUBTLE: the key holds less of the builder entries than the view is given (focus.ts
+    // `projectForView`): the same view with the rest of every entry changed
+    const entries = this.layout.allBuilders.filter((h) => (cur[h] as number) !== 0).map((h) => [h, perturbForView(this.codec.entryAt(h) as Entry)] as const);
+    if (entries.length > 0 && !sameValue(viewOf(this.cfg, this.codec.withEntries(state, entries), final), view)) {
+      throw new ReadSetError('viewOf reads more of the builder entries than model/packed/focus.ts projectForView keeps');
+    }
+    key.set(saved);
     let bits = 0;
     this.properties.forEach((p, k) => {
       if (p.check(view).ok) bits |= 1 << k;
     });
-    this.viewMemo.set(key, 1 + slots.length, this.viewBits.length);
+    this.viewMemo.set(saved, 1 + slots.length, this.viewBits.length);
     this.viewBits.push(bits);
     return bits;
   }
@@ -550,6 +617,7 @@ export class Engine {
       this.writeStart.bytes() +
       this.writePool.bytes() +
       this.headerMemo.reduce((n, m) => n + m.bytes(), 0) +
+      this.instanceMemo.reduce((n, m) => n + m.bytes(), 0) +
       this.pathMemo.bytes() +
       this.transitions.bytes()
     );

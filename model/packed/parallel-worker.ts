@@ -136,7 +136,7 @@ class Thread {
     const L = this.engine.layout;
     this.slotKind = Int32Array.from(L.kinds, (k) => KIND_INDEX.get(k as SlotKind) as number);
     this.slotTable = L.kinds.map((k) => this.engine.codec.tables[k as SlotKind]);
-    this.ownerSlots = [...L.allBuilders];
+    this.ownerSlots = [...L.allEntries];
     this.counter = Uint8Array.from(L.kinds.map((_, slot) => (L.isCounter(slot) ? 1 : 0)));
     this.sent = Array.from({ length: this.J }, () => SLOT_KINDS.map(() => []));
     this.trans = Array.from({ length: this.J }, () => SLOT_KINDS.map(() => []));

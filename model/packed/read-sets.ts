@@ -35,18 +35,19 @@ const sinkOf = (r: number, L: Layout): number[] => [
   L.append(r),
   L.superseded(r),
   ...L.workersOf(r).flatMap((w) => [w, w + 1]),
-  ...Array.from({ length: L.cfg.processes }, (_, p) => [L.sweep(r, p), ...L.buildersOf(r, p)]).flat(),
+  ...Array.from({ length: L.cfg.processes }, (_, p) => [L.sweep(r, p), ...L.entriesOf(r, p)]).flat(),
 ];
 const process = (e: WorkerRef, L: Layout): number => Math.floor(e.worker / L.cfg.workersPerProcess);
+/** The header slot of the worker's builder entry, and all its slots (an entry is read whole, layout.ts). */
 const current = (e: WorkerRef & { readonly sharedId: number }, L: Layout): number => L.builder(e.replica, process(e, L), e.sharedId);
+const entryOf = (e: WorkerRef & { readonly sharedId: number }, L: Layout): number[] => L.entry(e.replica, process(e, L), e.sharedId);
 /** The worker's builder entry, read as `builder` says (focus.ts). */
-const focus = (
-  e: WorkerRef & { readonly sharedId: number },
-  L: Layout,
-  instance: BuilderRead['instance'],
-  refsUpTo: number,
-  updates: BuilderRead['updates'] = 'added',
-): BuilderRead => ({ slot: current(e, L), instance, refsUpTo, updates });
+const focus = (e: WorkerRef & { readonly sharedId: number }, L: Layout, read: Omit<BuilderRead, 'slot'>): BuilderRead => ({ slot: current(e, L), ...read });
+/** The sweep's entry of batch id `sharedId`, read as `read` says. */
+const swept = (e: { readonly replica: number; readonly process: number; readonly sharedId: number }, L: Layout, read: Omit<BuilderRead, 'slot'>): BuilderRead => ({
+  slot: L.builder(e.replica, e.process, e.sharedId),
+  ...read,
+});
 /** The other entries of the worker's registry (their state paths: which are entries, which are live). */
 const otherEntries = (e: WorkerRef & { readonly sharedId: number }, L: Layout): number[] => L.buildersOf(e.replica, process(e, L)).filter((slot) => slot !== current(e, L));
 
@@ -90,29 +91,34 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
   // a worker that had not staged its description when a newer one was minted
   superseded: { reads: (e, L) => worker(e, L) },
   // a created entry counts the registry's entries (the sweep trigger)
-  // (it joins a live entry, adding to refs and the current instance's handles, or starts an instance: it
-  // tells a live entry from refs ≥ 1; the registry's other entries by their paths)
+  // (it joins a live entry, adding to refs and to the current instance's handles, or starts an instance
+  // with refs 1: it tells them apart by refs ≥ 1; the registry's other entries by their paths)
   open: {
-    reads: (e, L) => [...worker(e, L), L.sweep(e.replica, process(e, L)), ...L.buildersOf(e.replica, process(e, L))],
-    builder: (e, L) => focus(e, L, 'current', 1),
+    reads: (e, L) => [...worker(e, L), L.sweep(e.replica, process(e, L)), ...L.entriesOf(e.replica, process(e, L))],
+    builder: (e, L) => focus(e, L, { instance: 'current', refsUpTo: 1, cut: 'none', fate: false }),
     paths: (e, L) => otherEntries(e, L),
   },
-  // (cuts the current instance's parts: it adds its ids)
-  push: { reads: (e, L) => [...worker(e, L), current(e, L)], builder: (e, L) => focus(e, L, 'current', 0) },
-  // (the last reference, refs = 1, binds the receiver)
-  'finish-begin': { reads: (e, L) => [...worker(e, L), current(e, L)], adds: (_e, L) => [L.finishesBegun], builder: (e, L) => focus(e, L, 'current', 2) },
+  // (cuts the current instance's parts where the bytes buffered reach the target: it adds its ids)
+  push: { reads: (e, L) => [...worker(e, L), ...entryOf(e, L)], builder: (e, L) => focus(e, L, { instance: 'current', refsUpTo: 0, cut: 'shape', fate: false }) },
+  // (the last reference, refs = 1, binds the current instance's receiver: it sets it without reading it)
+  'finish-begin': {
+    reads: (e, L) => [...worker(e, L), ...entryOf(e, L)],
+    adds: (_e, L) => [L.finishesBegun],
+    builder: (e, L) => focus(e, L, { instance: 'current', refsUpTo: 2, cut: 'none', fate: false }),
+  },
   // confluent: writes its own worker and handle, a counter, and its builder only as its own receipt
   // (no guard reads receipts) or, with the barrier, its reference (the last one kills a finalized
   // entry, which no one may join any more); a pending sweep it would race is already enabled.
   // (reads its handle's instance, whose batch it receives if it is the receiver; a barrier's last finish
   // drops the last reference)
   'finish-end': {
-    reads: (e, L) => [...worker(e, L), current(e, L)],
+    reads: (e, L) => [...worker(e, L), ...entryOf(e, L)],
     adds: (_e, L) => [L.finishesEnded],
     confluent: true,
-    builder: (e, L) => focus(e, L, 'handle', 2, 'receiver'),
+    builder: (e, L) => focus(e, L, { instance: 'handle', refsUpTo: 2, cut: 'receiver', fate: true }),
   },
-  skip: { reads: (e, L) => [...worker(e, L), current(e, L)], builder: (e, L) => focus(e, L, 'current', 0) },
+  // (a barrier skip counts an arrival; the last binds the deliverer as receiver, without reading it)
+  skip: { reads: (e, L) => [...worker(e, L), ...entryOf(e, L)], builder: (e, L) => focus(e, L, { instance: 'current', refsUpTo: 0, cut: 'none', fate: false }) },
   // confluent: writes only its own worker and a counter.
   'own-batch': { reads: (e, L) => worker(e, L), adds: (_e, L) => [L.ownBatches], confluent: true },
   // confluent: records its own slot of the append's hands (the live or the superseded description's);
@@ -129,17 +135,17 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
   // a delete of batches the shard took (an indeterminate commit misread) counts in the fault history
   delete: { reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), L.superseded(e.replica), L.appends, L.faults), adds: (_e, L) => [L.deleted] },
   // (removes dead entries: it reads and changes paths only)
-  sweep: { reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)), paths: (e, L) => L.buildersOf(e.replica, e.process) },
+  sweep: { reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.entriesOf(e.replica, e.process)), paths: (e, L) => L.buildersOf(e.replica, e.process) },
   // (the review bug: holds a reference of a live entry — it adds to refs)
   'sweep-hold': {
-    reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)),
-    builder: (e, L) => ({ slot: L.builder(e.replica, e.process, e.sharedId), instance: 'current', refsUpTo: 0, updates: 'added' }),
+    reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.entriesOf(e.replica, e.process)),
+    builder: (e, L) => swept(e, L, { instance: 'current', refsUpTo: 0, cut: 'none', fate: false }),
     paths: (e, L) => L.buildersOf(e.replica, e.process).filter((slot) => slot !== L.builder(e.replica, e.process, e.sharedId)),
   },
-  // (drops it: the last reference closes the current instance, for nobody if no receiver was bound)
+  // (drops it: the last reference closes the current instance, for nobody if it has no receiver)
   'sweep-release': {
-    reads: (e, L) => replica(L, L.sweep(e.replica, e.process), L.builder(e.replica, e.process, e.sharedId)),
-    builder: (e, L) => ({ slot: L.builder(e.replica, e.process, e.sharedId), instance: 'current', refsUpTo: 2, updates: 'added' }),
+    reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.entry(e.replica, e.process, e.sharedId)),
+    builder: (e, L) => swept(e, L, { instance: 'current', refsUpTo: 2, cut: 'none', fate: true }),
   },
   // never enabled in the model: predict refuses it from the config alone
   drop: { reads: () => [] },
@@ -179,8 +185,9 @@ export function eventRule(event: TraceEvent, L: Layout, rules: EventRules = EVEN
   const builder = rule.builder?.(event, L) ?? null;
   const paths = rule.paths?.(event, L) ?? [];
   for (const slot of [...(builder === null ? [] : [builder.slot]), ...paths]) {
-    if (L.kinds[slot] !== 'builder' || !reads.includes(slot)) {
-      throw new Error(`model/packed/read-sets.ts: ${event.kind} reads ${L.labels[slot]} in part, but it is not a builder slot of its reads`);
+    const { r, p, id } = L.kinds[slot] === 'builder' ? L.builderAt(slot) : { r: -1, p: -1, id: -1 };
+    if (r < 0 || !L.entry(r, p, id).every((s) => reads.includes(s))) {
+      throw new Error(`model/packed/read-sets.ts: ${event.kind} reads ${L.labels[slot]} in part, but it is not a builder entry of its reads`);
     }
   }
   if (builder !== null && paths.includes(builder.slot)) throw new Error(`model/packed/read-sets.ts: ${event.kind} reads ${L.labels[builder.slot]} both by path and focused`);
@@ -194,7 +201,7 @@ export const ACTOR_READS: { readonly [K in Actor['kind']]: (a: Extract<Actor, { 
   worker: (a, L) => replica(L, L.mint(a.replica), L.superseded(a.replica), L.worker(a.replica, a.worker), L.handle(a.replica, a.worker)),
   append: (a, L) => replica(L, L.mint(a.replica), L.append(a.replica), L.superseded(a.replica)),
   // only the review bug's sweep visits live entries one by one (sweep-hold), so only then does it read them
-  registry: (a, L) => replica(L, L.sweep(a.replica, a.process), ...(L.cfg.bugs?.sweepUpgradeRace === true ? L.buildersOf(a.replica, a.process) : [])),
+  registry: (a, L) => replica(L, L.sweep(a.replica, a.process), ...(L.cfg.bugs?.sweepUpgradeRace === true ? L.entriesOf(a.replica, a.process) : [])),
 };
 
 export type ActorRules = typeof ACTOR_READS;
@@ -211,4 +218,4 @@ export function actorReads(actor: Actor, L: Layout, rules: ActorRules = ACTOR_RE
 }
 
 /** viewOf (model/view.ts) reads every replica's status, every builder (its instances) and the whole history. */
-export const viewReads = (L: Layout): readonly number[] => [...L.status, ...L.allBuilders, ...L.historySlots];
+export const viewReads = (L: Layout): readonly number[] => [...L.status, ...L.allEntries, ...L.historySlots];

@@ -87,6 +87,21 @@ const appendLocal = local({
   bumpedFrom: opaque,
 });
 
+/** model/builder.ts's context but for its instances, and one InstanceRecord. */
+const BUILDER_HEADER: Record<string, Shape> = {
+  barrier: opaque,
+  participants: opaque,
+  blobTargetSize: opaque,
+  refs: opaque,
+  pending: opaque,
+  deliverer: worker,
+  earlySkips: opaque,
+};
+const INSTANCE: Shape = record({ cut: record({ updates: idSet, partBytes: opaque, buffered: opaque }), handles: opaque, receiver: worker, receipts: opaque, toNobody: opaque });
+
+/** A whole builder entry as the model holds it (header and instances together). */
+export const ENTRY_SHAPE: Shape = nullable(local({ ...BUILDER_HEADER, instances: list(INSTANCE) }));
+
 export const COMPONENT_SHAPES: { readonly [K in SlotKind]: Shape } = {
   up: opaque,
   incarnation: opaque,
@@ -96,18 +111,9 @@ export const COMPONENT_SHAPES: { readonly [K in SlotKind]: Shape } = {
   worker: local({ staged: idSet, bytes: opaque, route: opaque, batch: nullable(batch) }),
   handle: nullable(local({ staged: idSet, instance: opaque, pushed: opaque, last: opaque })),
   sweep: local({ upgradeRace: opaque, retained: opaque, visited: opaque, holding: opaque }),
-  builder: nullable(
-    local({
-      barrier: opaque,
-      participants: opaque,
-      blobTargetSize: opaque,
-      refs: opaque,
-      pending: opaque,
-      deliverer: worker,
-      earlySkips: opaque,
-      instances: list(record({ cut: record({ updates: idSet, partBytes: opaque, buffered: opaque }), handles: opaque, receiver: worker, receipts: opaque, toNobody: opaque })),
-    }),
-  ),
+  // a builder entry's header: the builder without its instances (layout.ts cuts an entry in slots)
+  builder: nullable(local(BUILDER_HEADER)),
+  instance: nullable(INSTANCE),
   shard: opaque,
   appends: list({
     t: 'ofReplica',

@@ -229,7 +229,7 @@ describe('a symmetry renames everything that carries a worker, a replica or an u
       /worker\.context has a field "deliverer" its shape does not list/,
     );
     expect(Object.keys(COMPONENT_SHAPES).sort()).toEqual([
-      'append', 'appends', 'builder', 'deleted', 'faults', 'finishesBegun', 'finishesEnded', 'handle', 'incarnation', 'mint', 'ownBatches', 'shard', 'shardUppers', 'superseded', 'sweep', 'up', 'worker',
+      'append', 'appends', 'builder', 'deleted', 'faults', 'finishesBegun', 'finishesEnded', 'handle', 'incarnation', 'instance', 'mint', 'ownBatches', 'shard', 'shardUppers', 'superseded', 'sweep', 'up', 'worker',
     ]);
   });
 

@@ -27,9 +27,10 @@ import type { MintContext } from '../mint.ts';
 import type { Local } from '../local.ts';
 import type { ReplicaState, SystemState } from '../state.ts';
 import type { Engine } from './engine.ts';
-import { Interner, SLOT_KINDS, type SlotKind } from './layout.ts';
+import { Interner, NULLABLE, SLOT_KINDS, type SlotKind } from './layout.ts';
+import { GrowInts } from './tuple-set.ts';
 import type { Reducer } from './search.ts';
-import { COMPONENT_SHAPES, eventShape, type Shape } from './shapes.ts';
+import { COMPONENT_SHAPES, ENTRY_SHAPE, eventShape, type Shape } from './shapes.ts';
 import { TupleMap } from './tuple-set.ts';
 
 /** `replicas[r]` = where replica r goes; `workers[r][w]` = where worker w of (source) replica r goes. */
@@ -210,7 +211,7 @@ export class Renamer {
         handles,
         registries: rep.registries.map((reg) => ({
           sweep: this.component('sweep', reg.sweep, r, g),
-          builders: reg.builders.map((b) => this.component('builder', b, r, g)),
+          builders: reg.builders.map((b) => this.rename(ENTRY_SHAPE, b, r, g, 'builder')),
         })),
       } as unknown as ReplicaState;
     });
@@ -394,8 +395,14 @@ export class SymmetryReducer implements Reducer {
   private readonly flat: Int32Array;
   private readonly flatIds = new TupleMap(10);
   private readonly order: number[] = [];
-  private readonly renameMemo = new TupleMap(14);
-  private readonly keyBuf: Int32Array;
+  /** Per (slot kind, replica), per symmetry id: component id → its renamed id + 1 (0: not yet). */
+  private readonly renameTables: GrowInts[][];
+  /** Per slot: its kind's index, and whether id 0 is null. */
+  private readonly slotKind: Uint8Array;
+  private readonly slotNullable: Uint8Array;
+  /** Per process: the key columns a sort compares for the state at hand (`workerKeys`), and how many. */
+  private readonly cols: Int32Array[];
+  private readonly colCount: Int32Array;
   private readonly out: Int32Array;
   private readonly withWorkers: boolean;
   private readonly withReplicas: boolean;
@@ -414,13 +421,17 @@ export class SymmetryReducer implements Reducer {
     this.withReplicas = opts.replicas !== false && this.cfg.replicas > 1;
     this.byContent = opts.order === 'content';
     this.fixAppendWorkers = opts.appendWorkers === 'fixed';
-    this.keyBuf = new Int32Array(8 + engine.layout.slots);
     const L = engine.layout;
+    this.renameTables = Array.from({ length: SLOT_KINDS.length * this.cfg.replicas }, () => []);
+    this.slotKind = Uint8Array.from(L.kinds, (k) => KIND_INDEX.get(k) as number);
+    this.slotNullable = Uint8Array.from(L.kinds, (k) => (NULLABLE.has(k) ? 1 : 0));
     this.ownParts = [Array.from({ length: L.workers }, () => []), Array.from({ length: L.workers }, () => [])];
     this.sharedByReplica = Array.from({ length: this.cfg.replicas }, (_, r) =>
-      Array.from({ length: this.cfg.processes }, (_, p) => [...L.buildersOf(r, p), L.append(r), L.superseded(r), L.appends]),
+      Array.from({ length: this.cfg.processes }, (_, p) => [...L.entriesOf(r, p), L.append(r), L.superseded(r), L.appends]),
     );
-    this.keyWidth = 2 + L.ids + 3;
+    this.keyWidth = 2 + L.ids * (1 + L.instances) + 3;
+    this.cols = Array.from({ length: this.cfg.processes }, () => new Int32Array(this.keyWidth));
+    this.colCount = new Int32Array(this.cfg.processes);
     this.roleBySlot = Array.from({ length: this.cfg.replicas }, () => Array.from({ length: L.slots }, () => []));
     this.keys = new Int32Array(this.keyWidth * L.workers);
     this.flat = new Int32Array(this.cfg.replicas * L.workers);
@@ -513,6 +524,20 @@ export class SymmetryReducer implements Reducer {
     const W = L.workers;
     this.keyVec = vec;
     this.keyReplica = r;
+    // the columns a sort compares: own parts, and shared slots that are not null (a null one says the
+    // same — nothing — about every worker)
+    for (let p = 0; p < this.cfg.processes; p++) {
+      const cols = this.cols[p] as Int32Array;
+      const slots = (this.sharedByReplica[r] as readonly (readonly number[])[])[p] as readonly number[];
+      let n = 0;
+      cols[n++] = 0;
+      cols[n++] = 1;
+      for (let k = 0; k < slots.length; k++) {
+        const slot = slots[k] as number;
+        if ((vec[slot] as number) !== 0 || this.slotNullable[slot] === 0) cols[n++] = 2 + k;
+      }
+      this.colCount[p] = n;
+    }
     for (let w = 0; w < W; w++) {
       keys[w * width] = this.ownPart(0, vec[L.worker(r, w)] as number, w, r);
       keys[w * width + 1] = this.ownPart(1, vec[L.handle(r, w)] as number, w, r);
@@ -550,18 +575,22 @@ export class SymmetryReducer implements Reducer {
     return hit;
   }
 
+  /** Component `id` of slot `slot` (of replica r) renamed by symmetry `symId` (null stays null). */
   private renamed(slot: number, id: number, r: number, symId: number): number {
+    if (id === 0 && this.slotNullable[slot] === 1) return 0;
+    const byKind = this.renameTables[(this.slotKind[slot] as number) * this.cfg.replicas + r] as GrowInts[];
+    let table = byKind[symId];
+    if (table === undefined) {
+      table = new GrowInts();
+      byKind[symId] = table;
+    }
+    while (table.length <= id) table.push(0);
+    const hit = table.data[id] as number;
+    if (hit > 0) return hit - 1;
     const kind = this.engine.layout.kinds[slot] as SlotKind;
-    const buf = this.keyBuf;
-    buf[0] = KIND_INDEX.get(kind) as number;
-    buf[1] = id;
-    buf[2] = r;
-    buf[3] = symId;
-    const hit = this.renameMemo.get(buf, 4);
-    if (hit >= 0) return hit;
     const v = this.renamer.component(kind, this.value(slot, id), r, this.sym(symId));
     const to = this.engine.codec.tables[kind].intern(v);
-    this.renameMemo.set(buf, 4, to);
+    table.data[id] = to + 1;
     return to;
   }
 
@@ -580,7 +609,9 @@ export class SymmetryReducer implements Reducer {
       for (let p = 0; p < this.cfg.processes; p++) {
         out[L.sweep(to, p)] = vec[L.sweep(r, p)] as number;
         for (let id = 0; id < L.ids; id++) {
-          out[L.builder(to, p, id)] = this.renamed(L.builder(r, p, id), vec[L.builder(r, p, id)] as number, r, symId);
+          const from = L.builder(r, p, id);
+          const into = L.builder(to, p, id);
+          for (let j = 0; j <= L.instances; j++) out[into + j] = this.renamed(from + j, vec[from + j] as number, r, symId);
         }
       }
       for (let w = 0; w < L.workers; w++) {
@@ -639,7 +670,7 @@ export class SymmetryReducer implements Reducer {
       }
     }
     if (this.withReplicas) {
-      const span = L.workers * 2 + 4 + this.cfg.processes * (1 + L.ids);
+      const span = L.replicaSpan;
       const order = Array.from({ length: this.cfg.replicas }, (_, r) => r);
       // (ordered as workers are: see `before`)
       const tables = this.engine.codec.tables;
@@ -677,7 +708,11 @@ export class SymmetryReducer implements Reducer {
    * parallel search (parallel.ts).
    */
   private before(keys: Int32Array, width: number, a: number, b: number): boolean {
-    for (let i = 0; i < width; i++) {
+    const p = Math.floor(a / this.cfg.workersPerProcess);
+    const cols = this.cols[p] as Int32Array;
+    const n = this.colCount[p] as number;
+    for (let c = 0; c < n; c++) {
+      const i = cols[c] as number;
       const x = this.keyAt(keys, width, a, i);
       const y = this.keyAt(keys, width, b, i);
       const d = this.byContent ? this.parts.compare(x, y) : x - y;
