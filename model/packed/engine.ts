@@ -23,11 +23,14 @@ import { Codec, Interner, Layout, ReadSetError, sameValue, type SlotKind } from 
 import { ACTOR_READS, EVENT_RULES, actorPaths, actorReads, eventRule, viewReads, type ActorRules, type EventRules } from './read-sets.ts';
 import { GrowInts, TupleMap } from './tuple-set.ts';
 
-/** For tests: other read-set tables, or another predict (to show the checks catch a wrong one). */
+/** For tests: other read-set tables, or another predict, actorCandidates or viewOf (to show the checks
+ * catch a wrong one). */
 export interface EngineOptions {
   readonly eventRules?: EventRules;
   readonly actorRules?: ActorRules;
   readonly predict?: typeof predict;
+  readonly actorCandidates?: typeof actorCandidates;
+  readonly viewOf?: typeof viewOf;
 }
 
 export interface MissCounts {
@@ -136,6 +139,8 @@ export class Engine {
 
   private readonly eventRules: EventRules;
   private readonly predict: typeof predict;
+  private readonly candidatesOf: typeof actorCandidates;
+  private readonly viewOf: typeof viewOf;
 
   constructor(
     readonly cfg: ModelConfig,
@@ -145,6 +150,8 @@ export class Engine {
     if (properties.length > 30) throw new RangeError('the packed search judges at most 30 properties');
     this.eventRules = opts.eventRules ?? EVENT_RULES;
     this.predict = opts.predict ?? predict;
+    this.candidatesOf = opts.actorCandidates ?? actorCandidates;
+    this.viewOf = opts.viewOf ?? viewOf;
     this.layout = new Layout(cfg);
     this.codec = new Codec(this.layout);
     this.actors = actorsOf(cfg);
@@ -283,7 +290,7 @@ export class Engine {
     const actor = this.actors[a] as Actor;
     this.codec.reader = { call: 'actorCandidates', of: actor };
     const state = this.codec.materialize(cur, slots);
-    const proposed = actorCandidates(this.cfg, state, actor);
+    const proposed = this.candidatesOf(this.cfg, state, actor);
     const paths = slots.filter((_, i) => modes[i] === PATH);
     if (paths.length > 0) {
       // SUBTLE: entries read by path only: the same candidates with everything else about them changed
@@ -291,7 +298,7 @@ export class Engine {
         state,
         Array.from(paths, (slot) => [slot, perturbPath(this.codec.entryAt(slot) as Entry)] as const),
       );
-      if (!sameValue(actorCandidates(this.cfg, perturbed, actor), proposed)) {
+      if (!sameValue(this.candidatesOf(this.cfg, perturbed, actor), proposed)) {
         throw new ReadSetError(`actorCandidates(${JSON.stringify(actor)}) reads more than the state paths of ${Array.from(paths, (s) => this.layout.labels[s]).join(', ')}`);
       }
     }
@@ -589,11 +596,11 @@ export class Engine {
     this.misses.views += 1;
     this.codec.reader = 'viewOf';
     const state = this.codec.materialize(cur, slots);
-    const view = viewOf(this.cfg, state, final);
+    const view = this.viewOf(this.cfg, state, final);
     // SUBTLE: the key holds less of the builder entries than the view is given (focus.ts
     // `projectForView`): the same view with the rest of every entry changed
     const entries = this.layout.allBuilders.filter((h) => (cur[h] as number) !== 0).map((h) => [h, perturbForView(this.codec.entryAt(h) as Entry)] as const);
-    if (entries.length > 0 && !sameValue(viewOf(this.cfg, this.codec.withEntries(state, entries), final), view)) {
+    if (entries.length > 0 && !sameValue(this.viewOf(this.cfg, this.codec.withEntries(state, entries), final), view)) {
       throw new ReadSetError('viewOf reads more of the builder entries than model/packed/focus.ts projectForView keeps');
     }
     key.set(saved);
