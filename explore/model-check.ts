@@ -65,6 +65,8 @@ export interface ModelCheckRequest extends ModelCheckShape {
   readonly shard?: { readonly index: number; readonly count: number } | undefined;
   /** The SPIN anchor's configuration: each worker holds 0..parts one-part updates (see `coreConfigs`). */
   readonly core?: { readonly parts: number } | undefined;
+  /** Packed only: stop at the first violated property (re-searched to be shortest); the rest read unknown. */
+  readonly firstViolation?: boolean | undefined;
 }
 
 /** What `npm start`, `sbkit report` and a bare `sbkit model --check` run. */
@@ -228,8 +230,8 @@ export interface SearchFigures {
   readonly reduction: string;
   /** Successor edges generated. */
   readonly transitions: number;
-  /** Why an incomplete search stopped. */
-  readonly stopped: 'max-states' | 'max-memory' | 'max-time' | null;
+  /** Why an incomplete search stopped (`violation`: --first-violation found one). */
+  readonly stopped: 'max-states' | 'max-memory' | 'max-time' | 'violation' | null;
   /** Deepest BFS level, states stored but not expanded when it stopped, and successor edges it did not
    * store because of --max-states. */
   readonly depth: number;
@@ -345,6 +347,7 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
           symmetry: req.symmetry !== false,
           por: req.por !== false,
           ...(req.shard === undefined ? {} : { shard: req.shard }),
+          ...(req.firstViolation === true ? { firstViolation: true } : {}),
           ...(onProgress === undefined ? {} : { onProgress }),
         });
         found.push({
@@ -358,7 +361,7 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
             reduction: r.reduction,
             porStates: r.porStates,
             transitions: r.transitions,
-            stopped: r.stopped === 'max-memory' || r.stopped === 'max-states' || r.stopped === 'max-time' ? r.stopped : null,
+            stopped: r.stopped === 'max-memory' || r.stopped === 'max-states' || r.stopped === 'max-time' || r.stopped === 'violation' ? r.stopped : null,
             depth: r.depth,
             frontier: r.frontier,
             dropped: r.dropped,
@@ -526,6 +529,7 @@ export function formatTrace(trace: readonly TraceEvent[], indent: string): strin
 function stopText(v: VariantCheck, req: ModelCheckRequest): string {
   const f = v.figures;
   if (f.search === 'plain') return `hit --max-states ${thousands(req.maxStates)}`;
+  if (f.stopped === 'violation') return `stopped at the first violation (--first-violation): ${plural(v.states, 'state')} stored, BFS depth ${f.depth}`;
   if (f.stopped === 'max-time') {
     return `hit --max-seconds ${thousands(req.maxSeconds ?? 0)}: ${plural(v.states, 'state')} stored, ${thousands(f.frontier)} not yet expanded, BFS depth ${f.depth}`;
   }
@@ -556,6 +560,7 @@ export function describeSearch(req: ModelCheckRequest): string {
   return (
     `packed search (${on.length === 0 ? 'no reductions' : on.join(', ')}); limit ${thousands(req.maxStates)} states or ${bytes(req.maxMemory ?? DEFAULT_MAX_MEMORY)} RSS per variant` +
     (req.shard === undefined ? '' : `; shard ${req.shard.index + 1}/${req.shard.count}`) +
+    (req.firstViolation === true ? '; until the first violation' : '') +
     ((req.jobs ?? 1) > 1 ? `; ${req.jobs} threads` : '')
   );
 }
@@ -658,6 +663,7 @@ export function modelCheckJson(r: ModelCheckResult): unknown {
       shard: q.shard ?? null,
       jobs: q.jobs ?? 1,
       core: q.core ?? null,
+      firstViolation: q.firstViolation === true,
       workload:
         q.core === undefined
           ? { updates: 'one per worker per interval', sizes: [UPDATE_SIZES.small, UPDATE_SIZES.large], knobChoices: KNOB_CHOICES, persist: CHECK_PERSIST }

@@ -25,6 +25,7 @@ import {
   runModelCheck,
 } from '../model-check.ts';
 import type { Io } from '../io.ts';
+import { DEFAULT_SEARCHES, DEFAULT_STATES_PER_SEARCH, defaultDepth, modelSwarmJson, renderModelSwarm, runModelSwarm, type SwarmRequest } from '../model-swarm.ts';
 import { withProgress } from '../progress.ts';
 import { CHECK_VARIANTS, type CheckVariant } from './check.ts';
 import { reportRunError } from './errors.ts';
@@ -52,9 +53,13 @@ const CHECK_ONLY = [
   'jobs',
   'core',
   'parts',
+  'first-violation',
+  'swarm',
+  'searches',
+  'depth',
 ] as const;
 /** Flags of the packed search only (given with --search plain: exit 2). */
-const PACKED_ONLY = ['symmetry', 'por', 'max-memory', 'max-seconds', 'shard', 'jobs'] as const;
+const PACKED_ONLY = ['symmetry', 'por', 'max-memory', 'max-seconds', 'shard', 'jobs', 'first-violation'] as const;
 
 /** `--shard i/n`: 1 ≤ i ≤ n ≤ 4096, returned 0-based. */
 function shardFlag(help: string): Flag<{ readonly index: number; readonly count: number } | undefined> {
@@ -94,7 +99,7 @@ const onOff = (help: string) => optional(choiceFlag<'on' | 'off'>({ help, choice
 
 /** Whether a --check flag was given (switches: set; others: a value). */
 const given = (v: FlagValues<typeof MODEL_FLAGS>, name: (typeof CHECK_ONLY)[number]): boolean =>
-  name === 'json' ? v.json : name === 'core' ? v.core : name === 'faults' ? v.faults : v[name] !== undefined;
+  name === 'json' ? v.json : name === 'core' ? v.core : name === 'faults' ? v.faults : name === 'first-violation' ? v['first-violation'] : name === 'swarm' ? v.swarm : v[name] !== undefined;
 
 export const MODEL_FLAGS = {
   machine: optional(stringFlag({ help: 'print only this machine (see --list)', placeholder: 'NAME', defaultValue: '' }), 'all'),
@@ -118,7 +123,7 @@ export const MODEL_FLAGS = {
   shard: shardFlag('--check: explore only shard I of N (frontier split by hash at a BFS depth); combine the shards\' --json with --combine'),
   jobs: optional(
     intFlag({
-      help: "--check: spread each search over N threads (states owned by a hash of their builders, BFS levels kept in step: the same verdicts and shortest counterexample lengths, and the same states but for rare ties of the symmetry's order); pays off on big searches and many cores, and takes more memory (each thread keeps tables of its own)",
+      help: "--check: spread each search over N threads (states owned by a hash of their builders, BFS levels kept in step: the same states, verdicts and shortest counterexample lengths); pays off on big searches and many cores, and takes more memory (each thread keeps tables of its own)",
       defaultValue: 1,
       min: 1,
       max: 64,
@@ -129,12 +134,18 @@ export const MODEL_FLAGS = {
   core: switchFlag("--check: the SPIN anchor's configuration (1 process, 1 interval, each worker 0..--parts one-part updates; see bench/spin/)"),
   parts: optional(intFlag({ help: '--core: the most parts (updates) a worker holds', defaultValue: 1, min: 1, max: 9 }), '1'),
   'model-bug': optional(choiceFlag<ModelBugName>({ help: `--check: switch a bug on in the model (${MODEL_BUG_NAMES.join(', ')}: the review bug of #37591, an append misreading its own indeterminate write — implies --faults); the check must then fail`, choices: MODEL_BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' }), 'none'),
+  'first-violation': switchFlag('--check: stop at the first violated property (its counterexample still re-searched to be shortest); the other properties read UNKNOWN'),
+  swarm: switchFlag(
+    '--check: for a configuration too big to search exhaustively: many short depth-first searches, each with its own random successor order and depth bound, spread over --jobs; it reports the shortest violation it finds with the command that replays it, and never says a property holds',
+  ),
+  searches: optional(intFlag({ help: '--swarm: searches per variant', defaultValue: DEFAULT_SEARCHES, min: 1, max: 10_000_000 }), `${DEFAULT_SEARCHES}, or as many as --max-seconds allows`),
+  depth: optional(intFlag({ help: '--swarm: the deepest a search goes (each draws its own bound, log-uniform between 8 and this)', defaultValue: 100, min: 1, max: 100_000 }), '8 × workers × processes × intervals × replicas + 16'),
   faults: switchFlag('--check: explore the fault world too: an abort and restart of a replica, an append compare-and-set that applies but answers with an error, leaked-blob cleanup'),
   json: switchFlag('--check / --coverage: print one JSON object instead of text'),
   'emit-diagram': optional(stringFlag({ help: '--check: on a violation, also write its shortest counterexample as a Mermaid sequenceDiagram (FILE.md: fenced in Markdown)', placeholder: 'FILE', defaultValue: '' })),
   coverage: switchFlag("which transitions of each machine sbkit check's runs take, per variant (replayed through the model)"),
   runs: optional(intFlag({ help: '--coverage: conformance runs per variant', defaultValue: 500, min: 1, max: 10_000_000 }), 'conformance DEFAULT_RUNS'),
-  seed: optional(intFlag({ help: '--coverage: the conformance seed', defaultValue: 1, min: 0, max: 0x7fff_ffff }), '1'),
+  seed: optional(intFlag({ help: '--coverage: the conformance seed; --swarm: the seed of its first search (search k has seed + k)', defaultValue: 1, min: 0, max: 0x7fff_ffff }), '1'),
 } as const;
 
 const HELP = {
@@ -187,10 +198,13 @@ type ModelValues = FlagValues<typeof MODEL_FLAGS>;
 async function checkModel(io: Io, v: ModelValues): Promise<number> {
   const clash = v.list ? '--list' : v.machine !== undefined ? '--machine' : v.mermaid ? '--mermaid' : v.combine.length > 0 ? '--combine' : undefined;
   if (clash !== undefined) return usageError(io, USAGE, `--check: cannot be combined with ${clash}`);
-  const coverageOnly = v.runs !== undefined ? '--runs' : v.seed !== undefined ? '--seed' : undefined;
-  if (coverageOnly !== undefined) return usageError(io, USAGE, `${coverageOnly}: only with --coverage`);
+  const coverageOnly = v.runs !== undefined ? '--runs' : v.seed !== undefined && !v.swarm ? '--seed' : undefined;
+  if (coverageOnly !== undefined) return usageError(io, USAGE, `${coverageOnly}: only with --coverage${coverageOnly === '--seed' ? ' or --swarm' : ''}`);
+  if (v.swarm) return swarmModel(io, v);
+  const swarmOnly = v.searches !== undefined ? '--searches' : v.depth !== undefined ? '--depth' : undefined;
+  if (swarmOnly !== undefined) return usageError(io, USAGE, `${swarmOnly}: only with --swarm`);
   const search = v.search ?? 'packed';
-  const packedOnly = PACKED_ONLY.find((name) => v[name] !== undefined);
+  const packedOnly = PACKED_ONLY.find((name) => (name === 'first-violation' ? v[name] : v[name] !== undefined));
   if (search === 'plain' && packedOnly !== undefined) return usageError(io, USAGE, `--${packedOnly}: only with --search packed`);
   if (v.parts !== undefined && !v.core) return usageError(io, USAGE, '--parts: only with --core');
   if (v.jobs !== undefined && v.shard !== undefined) return usageError(io, USAGE, '--jobs: not with --shard (each shard is one thread; run the shards side by side instead)');
@@ -215,12 +229,56 @@ async function checkModel(io: Io, v: ModelValues): Promise<number> {
     ...(v.shard === undefined ? {} : { shard: v.shard }),
     ...(v.jobs === undefined ? {} : { jobs: v.jobs }),
     ...(v.core ? { core: { parts: v.parts ?? 1 } } : {}),
+    ...(v['first-violation'] ? { firstViolation: true } : {}),
   };
   try {
     const r = await withProgress(io, { json: v.json, title: 'model check' }, (update) => runModelCheck(request, { now: () => io.now(), onProgress: update }));
     const diagram = v['emit-diagram'] === undefined ? undefined : await emitModelDiagram(r, v['emit-diagram']);
     io.out(v.json ? `${JSON.stringify(modelCheckJson(r), null, 2)}\n` : renderModelCheck(r));
     if (diagram !== undefined && !v.json) io.out(`${diagram}\n`);
+    return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
+  } catch (e) {
+    return reportRunError(io, USAGE, e);
+  }
+}
+
+/** `--check --swarm`: many short random searches (explore/model-swarm.ts), printed as text or JSON. */
+async function swarmModel(io: Io, v: ModelValues): Promise<number> {
+  const refused: [boolean, string][] = [
+    [v.search === 'plain', '--swarm: the swarm runs on the packed engine (drop --search plain)'],
+    [v.shard !== undefined, '--swarm: not with --shard (spread the searches with --jobs instead)'],
+    [v.core, '--swarm: not with --core (its load vectors are small enough to search exhaustively)'],
+    [v['first-violation'], '--swarm: not with --first-violation (the swarm reports the shortest violation it finds)'],
+    [v['emit-diagram'] !== undefined, '--swarm: not with --emit-diagram'],
+    [v['max-memory'] !== undefined, '--swarm: not with --max-memory (each search keeps at most its states; bound them with --max-states)'],
+    [v.parts !== undefined, '--parts: only with --core'],
+  ];
+  const why = refused.find(([bad]) => bad);
+  if (why !== undefined) return usageError(io, USAGE, why[1]);
+  const shape = {
+    workers: v.workers ?? DEFAULT_SHAPE.workers,
+    processes: v.processes ?? DEFAULT_SHAPE.processes,
+    replicas: v.replicas ?? DEFAULT_SHAPE.replicas,
+    intervals: v.intervals ?? DEFAULT_SHAPE.intervals,
+  };
+  const request: SwarmRequest = {
+    variants: v.variant === undefined || v.variant === 'all' ? VARIANTS : [v.variant],
+    ...shape,
+    modelBug: v['model-bug'],
+    faults: v.faults,
+    symmetry: v.symmetry !== 'off',
+    por: v.por !== 'off',
+    seed: v.seed ?? 1,
+    searches: v.searches ?? (v['max-seconds'] === undefined && v['max-states'] === undefined ? DEFAULT_SEARCHES : null),
+    depth: v.depth ?? defaultDepth(shape),
+    statesPerSearch: DEFAULT_STATES_PER_SEARCH,
+    maxStates: v['max-states'] ?? Number.POSITIVE_INFINITY,
+    maxSeconds: v['max-seconds'],
+    jobs: v.jobs ?? 1,
+  };
+  try {
+    const r = await withProgress(io, { json: v.json, title: 'model swarm' }, (update) => runModelSwarm(request, { now: () => io.now(), onProgress: update }));
+    io.out(v.json ? `${JSON.stringify(modelSwarmJson(r), null, 2)}\n` : renderModelSwarm(r));
     return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
   } catch (e) {
     return reportRunError(io, USAGE, e);

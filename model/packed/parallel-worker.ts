@@ -125,7 +125,7 @@ class Thread {
     });
     this.engine = new Engine(init.cfg, this.properties);
     this.masks = new VerdictMasks(this.properties);
-    this.reducer = init.symmetry ? new SymmetryReducer(this.engine, { order: 'content' }) : undefined;
+    this.reducer = init.symmetry ? new SymmetryReducer(this.engine) : undefined;
     this.por = init.por ? new PersistentSets(this.engine) : null;
     this.J = init.jobs;
     this.me = init.index;

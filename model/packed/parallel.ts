@@ -34,6 +34,8 @@ export interface ParallelSearchOptions {
   readonly symmetry: boolean;
   readonly por: boolean;
   readonly until?: readonly string[];
+  /** Stop after the level where some always/eventually property is first violated. */
+  readonly stopAtFirstViolation?: boolean;
   readonly onProgress?: (expanded: number, states: number) => void;
 }
 
@@ -165,6 +167,10 @@ export async function searchParallel(cfg: ModelConfig, opts: ParallelSearchOptio
       }
       opts.onProgress?.(expanded, states);
       if (stopped !== null) break;
+      if (opts.stopAtFirstViolation === true && settledAt.some((f) => !f.ok && properties[f.property]?.kind !== 'sometimes')) {
+        stopped = 'violation';
+        break;
+      }
       // (max-states stores nothing new but, as searchPacked does, still expands every stored state)
       if (dropped > 0) full = true;
       if (untilMask !== 0 && (unsettled & untilMask) === 0) {

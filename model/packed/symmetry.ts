@@ -17,8 +17,12 @@
  * describes the worker without naming absolute indices (its own components with its update ids by rank
  * and others' as placeholders, and its role in shared components: which batches hold its updates, receiver,
  * deliverer, its hand, its history); ties keep their order. Replicas are then ordered by their
- * component ids. The result is a member of the orbit (always sound); ties make it occasionally not the
- * orbit's unique representative (fewer merges, never wrong ones).
+ * components. Keys and components are compared by content (value hashes, JSON text on a collision),
+ * never by id: ids are first-sight order, another in every search and thread, so the representative of
+ * an orbit is a function of its content alone — the same in every run, every thread of a parallel
+ * search (parallel.ts) and every search of a swarm (swarm.ts). The result is a member of the orbit
+ * (always sound); ties make it occasionally not the orbit's unique representative (fewer merges, never
+ * wrong ones).
  */
 import type { TraceEvent } from '../../vocab/index.ts';
 import type { ModelConfig } from '../config.ts';
@@ -241,14 +245,6 @@ export interface SymmetryOptions {
   /** Exchange replicas (default true). */
   readonly replicas?: boolean;
   /**
-   * How equal-load workers (and replicas) are ordered in a representative: by their components' ids
-   * (`ids`, the default: first-sight order, which keeps representatives of related states alike and so
-   * the memo warm — by content gave 16% more outcome misses at --workers 7), or by content (`content`:
-   * value hashes, the same representative in every search, which the threads of a parallel search
-   * need to agree on who owns a state).
-   */
-  readonly order?: 'ids' | 'content';
-  /**
    * `move` (default): append workers move like any worker (nothing in the model reads them). `fixed`: the
    * group fixes every present and future append worker (`fixedWorkers`), a subgroup kept to compare the
    * two reductions side by side.
@@ -406,7 +402,6 @@ export class SymmetryReducer implements Reducer {
   private readonly out: Int32Array;
   private readonly withWorkers: boolean;
   private readonly withReplicas: boolean;
-  private readonly byContent: boolean;
   private readonly fixAppendWorkers: boolean;
 
   constructor(
@@ -419,7 +414,6 @@ export class SymmetryReducer implements Reducer {
     this.classes = loadClasses(this.cfg, this.loads);
     this.withWorkers = opts.workers !== false && this.classes.length > 0;
     this.withReplicas = opts.replicas !== false && this.cfg.replicas > 1;
-    this.byContent = opts.order === 'content';
     this.fixAppendWorkers = opts.appendWorkers === 'fixed';
     const L = engine.layout;
     this.renameTables = Array.from({ length: SLOT_KINDS.length * this.cfg.replicas }, () => []);
@@ -680,7 +674,7 @@ export class SymmetryReducer implements Reducer {
         for (let i = 0; i < span; i++) {
           const x = vec[ba + i] as number;
           const y = vec[bb + i] as number;
-          const d = this.byContent ? tables[L.kinds[ba + i] as SlotKind].compare(x, y) : x - y;
+          const d = tables[L.kinds[ba + i] as SlotKind].compare(x, y);
           if (d !== 0) return d;
         }
         return a - b;
@@ -701,12 +695,7 @@ export class SymmetryReducer implements Reducer {
     return symId;
   }
 
-  /**
-   * Worker a's key sorts before worker b's (ties: by index). By content (`order: 'content'`), keys are
-   * compared by what they describe, not by id (ids are first-sight order, another in every search): the
-   * representative of an orbit is then a function of its content alone, the same in every thread of a
-   * parallel search (parallel.ts).
-   */
+  /** Worker a's key sorts before worker b's, by what the keys describe (ties: by index). */
   private before(keys: Int32Array, width: number, a: number, b: number): boolean {
     const p = Math.floor(a / this.cfg.workersPerProcess);
     const cols = this.cols[p] as Int32Array;
@@ -715,7 +704,7 @@ export class SymmetryReducer implements Reducer {
       const i = cols[c] as number;
       const x = this.keyAt(keys, width, a, i);
       const y = this.keyAt(keys, width, b, i);
-      const d = this.byContent ? this.parts.compare(x, y) : x - y;
+      const d = this.parts.compare(x, y);
       if (d !== 0) return d < 0;
     }
     return a < b;
