@@ -254,6 +254,11 @@ export interface VariantCheck {
   readonly variant: Variant;
   /** Distinct states visited (representatives, with reductions). */
   readonly states: number;
+  /**
+   * The states they stand for without the symmetry: the sizes of their orbits added up (with --core,
+   * times the load vectors each stands for); null where not computed (replica symmetry, the plain search).
+   */
+  readonly unreduced: number | null;
   readonly finals: number;
   readonly complete: boolean;
   /** Wall-clock milliseconds (diagnostic only). */
@@ -295,6 +300,7 @@ export interface ModelCheckHooks {
 /** What one search of one configuration found (either search), before it becomes a VariantCheck. */
 interface Found {
   readonly states: number;
+  readonly unreduced: number | null;
   readonly finals: number;
   readonly complete: boolean;
   readonly violations: readonly { readonly property: string; readonly why: string; readonly trace: readonly TraceEvent[]; readonly shortest: boolean }[];
@@ -316,11 +322,11 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
   for (const [i, variant] of req.variants.entries()) {
     const configs =
       req.core === undefined
-        ? [{ loads: [] as readonly number[], cfg: checkConfig(variant, req) }]
+        ? [{ loads: [] as readonly number[], vectors: 1, cfg: checkConfig(variant, req) }]
         : coreConfigs(variant, req.workers, req.core.parts, req.symmetry !== false, req.modelBug);
     const started = hooks.now();
     const found: Found[] = [];
-    for (const [j, { cfg }] of configs.entries()) {
+    for (const [j, { cfg, vectors }] of configs.entries()) {
       const onProgress =
         hooks.onProgress === undefined
           ? undefined
@@ -330,6 +336,7 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
         const r = search(cfg, { maxStates: req.maxStates, properties, ...(onProgress === undefined ? {} : { onProgress }) });
         found.push({
           states: r.states,
+          unreduced: null,
           finals: r.finals,
           complete: r.complete,
           violations: r.violations.map((v) => ({ ...v, shortest: true })),
@@ -352,6 +359,7 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
         });
         found.push({
           states: r.states,
+          unreduced: r.unreduced === null ? null : r.unreduced * vectors,
           finals: r.finals,
           complete: r.complete,
           violations: r.violations.map((v) => ({ ...v, shortest: r.shortest[v.property] === true })),
@@ -418,6 +426,7 @@ function variantCheck(variant: Variant, req: ModelCheckRequest, found: readonly 
   return {
     variant,
     states: sum((f) => f.states),
+    unreduced: found.some((f) => f.unreduced === null) ? null : sum((f) => f.unreduced as number),
     finals: sum((f) => f.finals),
     complete,
     ms,
@@ -582,7 +591,8 @@ export function coreLines(parts: number): string[] {
 
 function variantLine(v: VariantCheck, req: ModelCheckRequest): string {
   const complete = v.complete ? 'complete' : `INCOMPLETE (${stopText(v, req)})`;
-  return `${v.variant}: ${plural(v.states, 'state')} explored, ${thousands(v.finals)} final, ${complete}, ${millis(v.ms)}`;
+  const stands = v.unreduced === null || v.unreduced === v.states ? '' : ` (standing for ${thousands(v.unreduced)} without the symmetry)`;
+  return `${v.variant}: ${plural(v.states, 'state')} explored${stands}, ${thousands(v.finals)} final, ${complete}, ${millis(v.ms)}`;
 }
 
 /** The second line of a variant: the search's figures (diagnostics). */

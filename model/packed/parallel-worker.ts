@@ -177,6 +177,7 @@ class Thread {
     if (Atomics.load(this.stored, 0) < max - NEAR) {
       if (this.store.add(vec, parent, edge) < 0) {
         this.symOf.push(sym);
+        this.countOrbit(vec);
         Atomics.add(this.stored, 0, 1);
       }
       return;
@@ -189,6 +190,16 @@ class Thread {
     }
     this.store.add(vec, parent, edge);
     this.symOf.push(sym);
+    this.countOrbit(vec);
+  }
+
+  /** The states this thread's stored ones stand for without the symmetry (null: not computed). */
+  private unreduced: number | null = 0;
+
+  private countOrbit(vec: Int32Array): void {
+    if (this.unreduced === null) return;
+    const orbit = this.reducer === undefined ? 1 : this.reducer.orbitSize(vec);
+    this.unreduced = orbit === null ? null : this.unreduced + orbit;
   }
 
   /** Expands this thread's current level; successors of other threads go to their outboxes. */
@@ -338,6 +349,7 @@ class Thread {
       case 'stats':
         return {
           states: this.store.size,
+          unreduced: this.unreduced,
           frontier: this.store.size - this.head,
           storeBytes: this.store.bytes() + this.symOf.bytes(),
           memoBytes: this.engine.memoBytes(),

@@ -41,6 +41,7 @@ export interface ParallelSearchOptions {
 
 interface Stats {
   readonly states: number;
+  readonly unreduced: number | null;
   readonly frontier: number;
   readonly storeBytes: number;
   readonly memoBytes: number;
@@ -220,6 +221,7 @@ export async function searchParallel(cfg: ModelConfig, opts: ParallelSearchOptio
     const description = stats[0]?.description;
     return {
       states: sum((s) => s.states),
+      unreduced: stats.some((s) => s.unreduced === null) ? null : sum((s) => s.unreduced as number),
       finals,
       transitions,
       complete: stopped === null,

@@ -37,6 +37,8 @@ export interface Reducer {
   readonly description: string;
   /** The engine whose component ids it reads (the search must use the same one). */
   readonly engine: Engine;
+  /** How many states the orbit of representative `vec` holds (null: not computed). */
+  orbitSize(vec: Int32Array): number | null;
 }
 
 export interface PackedSearchOptions {
@@ -81,6 +83,10 @@ export type StopReason = 'max-states' | 'max-memory' | 'max-time' | 'violation' 
 
 export interface PackedSearchResult {
   readonly states: number;
+  /** The states the stored ones stand for without the symmetry: the sum of their orbits' sizes (null
+   * where not computed: with replica symmetry). With the partial-order reduction, the orbits of the
+   * reduced graph's states. */
+  readonly unreduced: number | null;
   readonly finals: number;
   /** Successor edges generated (including ones to states seen before). */
   readonly transitions: number;
@@ -123,6 +129,7 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
   engine.initial(cur);
   symOf?.push(reducer?.canonicalize(cur) ?? 0);
   store.add(cur, -1, -1);
+  let unreduced: number | null = reducer === undefined ? 1 : reducer.orbitSize(cur);
 
   const traceTo = (n: number): TraceEvent[] => {
     const evs: TraceEvent[] = [];
@@ -247,11 +254,21 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
         }
         continue;
       }
-      if (store.add(next, head, o) < 0) symOf?.push(sym);
+      if (store.add(next, head, o) < 0) {
+        if (reducer === undefined) unreduced = (unreduced as number) + 1;
+        else {
+          symOf?.push(sym);
+          if (unreduced !== null) {
+            const orbit = reducer.orbitSize(next);
+            unreduced = orbit === null ? null : unreduced + orbit;
+          }
+        }
+      }
     }
   }
   return {
     states: store.size,
+    unreduced,
     finals,
     transitions,
     complete: complete && stopped === null,

@@ -280,6 +280,8 @@ describe('the symmetric search keeps verdicts, witnesses and shortest counterexa
     const sym = searchPacked(cfg, { maxStates: 1_000_000, reducer }, engine);
     expect(verdicts(sym)).toEqual(verdicts(full));
     expect(sym.states).toBeLessThanOrEqual(full.states);
+    // the representatives' orbits hold every state of the full search, once (replica symmetry: not computed)
+    expect(sym.unreduced).toBe(cfg.replicas === 1 ? full.states : null);
     // every printed trace is un-permuted into a real run (searchPacked replays each; check again here)
     for (const t of [...sym.violations, ...sym.witnesses]) expect(() => replay(cfg, t.trace)).not.toThrow();
   });

@@ -16,7 +16,7 @@
  * Canonical form by sorting: in each class of movable workers, workers are ordered by a key that
  * describes the worker without naming absolute indices (its own components with its update ids by rank
  * and others' as placeholders, and its role in shared components: which batches hold its updates, receiver,
- * deliverer, its hand, its history); ties keep their order. Replicas are then ordered by their
+ * deliverer, its hand, its history, its updates in retired builders); ties keep their order. Replicas are then ordered by their
  * components. Keys and components are compared by content (value hashes, JSON text on a collision),
  * never by id: ids are first-sight order, another in every search and thread, so the representative of
  * an orbit is a function of its content alone — the same in every run, every thread of a parallel
@@ -366,6 +366,13 @@ function rankOf(loads: Loads, id: number, self: number): string {
 // The reducer
 
 const NONE: number[] = [];
+/** The most permutations `orbitSize` tries for the cells whose swaps do not all fix a state. */
+const MAX_TRIED = 40_320;
+const factorial = (n: number): number => (n <= 1 ? 1 : n * factorial(n - 1));
+function permutations(xs: readonly number[]): number[][] {
+  if (xs.length <= 1) return [[...xs]];
+  return xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p]));
+}
 const KIND_INDEX = new Map<SlotKind, number>(SLOT_KINDS.map((k, i) => [k, i]));
 
 export class SymmetryReducer implements Reducer {
@@ -421,9 +428,9 @@ export class SymmetryReducer implements Reducer {
     this.slotNullable = Uint8Array.from(L.kinds, (k) => (NULLABLE.has(k) ? 1 : 0));
     this.ownParts = [Array.from({ length: L.workers }, () => []), Array.from({ length: L.workers }, () => [])];
     this.sharedByReplica = Array.from({ length: this.cfg.replicas }, (_, r) =>
-      Array.from({ length: this.cfg.processes }, (_, p) => [...L.entriesOf(r, p), L.append(r), L.superseded(r), L.appends]),
+      Array.from({ length: this.cfg.processes }, (_, p) => [...L.entriesOf(r, p), L.append(r), L.superseded(r), L.appends, L.faults]),
     );
-    this.keyWidth = 2 + L.ids * (1 + L.instances) + 3;
+    this.keyWidth = 2 + L.ids * (1 + L.instances) + 4;
     this.cols = Array.from({ length: this.cfg.processes }, () => new Int32Array(this.keyWidth));
     this.colCount = new Int32Array(this.cfg.processes);
     this.roleBySlot = Array.from({ length: this.cfg.replicas }, () => Array.from({ length: L.slots }, () => []));
@@ -693,6 +700,81 @@ export class SymmetryReducer implements Reducer {
       }
     }
     return symId;
+  }
+
+  /**
+   * How many states the orbit of representative `vec` holds: |G| / |Stab(vec)|, with G the worker
+   * symmetries at `vec` (null with replicas: not computed). A symmetry fixing `vec` maps each worker to
+   * one with the same sort key, so it permutes each cell of workers with equal keys; a cell whose
+   * adjacent swaps all fix `vec` contributes all its permutations (k!), the rest are counted by trying
+   * every permutation of them (null when there would be more than `MAX_TRIED`).
+   */
+  orbitSize(vec: Int32Array): number | null {
+    if (this.withReplicas) return null;
+    if (!this.withWorkers) return 1;
+    const L = this.engine.layout;
+    const width = this.keyWidth;
+    const keys = this.keys;
+    const movables = this.movableOf(this.fixed(vec[L.mint(0)] as number, 0));
+    this.workerKeys(vec, 0, keys, width);
+    let group = 1;
+    let stab = 1;
+    const open: number[][] = [];
+    for (const movable of movables) {
+      group *= factorial(movable.length);
+      let start = 0;
+      for (let i = 1; i <= movable.length; i++) {
+        if (i < movable.length && this.sameKey(keys, width, movable[i - 1] as number, movable[i] as number)) continue;
+        const cell = movable.slice(start, i);
+        start = i;
+        if (cell.length < 2) continue;
+        if (cell.every((w, j) => j === 0 || this.fixes(vec, [[cell[j - 1] as number, w]]))) stab *= factorial(cell.length);
+        else open.push(cell);
+      }
+    }
+    if (open.length > 0) {
+      const tried = open.reduce((n, c) => n * factorial(c.length), 1);
+      if (tried > MAX_TRIED) return null;
+      let fixing = 0;
+      const each = (k: number, moves: [number, number][]): void => {
+        if (k === open.length) {
+          if (this.fixes(vec, moves)) fixing += 1;
+          return;
+        }
+        const cell = open[k] as number[];
+        for (const p of permutations(cell)) each(k + 1, [...moves, ...cell.map((w, j) => [w, p[j] as number] as [number, number])]);
+      };
+      each(0, []);
+      stab *= fixing;
+    }
+    return group / stab;
+  }
+
+  /** Whether moving workers of replica 0 as `moves` says ([from, to] pairs; a pair alone: a swap) leaves `vec` as it is. */
+  private fixes(vec: Int32Array, moves: readonly (readonly [number, number])[]): boolean {
+    const flat = this.flat;
+    const W = this.engine.layout.workers;
+    for (let w = 0; w < W; w++) flat[w] = w;
+    if (moves.length === 1) {
+      const [a, b] = moves[0] as readonly [number, number];
+      flat[a] = b;
+      flat[b] = a;
+    } else for (const [from, to] of moves) flat[from] = to;
+    const id = this.internFlat(flat);
+    this.apply(vec, id, this.out);
+    for (let i = 0; i < vec.length; i++) if (this.out[i] !== vec[i]) return false;
+    return true;
+  }
+
+  /** Whether workers a and b have equal sort keys (every column). */
+  private sameKey(keys: Int32Array, width: number, a: number, b: number): boolean {
+    const p = Math.floor(a / this.cfg.workersPerProcess);
+    const cols = this.cols[p] as Int32Array;
+    for (let c = 0; c < (this.colCount[p] as number); c++) {
+      const i = cols[c] as number;
+      if (this.parts.compare(this.keyAt(keys, width, a, i), this.keyAt(keys, width, b, i)) !== 0) return false;
+    }
+    return true;
   }
 
   /** Worker a's key sorts before worker b's, by what the keys describe (ties: by index). */
