@@ -102,8 +102,9 @@ export class Engine {
   private readonly outcomeMemo = new TupleMap(14);
   /** Per candidate: whether its kind is declared confluent (read-sets.ts), for the partial-order reduction. */
   private readonly candConfluent: boolean[] = [];
-  /** Per candidate: the actor that proposes it. */
+  /** Per candidate: the actor that proposes it, and whether its outcomes are memoized (read-sets.ts `memo`). */
   private readonly candActor: number[] = [];
+  private readonly candMemo: boolean[] = [];
   /** Per actor: its group for the partial-order reduction (the workers and registry of one process form
    * one; the mint and the append operator each their own). */
   readonly actorGroup: readonly number[];
@@ -345,13 +346,16 @@ export class Engine {
     this.candPaths.push(Int32Array.from(rule.paths));
     this.candRaw.push(raw);
     this.candConfluent.push(rule.confluent);
+    this.candMemo.push(rule.memo);
     this.candActor.push(a);
   }
 
   private outcome(c: number, cur: Int32Array): number {
     const spec = this.candFocus[c] as FocusSpec | null;
-    const len = this.fillKey(c, this.candSlots[c] as Int32Array, this.candModes[c] as Uint8Array, cur, spec);
-    const hit = this.outcomeMemo.get(this.key, len);
+    // (a candidate whose key is nearly every state's own is predicted each time and its key not kept)
+    const memo = this.candMemo[c] === true;
+    const len = memo ? this.fillKey(c, this.candSlots[c] as Int32Array, this.candModes[c] as Uint8Array, cur, spec) : 0;
+    const hit = memo ? this.outcomeMemo.get(this.key, len) : -1;
     if (hit >= 0) return hit;
     const key = Int32Array.from(this.key.subarray(0, len));
     const event = this.candidates[c] as TraceEvent;
@@ -394,7 +398,7 @@ export class Engine {
       if (patch?.t === 'header' && patch.refs < 0) down = 1;
     }
     this.outcomeDown.push(down);
-    this.outcomeMemo.set(key, len, o);
+    if (memo) this.outcomeMemo.set(key, len, o);
     return o;
   }
 
@@ -486,6 +490,11 @@ export class Engine {
   /** The partial-order group of outcome `o`'s actor. */
   groupOf(o: number): number {
     return this.actorGroup[this.candActor[(this.outcomeCand.data[o] as number)] as number] as number;
+  }
+
+  /** Whether outcome `o` is memoized (so its id stands for its key: read-sets.ts `memo`). */
+  memoized(o: number): boolean {
+    return this.candMemo[this.outcomeCand.data[o] as number] === true;
   }
 
   /** Whether outcome `o`'s event kind is declared confluent. */

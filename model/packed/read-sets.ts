@@ -76,6 +76,11 @@ export interface EventRule<E extends TraceEvent> {
   readonly builder?: (e: E, L: Layout) => BuilderRead;
   /** Builder slots of `reads` of which the event reads only the state path (and may change only it). */
   readonly paths?: (e: E, L: Layout) => readonly number[];
+  /**
+   * `false`: the event's outcome is predicted every time and its key not kept — for an event that reads
+   * nearly a whole state (its key would be each state's own: memoizing it only costs memory).
+   */
+  readonly memo?: false;
 }
 
 export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>> } = {
@@ -154,8 +159,9 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
   fault: {
     reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), ...L.workersOf(e.replica), L.shard, L.appends, L.shardUppers, L.faults),
   },
-  // an abort counts what the incarnation leaves behind: its whole sink
-  abort: { reads: (e, L) => replica(L, ...sinkOf(e.replica, L), L.faults) },
+  // an abort counts what the incarnation leaves behind: its whole sink (so nearly every state has its
+  // own key: not memoized)
+  abort: { reads: (e, L) => replica(L, ...sinkOf(e.replica, L), L.faults), memo: false },
   // a restart starts a fresh incarnation at the shard's upper
   restart: { reads: (_e, L) => replica(L, L.shard, L.faults) },
   // the final cleanup waits for every replica to seal
@@ -171,6 +177,7 @@ export interface ResolvedRule {
   readonly confluent: boolean;
   readonly builder: BuilderRead | null;
   readonly paths: readonly number[];
+  readonly memo: boolean;
 }
 
 export function eventRule(event: TraceEvent, L: Layout, rules: EventRules = EVENT_RULES): ResolvedRule {
@@ -191,7 +198,7 @@ export function eventRule(event: TraceEvent, L: Layout, rules: EventRules = EVEN
     }
   }
   if (builder !== null && paths.includes(builder.slot)) throw new Error(`model/packed/read-sets.ts: ${event.kind} reads ${L.labels[builder.slot]} both by path and focused`);
-  return { reads, adds, confluent, builder, paths };
+  return { reads, adds, confluent, builder, paths, memo: rule.memo !== false };
 }
 
 export const ACTOR_READS: { readonly [K in Actor['kind']]: (a: Extract<Actor, { kind: K }>, L: Layout) => readonly number[] } = {

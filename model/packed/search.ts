@@ -389,6 +389,8 @@ export class PersistentSets {
    */
   private diamond(o: number, u: number): boolean {
     const engine = this.engine;
+    // (an outcome predicted each time has an id of its own: a pair with it is judged, not kept)
+    if (!engine.memoized(o) || !engine.memoized(u)) return this.commutes(o, u, false);
     const quad = this.quad;
     quad[0] = o;
     quad[1] = u;
@@ -397,9 +399,9 @@ export class PersistentSets {
       if (engine.disjoint(o, u)) return true;
       engine.apply(o, this.cur, this.da);
       engine.apply(u, this.cur, this.db);
-      const u2 = engine.again(u, this.da);
-      const o2 = u2 < 0 ? -1 : engine.again(o, this.db);
-      if (o2 < 0) return false;
+      const o2 = engine.again(o, this.db);
+      const u2 = o2 < 0 ? -1 : engine.again(u, this.da);
+      if (u2 < 0) return false;
       quad[2] = u2;
       quad[3] = o2;
       len = 4;
@@ -426,9 +428,10 @@ export class PersistentSets {
       if (engine.disjoint(o, u)) return true;
       engine.apply(o, this.cur, this.da);
       engine.apply(u, this.cur, this.db);
-      u2 = engine.again(u, this.da);
-      o2 = u2 < 0 ? -1 : engine.again(o, this.db);
-      if (o2 < 0) return false;
+      // (o after u first: o is the confluent one, u may be an event predicted each time)
+      o2 = engine.again(o, this.db);
+      u2 = o2 < 0 ? -1 : engine.again(u, this.da);
+      if (u2 < 0) return false;
     }
     engine.apply(u2, this.da, this.dab);
     engine.apply(o2, this.db, this.dba);
