@@ -356,6 +356,31 @@ function describe(shape: Shape, value: unknown, self: number, r: number, loads: 
   }
 }
 
+/** Whether values of `shape` may hold a worker index or an update id (so a worker symmetry may change them). */
+function namesWorkers(shape: Shape): boolean {
+  switch (shape.t) {
+    case 'opaque':
+    case 'replica':
+      return false;
+    case 'worker':
+    case 'process':
+    case 'ids':
+    case 'idSet':
+    case 'byWorker':
+    case 'sortedByWorker':
+      return true;
+    case 'byReplica':
+    case 'list':
+    case 'nullable':
+    case 'ofReplica':
+      return namesWorkers(shape.of);
+    case 'record':
+      return Object.values(shape.fields).some(namesWorkers);
+    case 'local':
+      return namesWorkers(shape.context);
+  }
+}
+
 /** `self`'s own update ids by rank (`o0` …); anyone else's as `x`. */
 function rankOf(loads: Loads, id: number, self: number): string {
   const o = loads.ownerOf(id);
@@ -403,6 +428,8 @@ export class SymmetryReducer implements Reducer {
   /** Per slot: its kind's index, and whether id 0 is null. */
   private readonly slotKind: Uint8Array;
   private readonly slotNullable: Uint8Array;
+  /** Replica 0's slots (but workers and handles) and the history's whose components may name a worker or an update. */
+  private readonly namingWorkers: readonly number[];
   /** Per process: the key columns a sort compares for the state at hand (`workerKeys`), and how many. */
   private readonly cols: Int32Array[];
   private readonly colCount: Int32Array;
@@ -426,6 +453,10 @@ export class SymmetryReducer implements Reducer {
     this.renameTables = Array.from({ length: SLOT_KINDS.length * this.cfg.replicas }, () => []);
     this.slotKind = Uint8Array.from(L.kinds, (k) => KIND_INDEX.get(k) as number);
     this.slotNullable = Uint8Array.from(L.kinds, (k) => (NULLABLE.has(k) ? 1 : 0));
+    const moving = new Set([...L.workersOf(0), ...L.workersOf(0).map((w) => w + 1)]);
+    this.namingWorkers = L.kinds.flatMap((k, slot) =>
+      !moving.has(slot) && (slot < L.up(0) + L.replicaSpan || L.historySlots.includes(slot)) && namesWorkers(COMPONENT_SHAPES[k]) ? [slot] : [],
+    );
     this.ownParts = [Array.from({ length: L.workers }, () => []), Array.from({ length: L.workers }, () => [])];
     this.sharedByReplica = Array.from({ length: this.cfg.replicas }, (_, r) =>
       Array.from({ length: this.cfg.processes }, (_, p) => [...L.entriesOf(r, p), L.append(r), L.superseded(r), L.appends, L.faults]),
@@ -761,8 +792,15 @@ export class SymmetryReducer implements Reducer {
       flat[b] = a;
     } else for (const [from, to] of moves) flat[from] = to;
     const id = this.internFlat(flat);
-    this.apply(vec, id, this.out);
-    for (let i = 0; i < vec.length; i++) if (this.out[i] !== vec[i]) return false;
+    // vec moved by it, compared slot by slot as `apply` would write it (replica 0; components that name
+    // no worker or update stay as they are)
+    const L = this.engine.layout;
+    for (let w = 0; w < W; w++) {
+      const to = flat[w] as number;
+      if (this.renamed(L.worker(0, w), vec[L.worker(0, w)] as number, 0, id) !== vec[L.worker(0, to)]) return false;
+      if (this.renamed(L.handle(0, w), vec[L.handle(0, w)] as number, 0, id) !== vec[L.handle(0, to)]) return false;
+    }
+    for (const slot of this.namingWorkers) if (this.renamed(slot, vec[slot] as number, 0, id) !== vec[slot]) return false;
     return true;
   }
 
