@@ -5,11 +5,11 @@
  * states need it).
  *
  * A focused read (read-sets.ts `builder`) sees the entry's header exactly, `refs` only up to
- * `refsUpTo` (values at or above it look alike), the instance count, and one instance (the current one,
- * or the one its handle names) without its `handles` count and — unless the event's worker is that
- * instance's receiver and `updates` is 'receiver' — without its update ids. Everything else it may only
- * copy (other instances), add to (`refs`, `handles`), add ids to (the instance's updates) or append
- * (new instances). A path read (read-sets.ts `paths`) sees only the entry's state path and may only
+ * `refsUpTo` (values at or above it look alike), the instance count, and of one instance (the current
+ * one, or the one its handle names) what it declares: its cut's shape, its fate, or — for the instance's
+ * receiver — its whole cut; never its `handles` count. Everything else it may only copy (other
+ * instances), add to (`refs`, `handles`), add new ids to (the instance's updates), set without reading
+ * (a receiver it binds) or append (new instances). A path read (read-sets.ts `paths`) sees only the entry's state path and may only
  * change it. An entry lives in several slots (layout.ts: header and instances), so a change is kept
  * slot by slot: the header's and the instance's patches, appended instances set.
  *
