@@ -188,6 +188,8 @@ const HELP = {
       '  sbkit model --combine s1.json,s2.json\n' +
       '  sbkit model --check --workers 7 --variant best-effort --jobs 4   # one search over 4 threads\n' +
       '  sbkit model --check --core --workers 3 --parts 2 --variant best-effort\n' +
+      '  sbkit model --check --workers 4 --processes 2 --variant best-effort --model-bug sweep-upgrade-race --first-violation\n' +
+      '  sbkit model --check --swarm --workers 4 --processes 2 --intervals 2 --variant best-effort --model-bug sweep-upgrade-race   # too big to search exhaustively\n' +
       '  sbkit model --coverage',
   ],
 };
