@@ -82,4 +82,14 @@ describe('sbkit model --check --core (the SPIN anchor\'s configuration)', () => 
     const off = await run(['model', '--check', '--core', '--workers', '2', '--parts', '2', '--variant', 'barrier', '--symmetry', 'off', '--por', 'off']);
     expect(off.out).toMatch(/; 9 load vectors;/);
   });
+
+  it('says how many states the sorted load vectors stand for: every vector\'s states without the symmetry', async () => {
+    const flags = ['model', '--check', '--core', '--workers', '3', '--parts', '2', '--variant', 'best-effort', '--por', 'off', '--json'];
+    type Out = { variants: { states: number; unreduced: number | null }[] };
+    const sym = JSON.parse((await run(flags)).out) as Out;
+    const full = JSON.parse((await run([...flags, '--symmetry', 'off'])).out) as Out;
+    expect(sym.variants[0]?.states).toBeLessThan(full.variants[0]?.states ?? 0);
+    expect(sym.variants[0]?.unreduced).toBe(full.variants[0]?.states);
+    expect(full.variants[0]?.unreduced).toBe(full.variants[0]?.states);
+  });
 });
