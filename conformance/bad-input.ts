@@ -16,6 +16,9 @@ import { resolveRunConfig, type RunConfig } from '../impl/run-config.ts';
 import type { Update } from '../impl/update.ts';
 import { MAX_ABS_DIFF } from '../impl/update.ts';
 import { DEFAULT_BLOB_TARGET, DEFAULT_INLINE_TOTAL, INLINE_SINGLE_MAX } from './workload.ts';
+import { VARIANTS, sharesAtAll } from '../impl/variants/index.ts';
+
+const FIRST_SHARING = VARIANTS.find(sharesAtAll) as string;
 
 export interface Corruption {
   /** What the error message must name. */
@@ -77,8 +80,9 @@ export const CORRUPTIONS: readonly Corruption[] = [
   { names: 'sinks', describe: 'sinks 5 (more than 4)', corrupt: (c) => ({ ...c, sinks: 5 }) },
   { names: 'sinkUpdates', describe: 'sinkUpdates for one sink fewer than sinks', corrupt: (c) => ({ ...c, sinks: (c.sinks ?? 1) + 1, sinkUpdates: c.sinkUpdates ?? [] }) },
   { names: 'maxBytes', describe: 'a maxBytes function returning -1', atRun: true, corrupt: (c) => ({ ...c, maxBytes: () => -1 }) },
-  // (`off` never reads the flag: the corruption runs its workload as best-effort)
-  { names: 'barrier flag', describe: 'a barrier function returning "yes"', atRun: true, corrupt: (c) => ({ ...c, variant: c.variant === 'off' ? 'best-effort' : c.variant, sink: 'v2', barrier: () => cast('yes') }) },
+  // (a variant that does not share never reads the flag: the corruption runs its workload as the first
+  // registered variant that shares)
+  { names: 'barrier flag', describe: 'a barrier function returning "yes"', atRun: true, corrupt: (c) => ({ ...c, variant: sharesAtAll(c.variant) ? c.variant : FIRST_SHARING, sink: 'v2', barrier: () => cast('yes') }) },
 ];
 
 /** The corruption a run tries: from its shape and data, so the same workload tries the same one. */

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { VARIANTS } from '../vocab/index.ts';
+import { VARIANTS } from '../impl/variants/index.ts';
 import { decodeToken, encodeToken, ReplayTokenError } from './token.ts';
 import { workloadArb } from './workload.ts';
 import { scheduleArb } from './schedule.ts';

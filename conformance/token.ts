@@ -3,7 +3,8 @@
  * string, so `sbkit check --replay <token>` reruns exactly the failing run, independent of how
  * fast-check generated it.
  */
-import { BUG_NAMES, VARIANTS, type BugName } from '../vocab/index.ts';
+import { BUG_NAMES, type BugName } from '../vocab/index.ts';
+import { VARIANTS, barrierByDefault } from '../impl/variants/index.ts';
 import type { Schedule } from './schedule.ts';
 import { FAULT_CODES, type FaultSchedule } from './faults.ts';
 import { NO_DATA_POLICIES, SINK_VERSIONS } from '../vocab/index.ts';
@@ -79,7 +80,7 @@ export function decodeToken(token: string): Counterexample {
   // Fields added later default to what tokens made before them meant.
   const asOf = o['a'] ?? 0;
   if (!isNat(asOf) || (asOf > 0 && asOf >= intervals)) return bad('as-of');
-  const flagsRaw = o['g'] ?? (variant === 'barrier' ? '1' : '0');
+  const flagsRaw = o['g'] ?? (barrierByDefault(variant) ? '1' : '0');
   if (typeof flagsRaw !== 'string' || flagsRaw.length === 0 || ![...flagsRaw].every((ch) => ch === '0' || ch === '1')) return bad('barrier flags');
   const inlineSingleMaxBytes = o['i'] ?? INLINE_SINGLE_MAX;
   if (!isNat(inlineSingleMaxBytes)) return bad('inline single max bytes');

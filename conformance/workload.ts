@@ -21,6 +21,7 @@ import fc from 'fast-check';
 import type { NoDataPolicy, PersistConfig, SinkVersion, Variant } from '../vocab/index.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 import { swarmArb, swarmFlags, swarmLoad, swarmPersist, swarmShape } from './swarm.ts';
+import { barrierByDefault, sharesAtAll } from '../impl/variants/index.ts';
 
 export const LOAD_CLASSES = ['tiny', 'medium', 'none', 'large', 'boundary', 'inline-edge', 'cut-edge'] as const;
 export type LoadClass = (typeof LOAD_CLASSES)[number];
@@ -178,7 +179,7 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
         asOf,
         threshold: THRESHOLD,
         knob: g.knob.slice(0, g.intervals),
-        barrierFlags: variant === 'off' ? [false] : swarmFlags(swarm, g.barrierFlags, g.intervals, variant === 'barrier'),
+        barrierFlags: sharesAtAll(variant) ? swarmFlags(swarm, g.barrierFlags, g.intervals, barrierByDefault(variant)) : [false],
         loads: g.loads.slice(0, g.intervals).map((row, t) => row.slice(0, workers).map((l, worker) => (t < asOf ? 'none' : swarmLoad(swarm, l, worker, g.workersPerProcess)))),
         blobTargetSize: g.blobTargetSize,
         inlineSingleMaxBytes: g.inlineSingleMaxBytes,
@@ -231,7 +232,7 @@ function firstAppendInlineBytes(w: Workload): number {
   const t = w.asOf;
   const row = w.loads[t] ?? [];
   const knob = knobAt(w, t);
-  const sharing = w.variant !== 'off' && knob > 0;
+  const sharing = sharesAtAll(w.variant) && knob > 0;
   const workers = w.processes * w.workersPerProcess;
   let inline = 0;
   const addBatch = (sizes: readonly number[]): void => {

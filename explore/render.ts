@@ -3,12 +3,13 @@ import type { Variant } from '../vocab/index.ts';
 import { formatBytesShort } from './args.ts';
 import { bytes, fixed, millis, percent, plural, thousands } from './format.ts';
 import { type Column, col, renderTable } from './table.ts';
+import { BASELINE, sharesAtAll } from './variants/index.ts';
 import type { Case, Comparison, Figures, Scenario, Setup, Stragglers, SweepParam, SweepResult } from './types.ts';
 
 /** Each case's name in tables and charts: the variant, plus the threshold when the cases mix thresholds. */
 export function caseLabels(cases: readonly Case[]): string[] {
   const mixed = new Set(cases.map((x) => x.threshold)).size > 1;
-  return cases.map((c) => (mixed && c.variant !== 'off' ? `${c.variant} @ ${formatBytesShort(c.threshold)}` : c.variant));
+  return cases.map((c) => (mixed && sharesAtAll(c.variant) ? `${c.variant} @ ${formatBytesShort(c.threshold)}` : c.variant));
 }
 
 export function formatParam(param: SweepParam, value: number): string {
@@ -86,7 +87,7 @@ function divergences(rows: readonly Figures[], labels: readonly string[], prefix
 
 /** The comparison's cells. "% off" columns appear when `off` was run. */
 export function comparisonGrid(c: Comparison): Grid {
-  const off = c.rows.find((r) => r.variant === 'off');
+  const off = c.rows.find((r) => r.variant === BASELINE);
   const labels = caseLabels(c.rows);
   const hydration = c.scenario === 'hydration';
   const small = c.scenario === 'small-writes';
@@ -175,7 +176,7 @@ export function sweepGrid(s: SweepResult): Grid {
   ];
   const rows: string[][] = [];
   for (const p of s.points) {
-    const off = p.comparison.rows.find((r) => r.variant === 'off');
+    const off = p.comparison.rows.find((r) => r.variant === BASELINE);
     const labels = caseLabels(p.comparison.rows);
     for (const [i, r] of p.comparison.rows.entries()) {
       rows.push([

@@ -2,7 +2,8 @@
  * The flags that describe an experiment (shared by `compare` and `report`) and how they resolve into a
  * `Setup`. Scenario-dependent defaults are resolved here, in one place.
  */
-import { BUG_NAMES, type BugName, NO_DATA_POLICIES, type NoDataPolicy, VARIANTS, type Variant } from '../vocab/index.ts';
+import { BUG_NAMES, type BugName, NO_DATA_POLICIES, type NoDataPolicy, type Variant } from '../vocab/index.ts';
+import { VARIANTS } from './variants/index.ts';
 import {
   type Flag,
   type FlagValues,
