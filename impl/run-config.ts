@@ -14,8 +14,7 @@ import type { Pacing, SinkSettings } from './sink/replica-state.ts';
 import { readMaxBytes, type BarrierKnob, type MaxBytesKnob } from './sink/route.ts';
 import { MAX_ABS_DIFF, loneSurrogateAt, type Update } from './update.ts';
 import { resolveSinks, type ResolvedSinks } from './sinks.ts';
-import { sharingPolicy, type SharingPolicy } from './variants/index.ts';
-import { off } from './variants/off.ts';
+import { ASYNC_SINK_POLICY, sharingPolicy, type SharingPolicy } from './variants/index.ts';
 
 export interface RunConfig {
   /** A registered variant (impl/variants/). */
@@ -223,9 +222,6 @@ function validateUpdate(u: Update, index: number, ids: Set<number>, intervals: n
     throw new SbkitError('update-outside-description', `update ${u.id} has time ${show(u.time)}, outside [${asOf}, ${intervals}) (asOf, intervals)`);
   }
 }
-
-/** The async sink's (v1) policy, whatever the run's variant: off's. */
-const ASYNC_SINK_POLICY = off.policy({});
 
 /** One incarnation's sink settings: the run's, for `replica`, starting at `startLower` (the supervisor
  * and a replica process both start sinks; they must start the same ones). */

@@ -48,6 +48,10 @@ export function sharingPolicy(name: unknown, options?: unknown): SharingPolicy {
   return v.policy(resolveVariantOptions(v.meta, options));
 }
 
+/** The policy the async sink (v1) runs with whatever the run's variant: off's (it never uses
+ * SharedBatches, #37591). */
+export const ASYNC_SINK_POLICY: SharingPolicy = off.policy({});
+
 /** Whether the variant shares at all (off: no). */
 export const sharesAtAll = (name: Variant): boolean => sharingPolicy(name).sharing;
 
