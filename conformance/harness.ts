@@ -86,6 +86,7 @@ export function modelConfigOf(w: Workload, updates: readonly Update[] = material
     ...(faults ? { faults: REPLAY_FAULTS } : {}),
     // The async sink (v1) never shares: to the model it is the variant off.
     variant: w.sink === 'v1' ? offMeta.name : w.variant,
+    ...(w.sink === 'v1' || w.variantOptions === undefined ? {} : { variantOptions: w.variantOptions }),
     replicas: w.replicas,
     processes: w.processes,
     workersPerProcess: w.workersPerProcess,
@@ -176,6 +177,7 @@ export function runConfigOf(
   const trace: TraceEvent[] = [];
   const config: RunConfig = {
     variant: workload.variant,
+    ...(workload.variantOptions === undefined ? {} : { variantOptions: workload.variantOptions }),
     replicas: workload.replicas,
     processes: workload.processes,
     workersPerProcess: workload.workersPerProcess,

@@ -18,10 +18,10 @@
  * the inline bytes the first description's append carries (lockstep), minus one, exactly, or plus one.
  */
 import fc from 'fast-check';
-import type { NoDataPolicy, PersistConfig, SinkVersion, Variant } from '../vocab/index.ts';
+import type { NoDataPolicy, PersistConfig, SinkVersion, Variant, VariantOptionSpec, VariantOptionValues } from '../vocab/index.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 import { swarmArb, swarmFlags, swarmLoad, swarmPersist, swarmShape } from './swarm.ts';
-import { barrierByDefault, sharesAtAll } from '../impl/variants/index.ts';
+import { barrierByDefault, sharesAtAll, variantMeta } from '../impl/variants/index.ts';
 
 export const LOAD_CLASSES = ['tiny', 'medium', 'none', 'large', 'boundary', 'inline-edge', 'cut-edge'] as const;
 export type LoadClass = (typeof LOAD_CLASSES)[number];
@@ -67,6 +67,8 @@ export interface Workload {
    * intervals are out of id order and a description spanning them must sort them (the staged order is
    * by id). */
   readonly idOrder?: IdOrder;
+  /** The variant's options (impl RunConfig.variantOptions; absent: a variant without options). */
+  readonly variantOptions?: VariantOptionValues;
 }
 
 export type IdOrder = 'time' | 'reversed';
@@ -112,6 +114,22 @@ export const DEFAULT_BOUNDS: WorkloadBounds = {
  * the shape, the loads and the knob all shrink on their own.
  */
 export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_BOUNDS): fc.Arbitrary<Workload> {
+  const base = workloadWithoutOptions(variant, bounds);
+  // The variant's options (vocab VariantOptionSpec), drawn after everything else: a variant without
+  // options draws exactly what it drew before options existed.
+  const options = variantMeta(variant).options;
+  if (options.length === 0) return base;
+  const optionsArb = fc.record(Object.fromEntries(options.map((o) => [o.name, fc.constantFrom(...optionChoices(o))])));
+  return fc.tuple(base, optionsArb).map(([w, variantOptions]) => ({ ...w, variantOptions }));
+}
+
+/** The values the check tries for an option: its default, 0, and `inf` where allowed (under a choice
+ * scheduler a duration matters only as zero, some or never: the scheduler decides when a timer fires). */
+function optionChoices(o: VariantOptionSpec): number[] {
+  return [...new Set([o.default, 0, ...(o.inf ? [Number.POSITIVE_INFINITY] : [])])];
+}
+
+function workloadWithoutOptions(variant: Variant, bounds: WorkloadBounds): fc.Arbitrary<Workload> {
   const maxWorkers = bounds.maxWorkersPerProcess * bounds.maxProcesses;
   return fc
     .record({

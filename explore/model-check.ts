@@ -17,6 +17,7 @@ import type { ModelConfig, Update } from '../model/config.ts';
 import { bytes, fixed, millis, plural, thousands } from './format.ts';
 import { col, renderTable } from './table.ts';
 import { VARIANTS, presentationOf } from './variants/index.ts';
+import { type OptionsByVariant, variantOptionsOf } from './variant-options.ts';
 
 /** The bugs the model itself can exhibit (model/config.ts `ModelBugs`), by their gallery names. */
 export const MODEL_BUG_NAMES = ['sweep-upgrade-race', 'indeterminate-cas-deletes-batches'] as const;
@@ -66,6 +67,8 @@ export interface ModelCheckRequest extends ModelCheckShape {
   readonly shard?: { readonly index: number; readonly count: number } | undefined;
   /** The SPIN anchor's configuration: each worker holds 0..parts one-part updates (see `coreConfigs`). */
   readonly core?: { readonly parts: number } | undefined;
+  /** Variants' options by variant (`--barrier-timeout T` …: variant-options.ts). Omitted: the defaults. */
+  readonly variantOptions?: OptionsByVariant | undefined;
 }
 
 /** What `npm start`, `sbkit report` and a bare `sbkit model --check` run. */
@@ -98,10 +101,14 @@ export function checkUpdates(shape: ModelCheckShape): Update[] {
   return out;
 }
 
-export function checkConfig(variant: Variant, req: ModelCheckShape & { readonly modelBug?: ModelBugName | undefined; readonly faults?: boolean | undefined }): ModelConfig {
+export function checkConfig(
+  variant: Variant,
+  req: ModelCheckShape & { readonly modelBug?: ModelBugName | undefined; readonly faults?: boolean | undefined; readonly variantOptions?: OptionsByVariant | undefined },
+): ModelConfig {
   const faults = req.faults === true || req.modelBug === 'indeterminate-cas-deletes-batches';
   return {
     variant,
+    ...variantOptionsOf(req, variant),
     replicas: req.replicas,
     processes: req.processes,
     workersPerProcess: req.workers,

@@ -4,6 +4,7 @@ import { formatBytesShort } from './args.ts';
 import { bytes, fixed, millis, percent, plural, thousands } from './format.ts';
 import { type Column, col, renderTable } from './table.ts';
 import { BASELINE, sharesAtAll } from './variants/index.ts';
+import { optionFlagsOf, optionsJson } from './variant-options.ts';
 import type { Case, Comparison, Figures, Scenario, Setup, Stragglers, SweepParam, SweepResult } from './types.ts';
 
 /** Each case's name in tables and charts: the variant, plus the threshold when the cases mix thresholds. */
@@ -23,10 +24,11 @@ export function describeSetup(scenario: Scenario, s: Setup): string {
   const stragglers = s.stragglers === undefined ? '' : `, stragglers ${describeStragglers(s.stragglers)}`;
   const faults = s.faults === undefined ? '' : `, faults at ${s.faults}`;
   const noData = s.noData === undefined ? '' : `, no-data ${s.noData}`;
+  const options = optionFlagsOf(s.variantOptions).map((f) => `, ${f.replace(/^--/, '')}`).join('');
   return (
     `scenario ${scenario}: ${plural(s.replicas, 'replica')} × ${plural(s.processes, 'process', 'processes')} × ${s.workers} workers, ` +
     `${thousands(s.intervals)} intervals × ${thousands(s.rows)} updates of ~${s.rowBytes} B, ` +
-    `threshold ${formatBytesShort(s.threshold)}, seed ${s.seed}${noData}${stragglers}${faults}${bug}`
+    `threshold ${formatBytesShort(s.threshold)}, seed ${s.seed}${noData}${options}${stragglers}${faults}${bug}`
   );
 }
 
@@ -225,6 +227,7 @@ function configJson(scenario: Scenario, s: Setup, variants: readonly Variant[]):
     bug: s.bug ?? null,
     stragglers: s.stragglers ?? null,
     ...(s.noData === undefined ? {} : { noData: s.noData }),
+    ...(s.variantOptions === undefined ? {} : { variantOptions: optionsJson(s.variantOptions) }),
   };
 }
 

@@ -2,7 +2,7 @@
  * The self-contained HTML report: inline CSS, inline SVG charts, tables and the model's Mermaid sources
  * as text. No scripts, no network. Deterministic for the same inputs (no timestamps).
  */
-import type { Variant } from '../vocab/index.ts';
+import type { Variant, VariantMeta, VariantOptionValues } from '../vocab/index.ts';
 import { formatBytesShort } from './args.ts';
 import { headlineRow } from './cases.ts';
 import { type Grid, caseLabels, comparisonGrid, describeSetup, formatParam, sweepGrid } from './render.ts';
@@ -13,6 +13,7 @@ import { bytes, fixed, millis, percent, plural, thousands } from './format.ts';
 import { type Bar, barChart, byteUnit, escapeXml, lineChart } from './svg.ts';
 import { type TimingParams, timingOf } from './timing.ts';
 import { BASELINE, EXPLORE_VARIANTS, VARIANTS } from './variants/index.ts';
+import { formatDuration, optionFlagsOf } from './variant-options.ts';
 import { type ModelCheckResult, type PropertyOutcome, WORKLOAD_LINES, describeSearch, describeShape, formatTrace } from './model-check.ts';
 import {
   type CoverageSection,
@@ -222,6 +223,7 @@ export function compareCommand(scenario: string, s: Setup, extra: readonly strin
     ...(s.stragglers === undefined ? [] : [`--stragglers ${s.stragglers.probability},${s.stragglers.slowdown}`]),
     ...(s.faults === undefined ? [] : [`--faults ${s.faults}`]),
     ...(s.noData === undefined ? [] : [`--no-data ${s.noData}`]),
+    ...optionFlagsOf(s.variantOptions),
     ...(s.bug === undefined ? [] : [`--bug ${s.bug}`]),
     ...extra,
   ].join(' ');
@@ -237,10 +239,16 @@ function timingText(t: TimingParams): string {
   );
 }
 
+/** A variant's options as the run used them (each option at its value or default), or nothing. */
+function optionsText(meta: VariantMeta, given: VariantOptionValues | undefined): string {
+  if (meta.options.length === 0) return '';
+  return ` Options: ${meta.options.map((o) => `${o.flag} ${formatDuration(given?.[o.name] ?? o.default)}`).join(', ')}.`;
+}
+
 function setupSection(c: Comparison): string {
   const s = c.setup;
   const timing = timingOf(s);
-  const variants = EXPLORE_VARIANTS.filter((v) => c.variants.includes(v.meta.name)).map((v) => [v.meta.name, v.meta.meaning] as const);
+  const variants = EXPLORE_VARIANTS.filter((v) => c.variants.includes(v.meta.name)).map((v) => [v.meta.name, `${v.meta.meaning}${optionsText(v.meta, s.variantOptions?.[v.meta.name])}`] as const);
   return `<dl class="kv">
 <dt>system</dt><dd>${esc(`${plural(s.replicas, 'replica')} × ${plural(s.processes, 'process', 'processes')} × ${plural(s.workers, 'worker')} per process, all writing one persist shard (in-memory blob + consensus)`)}</dd>
 <dt>workload</dt><dd>${esc(`${plural(s.intervals, 'batch interval')} × ${thousands(s.rows)} updates of ~${thousands(s.rowBytes)} B, spread over the workers by key hash (≈${bytes(bytesPerWorker(s))} per worker per interval)`)}</dd>

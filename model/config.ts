@@ -5,7 +5,7 @@
  * The workload is data (`updates`), so the model never draws random numbers; the `shared_batch_max_bytes`
  * knob is a *choice* made at each mint (`maxBytesChoices`), so it may change between intervals.
  */
-import type { NoDataPolicy, PersistConfig, Time, UpdateId, Variant, VariantOptionValues } from '../vocab/index.ts';
+import type { NoDataPolicy, PersistConfig, Time, UpdateId, Variant, VariantMeta, VariantOptionValues } from '../vocab/index.ts';
 import { NO_DATA_POLICIES } from '../vocab/index.ts';
 import { MODEL_VARIANT_NAMES, modelVariant, policyOf } from './variants/index.ts';
 
@@ -175,12 +175,17 @@ export function validateConfig(cfg: ModelConfig): ModelConfig {
 function validateVariant(cfg: ModelConfig): void {
   const v = modelVariant(cfg.variant);
   if (v === undefined) throw new ConfigError('variant', `must be one of ${MODEL_VARIANT_NAMES.join(', ')}`);
-  const given: unknown = cfg.variantOptions;
+  validateVariantOptions(v.meta, cfg.variantOptions);
+}
+
+/** Throws a ConfigError naming `variantOptions.<option>` for an option `meta` does not take or a value
+ * out of its range (vocab VariantOptionSpec); absent options take their defaults. */
+export function validateVariantOptions(meta: VariantMeta, given: unknown): void {
   if (given === undefined) return;
   if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new ConfigError('variantOptions', 'must be an object');
   for (const [key, value] of Object.entries(given)) {
-    const spec = v.meta.options.find((o) => o.name === key);
-    if (spec === undefined) throw new ConfigError(`variantOptions.${key}`, `is no option of variant ${v.meta.name}`);
+    const spec = meta.options.find((o) => o.name === key);
+    if (spec === undefined) throw new ConfigError(`variantOptions.${key}`, `is no option of variant ${meta.name}`);
     const inRange = typeof value === 'number' && value >= 0 && (Number.isFinite(value) || (spec.inf && value === Number.POSITIVE_INFINITY));
     if (value !== undefined && !inRange) throw new ConfigError(`variantOptions.${key}`, `must be a duration in ms ≥ 0${spec.inf ? ' or Infinity' : ''}`);
   }
