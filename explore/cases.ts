@@ -1,6 +1,7 @@
 /** Which runs a scenario consists of, and which of a comparison's rows is a variant's headline figure. */
 import type { Variant } from '../vocab/index.ts';
 import { UNLIMITED } from './args.ts';
+import { sharesAtAll } from './variants/index.ts';
 import type { Case, Comparison, Figures, Scenario } from './types.ts';
 
 /** The cases of a scenario. Hydration adds, for each sharing variant, a run with an unlimited threshold. */
@@ -11,7 +12,7 @@ export function casesFor(scenario: Scenario, variants: readonly Variant[], thres
     case 'small-writes':
       return base;
     case 'hydration':
-      return [...base, ...variants.filter((v) => v !== 'off' && threshold !== UNLIMITED).map((variant) => ({ variant, threshold: UNLIMITED }))];
+      return [...base, ...variants.filter((v) => sharesAtAll(v) && threshold !== UNLIMITED).map((variant) => ({ variant, threshold: UNLIMITED }))];
   }
 }
 

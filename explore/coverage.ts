@@ -12,12 +12,13 @@
  *
  * model/ and conformance/ are imported lazily.
  */
-import { type TraceEvent, VARIANTS, type Variant } from '../vocab/index.ts';
+import type { TraceEvent, Variant } from '../vocab/index.ts';
 import type { ModelConfig } from '../model/config.ts';
 import type { MachineTransitions, TransitionCounts } from '../model/coverage.ts';
 import { plural, thousands } from './format.ts';
 import { type ModelCheckShape, checkConfig, describeShape } from './model-check.ts';
 import { col, renderTable } from './table.ts';
+import { VARIANTS, presentationOf, sharesAtAll } from './variants/index.ts';
 
 /** conformance/faults.ts's default rate, repeated so this module loads nothing of conformance/ up front. */
 export const DEFAULT_FAULT_RATE = 0.1;
@@ -44,23 +45,22 @@ const SEARCH_FAULTS = { aborts: 1, indeterminate: 1, cleanup: true } as const;
 /**
  * Why a transition that no search and no run reaches cannot happen (the machine on its own can take it:
  * model/machines.test.ts reaches every transition with xstate/graph; the system never offers the event).
- * Keyed `machine|transition`, or `variant|machine|transition` for one variant.
+ * Keyed `machine|transition`; a variant's own reasons are its presentation's `neverReached`
+ * (explore/variants/), which come first.
  */
 export const NEVER_REACHED: Readonly<Record<string, string>> = {
   'builder|notLive_dead --> notLive_dead : SKIP [completesEarlySkips]':
     'a skip meets a dead entry only when a worker reports after every participant already finished: over-reporting, which the barrier forbids (off and best-effort never skip)',
   'builder|notLive_dead --> notLive_dead : SKIP [isBarrier]':
     'a skip meets a dead entry only when a worker reports after every participant already finished: over-reporting, which the barrier forbids (off and best-effort never skip)',
-  'barrier|builder|live --> notLive_dead : SWEEP_RELEASE [holdsLastRef]':
-    "under the barrier every handle keeps its reference until its finish returns, so a sweep's release is never the last one while the builder is live",
   'handle|pushing --> pushing : PUSH [continuesStagedOrder]':
     "a second push of one handle: the exhaustive search pushes a worker's staged updates in one push; only an implementation pushing in chunks (conformance's pushChunk) takes it",
   'mint|sealed --> sealed : FRONTIER [desiredBelowIntervals]':
     'needs a replica whose lower reached K (another replica sealed the shard) before its own frontier did: 2 replicas over 2+ intervals, searched by no shape here',
 };
 
-/** Conformance workloads flip the barrier flag per mint (best-effort and barrier), so the searches do. */
-const withFlags = (cfg: ModelConfig): ModelConfig => (cfg.variant === 'off' ? cfg : { ...cfg, barrierChoices: [false, true] });
+/** Conformance workloads flip the barrier flag per mint (every variant that shares), so the searches do. */
+const withFlags = (cfg: ModelConfig): ModelConfig => (sharesAtAll(cfg.variant) ? { ...cfg, barrierChoices: [false, true] } : cfg);
 
 /** The as-of ahead of the shard (the first append bumps it), in the fault world: an unanswered bump. */
 function asOfConfig(variant: Variant): ModelConfig {
@@ -166,7 +166,7 @@ export async function coverageResult(collector: CoverageCollector, seed: number,
     reach.set(v, clean);
     const bug = new Counts();
     onProgress?.(done++ / jobs, `${v}: with the model's bugs`);
-    if (v !== 'off') exploreCounting(shapeConfig(v, { ...(COVERAGE_SHAPES[0] as (typeof COVERAGE_SHAPES)[number]) }, true), bug, STATE_LIMIT);
+    if (sharesAtAll(v)) exploreCounting(shapeConfig(v, { ...(COVERAGE_SHAPES[0] as (typeof COVERAGE_SHAPES)[number]) }, true), bug, STATE_LIMIT);
     const misreading = { ...checkConfig(v, COVERAGE_FAULT_SHAPE), faults: SEARCH_FAULTS, bugs: { indeterminateAsMismatch: true } };
     exploreCounting(misreading, bug, STATE_LIMIT);
     exploreCounting({ ...misreading, updates: [] }, bug, STATE_LIMIT); // an empty append misread: nothing to delete
@@ -206,7 +206,8 @@ export async function coverageResult(collector: CoverageCollector, seed: number,
           cells[v] = { verdict: 'bug-only', taken, why: `only with a model bug, under ${bugIn.join(', ')}` };
           continue;
         }
-        const known = NEVER_REACHED[`${v}|${machine}|${transition}`] ?? NEVER_REACHED[`${machine}|${transition}`];
+        const key = `${machine}|${transition}`;
+        const known = presentationOf(v)?.neverReached[key] ?? NEVER_REACHED[key];
         cells[v] = { verdict: 'unreached', taken, why: known ?? 'reached by no search and no run (no reason recorded: look into it)' };
       }
       rows.push({ machine, transition, cells });

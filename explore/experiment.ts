@@ -13,6 +13,7 @@ import { VirtualTimeScheduler, seededTiming, timingOf } from './timing.ts';
 import type { Case, Figures, Setup } from './types.ts';
 import { generateUpdates } from './workload.ts';
 import { seededFaults } from './faults.ts';
+import { variantOptionsOf } from './variant-options.ts';
 
 /** A workload with the per-update sizes the figures need. Generated once, shared by every case. */
 export interface PreparedWorkload {
@@ -72,6 +73,7 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
   };
   const run = runSink({
     variant: c.variant,
+    ...variantOptionsOf(setup, c.variant),
     replicas: setup.replicas,
     processes: setup.processes,
     workersPerProcess: setup.workers,

@@ -22,6 +22,12 @@ import { type CoverageCollector, coverageCollector, coverageResult } from './cov
 import { modelCounterexampleSequence } from './model-diagram.ts';
 import type { CoverageSection, FaultsSection, GalleryEntry, GallerySection, LatencySection, SmallWritesSection } from './report-sections.ts';
 import { failureSequence } from './sequence.ts';
+import { EXPLORE_VARIANTS } from './variants/index.ts';
+
+/** The gallery's model counterexample: the review bug of #37591, under the first variant whose gallery
+ * lists it (vocab VariantMeta.galleryBugs). */
+const MODEL_BUG = 'sweep-upgrade-race';
+const MODEL_BUG_VARIANT = EXPLORE_VARIANTS.find((v) => v.meta.galleryBugs.includes(MODEL_BUG))?.meta.name as Variant;
 
 export const DEFAULT_REPORT_PATH = 'report/index.html';
 
@@ -88,13 +94,13 @@ export async function runGallery(io: Io, seed: number, bugs: readonly BugName[] 
     });
   }
   progress.update(bugs.length / (bugs.length + 1), 'model');
-  const model = await runModelCheck({ ...DEFAULT_MODEL_CHECK, variants: ['best-effort'], modelBug: 'sweep-upgrade-race' }, { now: () => io.now() });
+  const model = await runModelCheck({ ...DEFAULT_MODEL_CHECK, variants: [MODEL_BUG_VARIANT], modelBug: MODEL_BUG }, { now: () => io.now() });
   progress.done();
   const sequence = modelCounterexampleSequence(model);
   return {
     kind: 'ran',
     entries,
-    ...(sequence === undefined ? {} : { model: { sequence, command: 'npx sbkit model --check --variant best-effort --model-bug sweep-upgrade-race --emit-diagram race.md' } }),
+    ...(sequence === undefined ? {} : { model: { sequence, command: `npx sbkit model --check --variant ${MODEL_BUG_VARIANT} --model-bug ${MODEL_BUG} --emit-diagram race.md` } }),
   };
 }
 

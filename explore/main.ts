@@ -4,7 +4,7 @@
  * of the implementation against the model on its default budget, then write report/index.html and print
  * its path. Exit 0 only if every done-criterion holds and both checks pass.
  */
-import { VARIANTS } from '../vocab/index.ts';
+import { VARIANTS } from './variants/index.ts';
 import { reportRunError } from './commands/errors.ts';
 import { renderComparison } from './render.ts';
 import { renderCriteria } from './criteria.ts';

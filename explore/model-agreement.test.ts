@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type BugName, type TraceEvent, VARIANTS, type Variant } from '../vocab/index.ts';
+import type { BugName, TraceEvent, Variant } from '../vocab/index.ts';
+import { VARIANTS } from './variants/index.ts';
 import { runSink } from '../impl/run.ts';
 import { validateConfig } from '../model/config.ts';
 import { UNLIMITED } from './args.ts';

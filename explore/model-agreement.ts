@@ -11,6 +11,7 @@ import { partitionWorker } from '../impl/update.ts';
 import type { ModelConfig, Update as ModelUpdate } from '../model/config.ts';
 import type { PreparedWorkload } from './experiment.ts';
 import type { Case, Setup } from './types.ts';
+import { variantOptionsOf } from './variant-options.ts';
 
 export interface ModelAgreement {
   /** The model accepted every event, predicted every append exactly and ended where the run ended. */
@@ -44,6 +45,7 @@ export function modelUpdates(workload: PreparedWorkload, workers: number): reado
 export function modelConfigFor(setup: Setup, c: Case, workload: PreparedWorkload): ModelConfig {
   return {
     variant: c.variant,
+    ...variantOptionsOf(setup, c.variant),
     replicas: setup.replicas,
     processes: setup.processes,
     workersPerProcess: setup.workers,

@@ -12,10 +12,12 @@
  * model/ and spec/ are imported lazily, so other subcommands do not load the model. Wall time is
  * measured with the injected clock and printed as a diagnostic; it never enters the HTML report.
  */
-import { type BatchSummary, type PartsSummary, type PersistConfig, type TraceEvent, VARIANTS, type Variant } from '../vocab/index.ts';
+import type { BatchSummary, PartsSummary, PersistConfig, TraceEvent, Variant } from '../vocab/index.ts';
 import type { ModelConfig, Update } from '../model/config.ts';
 import { bytes, fixed, millis, plural, thousands } from './format.ts';
 import { col, renderTable } from './table.ts';
+import { VARIANTS, presentationOf } from './variants/index.ts';
+import { type OptionsByVariant, variantOptionsOf } from './variant-options.ts';
 
 /** The bugs the model itself can exhibit (model/config.ts `ModelBugs`), by their gallery names. */
 export const MODEL_BUG_NAMES = ['sweep-upgrade-race', 'indeterminate-cas-deletes-batches'] as const;
@@ -65,6 +67,8 @@ export interface ModelCheckRequest extends ModelCheckShape {
   readonly shard?: { readonly index: number; readonly count: number } | undefined;
   /** The SPIN anchor's configuration: each worker holds 0..parts one-part updates (see `coreConfigs`). */
   readonly core?: { readonly parts: number } | undefined;
+  /** Variants' options by variant (`--barrier-timeout T` …: variant-options.ts). Omitted: the defaults. */
+  readonly variantOptions?: OptionsByVariant | undefined;
 }
 
 /** What `npm start`, `sbkit report` and a bare `sbkit model --check` run. */
@@ -97,10 +101,14 @@ export function checkUpdates(shape: ModelCheckShape): Update[] {
   return out;
 }
 
-export function checkConfig(variant: Variant, req: ModelCheckShape & { readonly modelBug?: ModelBugName | undefined; readonly faults?: boolean | undefined }): ModelConfig {
+export function checkConfig(
+  variant: Variant,
+  req: ModelCheckShape & { readonly modelBug?: ModelBugName | undefined; readonly faults?: boolean | undefined; readonly variantOptions?: OptionsByVariant | undefined },
+): ModelConfig {
   const faults = req.faults === true || req.modelBug === 'indeterminate-cas-deletes-batches';
   return {
     variant,
+    ...variantOptionsOf(req, variant),
     replicas: req.replicas,
     processes: req.processes,
     workersPerProcess: req.workers,
@@ -263,9 +271,7 @@ function unwitnessedNote(name: string, variant: Variant, shape: ModelCheckShape 
   const faultWorld = shape.faults === true || shape.modelBug === 'indeterminate-cas-deletes-batches';
   if (!faultWorld && (name === 'sometimes-replica-restarted' || name === 'sometimes-indeterminate-commit')) return 'needs --faults';
   if (name === 'sometimes-refused-append' && shape.replicas < 2) return 'needs --replicas 2';
-  if (variant === 'off' && (name === 'sometimes-several-batches-for-one-id' || name === 'sometimes-fallback-and-shared-in-one-append')) return 'off never shares';
-  if (variant === 'barrier' && name === 'sometimes-several-batches-for-one-id') return 'the barrier builds one batch per id';
-  return undefined;
+  return presentationOf(variant)?.unwitnessed[name];
 }
 
 export interface ModelCheckHooks {
@@ -291,10 +297,11 @@ const peakRss = (): number => process.resourceUsage().maxRSS * 1024;
 
 /** Runs the exhaustive search for each requested variant (lazily loading model/ and spec/). */
 export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHooks): Promise<ModelCheckResult> {
-  const [{ search }, { checkPackedJobs }, { properties }] = await Promise.all([
+  const [{ search }, { checkPackedJobs }, { properties: all }, { policyOf }] = await Promise.all([
     import('../model/search.ts'),
     import('../model/packed/check.ts'),
     import('../spec/properties.ts'),
+    import('../model/variants/index.ts'),
   ]);
   const kind = searchOf(req);
   const variants: VariantCheck[] = [];
@@ -304,6 +311,8 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
         ? [{ loads: [] as readonly number[], cfg: checkConfig(variant, req) }]
         : coreConfigs(variant, req.workers, req.core.parts, req.symmetry !== false, req.modelBug);
     const started = hooks.now();
+    // The properties this variant is judged by (model/variants/: what it adds, drops or changes).
+    const properties = policyOf(configs[0]?.cfg ?? checkConfig(variant, req)).properties(all);
     const found: Found[] = [];
     for (const [j, { cfg }] of configs.entries()) {
       const onProgress =

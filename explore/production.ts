@@ -33,6 +33,7 @@ import { checkRealTrace } from './real-check.ts';
 import { caseLabels } from './render.ts';
 import type { Case, Comparison, Figures, RealFigures, Scenario, Setup } from './types.ts';
 import type { ProgressFn } from './compare.ts';
+import { variantOptionsOf } from './variant-options.ts';
 
 /** The stores of a production comparison, as the command line gave them. */
 export interface ProductionBackends {
@@ -127,6 +128,7 @@ export async function runProductionCase(setup: Setup, c: Case, workload: Prepare
   try {
     result = await runSink({
       variant: c.variant,
+      ...variantOptionsOf(setup, c.variant),
       replicas: setup.replicas,
       processes: setup.processes,
       workersPerProcess: setup.workers,

@@ -3,12 +3,14 @@ import type { Variant } from '../vocab/index.ts';
 import { formatBytesShort } from './args.ts';
 import { bytes, fixed, millis, percent, plural, thousands } from './format.ts';
 import { type Column, col, renderTable } from './table.ts';
+import { BASELINE, sharesAtAll } from './variants/index.ts';
+import { optionFlagsOf, optionsJson } from './variant-options.ts';
 import type { Case, Comparison, Figures, Scenario, Setup, Stragglers, SweepParam, SweepResult } from './types.ts';
 
 /** Each case's name in tables and charts: the variant, plus the threshold when the cases mix thresholds. */
 export function caseLabels(cases: readonly Case[]): string[] {
   const mixed = new Set(cases.map((x) => x.threshold)).size > 1;
-  return cases.map((c) => (mixed && c.variant !== 'off' ? `${c.variant} @ ${formatBytesShort(c.threshold)}` : c.variant));
+  return cases.map((c) => (mixed && sharesAtAll(c.variant) ? `${c.variant} @ ${formatBytesShort(c.threshold)}` : c.variant));
 }
 
 export function formatParam(param: SweepParam, value: number): string {
@@ -22,10 +24,11 @@ export function describeSetup(scenario: Scenario, s: Setup): string {
   const stragglers = s.stragglers === undefined ? '' : `, stragglers ${describeStragglers(s.stragglers)}`;
   const faults = s.faults === undefined ? '' : `, faults at ${s.faults}`;
   const noData = s.noData === undefined ? '' : `, no-data ${s.noData}`;
+  const options = optionFlagsOf(s.variantOptions).map((f) => `, ${f.replace(/^--/, '')}`).join('');
   return (
     `scenario ${scenario}: ${plural(s.replicas, 'replica')} × ${plural(s.processes, 'process', 'processes')} × ${s.workers} workers, ` +
     `${thousands(s.intervals)} intervals × ${thousands(s.rows)} updates of ~${s.rowBytes} B, ` +
-    `threshold ${formatBytesShort(s.threshold)}, seed ${s.seed}${noData}${stragglers}${faults}${bug}`
+    `threshold ${formatBytesShort(s.threshold)}, seed ${s.seed}${noData}${options}${stragglers}${faults}${bug}`
   );
 }
 
@@ -86,7 +89,7 @@ function divergences(rows: readonly Figures[], labels: readonly string[], prefix
 
 /** The comparison's cells. "% off" columns appear when `off` was run. */
 export function comparisonGrid(c: Comparison): Grid {
-  const off = c.rows.find((r) => r.variant === 'off');
+  const off = c.rows.find((r) => r.variant === BASELINE);
   const labels = caseLabels(c.rows);
   const hydration = c.scenario === 'hydration';
   const small = c.scenario === 'small-writes';
@@ -175,7 +178,7 @@ export function sweepGrid(s: SweepResult): Grid {
   ];
   const rows: string[][] = [];
   for (const p of s.points) {
-    const off = p.comparison.rows.find((r) => r.variant === 'off');
+    const off = p.comparison.rows.find((r) => r.variant === BASELINE);
     const labels = caseLabels(p.comparison.rows);
     for (const [i, r] of p.comparison.rows.entries()) {
       rows.push([
@@ -224,6 +227,7 @@ function configJson(scenario: Scenario, s: Setup, variants: readonly Variant[]):
     bug: s.bug ?? null,
     stragglers: s.stragglers ?? null,
     ...(s.noData === undefined ? {} : { noData: s.noData }),
+    ...(s.variantOptions === undefined ? {} : { variantOptions: optionsJson(s.variantOptions) }),
   };
 }
 

@@ -2,7 +2,7 @@
  * The self-contained HTML report: inline CSS, inline SVG charts, tables and the model's Mermaid sources
  * as text. No scripts, no network. Deterministic for the same inputs (no timestamps).
  */
-import type { Variant } from '../vocab/index.ts';
+import type { Variant, VariantMeta, VariantOptionValues } from '../vocab/index.ts';
 import { formatBytesShort } from './args.ts';
 import { headlineRow } from './cases.ts';
 import { type Grid, caseLabels, comparisonGrid, describeSetup, formatParam, sweepGrid } from './render.ts';
@@ -12,6 +12,8 @@ import type { Criterion } from './criteria.ts';
 import { bytes, fixed, millis, percent, plural, thousands } from './format.ts';
 import { type Bar, barChart, byteUnit, escapeXml, lineChart } from './svg.ts';
 import { type TimingParams, timingOf } from './timing.ts';
+import { BASELINE, EXPLORE_VARIANTS, VARIANTS } from './variants/index.ts';
+import { formatDuration, optionFlagsOf } from './variant-options.ts';
 import { type ModelCheckResult, type PropertyOutcome, WORKLOAD_LINES, describeSearch, describeShape, formatTrace } from './model-check.ts';
 import {
   type CoverageSection,
@@ -221,16 +223,12 @@ export function compareCommand(scenario: string, s: Setup, extra: readonly strin
     ...(s.stragglers === undefined ? [] : [`--stragglers ${s.stragglers.probability},${s.stragglers.slowdown}`]),
     ...(s.faults === undefined ? [] : [`--faults ${s.faults}`]),
     ...(s.noData === undefined ? [] : [`--no-data ${s.noData}`]),
+    ...optionFlagsOf(s.variantOptions),
     ...(s.bug === undefined ? [] : [`--bug ${s.bug}`]),
     ...extra,
   ].join(' ');
 }
 
-const VARIANT_DOCS: readonly (readonly [Variant, string])[] = [
-  ['off', 'sharing disabled: every worker writes its own batch and the append commits one batch per worker (the baseline).'],
-  ['best-effort', '#37591: one shared batch per process, which a worker joins only while an earlier handle to it is still alive; late workers start a new one.'],
-  ['barrier', '#37617: the shared batch waits until every worker of the process has joined (or reported a skip), so each process contributes one batch.'],
-];
 
 function timingText(t: TimingParams): string {
   return (
@@ -241,10 +239,16 @@ function timingText(t: TimingParams): string {
   );
 }
 
+/** A variant's options as the run used them (each option at its value or default), or nothing. */
+function optionsText(meta: VariantMeta, given: VariantOptionValues | undefined): string {
+  if (meta.options.length === 0) return '';
+  return ` Options: ${meta.options.map((o) => `${o.flag} ${formatDuration(given?.[o.name] ?? o.default)}`).join(', ')}.`;
+}
+
 function setupSection(c: Comparison): string {
   const s = c.setup;
   const timing = timingOf(s);
-  const variants = VARIANT_DOCS.filter(([v]) => c.variants.includes(v));
+  const variants = EXPLORE_VARIANTS.filter((v) => c.variants.includes(v.meta.name)).map((v) => [v.meta.name, `${v.meta.meaning}${optionsText(v.meta, s.variantOptions?.[v.meta.name])}`] as const);
   return `<dl class="kv">
 <dt>system</dt><dd>${esc(`${plural(s.replicas, 'replica')} × ${plural(s.processes, 'process', 'processes')} × ${plural(s.workers, 'worker')} per process, all writing one persist shard (in-memory blob + consensus)`)}</dd>
 <dt>workload</dt><dd>${esc(`${plural(s.intervals, 'batch interval')} × ${thousands(s.rows)} updates of ~${thousands(s.rowBytes)} B, spread over the workers by key hash (≈${bytes(bytesPerWorker(s))} per worker per interval)`)}</dd>
@@ -297,7 +301,7 @@ function findings(
   runs: readonly { where: string; row: Figures; label: string }[],
   more: Pick<ReportData, 'latency' | 'smallWrites' | 'gallery' | 'coverage'> = {},
 ): string {
-  const off = headlineRow(c, 'off');
+  const off = headlineRow(c, BASELINE);
   const items: string[] = [];
   const ppa = c.rows.map((r) => `${r.variant} ${fixed(r.partsPerAppend, 2)}`).join(', ');
   items.push(`Parts per append: ${ppa}${off === undefined ? '' : ` (${c.setup.workers * c.setup.processes} workers; 1.00 is ideal)`}.`);
@@ -319,13 +323,13 @@ function findings(
   if (lastPoint !== undefined && firstPoint !== undefined && lastPoint !== firstPoint) {
     const p99 = (x: Comparison, v: Variant) => headlineRow(x, v)?.latencyP99Ms ?? 0;
     items.push(
-      `Stragglers (p = ${formatParam('stragglers', lastPoint.value)}, larger intervals): p99 ${(['off', 'best-effort', 'barrier'] as const).filter((v) => headlineRow(lastPoint.comparison, v) !== undefined).map((v) => `${v} ${millis(p99(firstPoint.comparison, v))} → ${millis(p99(lastPoint.comparison, v))}`).join(', ')}: every variant waits for the straggler's hand; the barrier also uploads its whole batch after it.`,
+      `Stragglers (p = ${formatParam('stragglers', lastPoint.value)}, larger intervals): p99 ${VARIANTS.filter((v) => headlineRow(lastPoint.comparison, v) !== undefined).map((v) => `${v} ${millis(p99(firstPoint.comparison, v))} → ${millis(p99(lastPoint.comparison, v))}`).join(', ')}: every variant waits for the straggler's hand; the barrier also uploads its whole batch after it.`,
     );
   }
   const sw = more.smallWrites?.comparison;
   if (sw !== undefined) {
-    const o = headlineRow(sw, 'off');
-    const others = sw.rows.filter((r) => r.variant !== 'off');
+    const o = headlineRow(sw, BASELINE);
+    const others = sw.rows.filter((r) => r.variant !== BASELINE);
     if (o !== undefined && others.length > 0) {
       items.push(
         `Small writes: off ${fixed(o.blobPuts / Math.max(1, o.appends), 2)} PUTs per append (inline parts), ${others.map((r) => `${r.variant} ${fixed(r.blobPuts / Math.max(1, r.appends), 2)} PUTs per append, p50 +${millis(r.latencyP50Ms - o.latencyP50Ms)}, ${fixed(o.shardParts / Math.max(1, r.shardParts), 1)}× fewer parts in the shard`).join('; ')} (the PRs: one PUT per append, about +10 ms p50, 2.5× fewer compaction parts).`,
@@ -438,7 +442,7 @@ function sweepCharts(s: SweepResult): string {
 /** The sweep pivoted: one row per value, the key figures per variant side by side. */
 export function sweepPivot(s: SweepResult): { grid: Grid; groups: { label: string; span: number }[] } {
   const variants = sweepVariants(s);
-  const hasOff = variants.includes('off');
+  const hasOff = variants.includes(BASELINE);
   const columns: Grid['columns'] = [
     { header: s.param, align: 'left' },
     ...variants.map((v) => ({ header: v, align: 'right' as const })),
@@ -448,9 +452,9 @@ export function sweepPivot(s: SweepResult): { grid: Grid; groups: { label: strin
     { header: 'model', align: 'left' },
   ];
   const rows = s.points.map((p) => {
-    const off = headlineRow(p.comparison, 'off');
+    const off = headlineRow(p.comparison, BASELINE);
     const rel = (r: Figures, f: (x: Figures) => number, show: (n: number) => string) =>
-      hasOff && off !== undefined && r.variant !== 'off' ? `${show(f(r))} (${percent(f(r), f(off))})` : show(f(r));
+      hasOff && off !== undefined && r.variant !== BASELINE ? `${show(f(r))} (${percent(f(r), f(off))})` : show(f(r));
     const rs = variants.map((v) => headlineRow(p.comparison, v));
     const audit = rs.reduce((a, r) => a + (r === undefined ? 0 : r.lost + r.duplicated + r.leakedBlobs), 0);
     const diverged = p.comparison.rows.filter((r) => !r.modelAgrees);

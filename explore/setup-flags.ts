@@ -2,7 +2,8 @@
  * The flags that describe an experiment (shared by `compare` and `report`) and how they resolve into a
  * `Setup`. Scenario-dependent defaults are resolved here, in one place.
  */
-import { BUG_NAMES, type BugName, NO_DATA_POLICIES, type NoDataPolicy, VARIANTS, type Variant } from '../vocab/index.ts';
+import { BUG_NAMES, type BugName, NO_DATA_POLICIES, type NoDataPolicy, type Variant } from '../vocab/index.ts';
+import { VARIANTS } from './variants/index.ts';
 import {
   type Flag,
   type FlagValues,
@@ -19,6 +20,7 @@ import {
 import { SCENARIOS, SWEEP_PARAMS, type Scenario, type Setup, type Stragglers, type SweepParam, type SweepSpec } from './types.ts';
 import { thousands } from './format.ts';
 import { DEFAULT_STRAGGLER_SLOWDOWN } from './timing.ts';
+import { VARIANT_OPTION_FLAGS, optionsFromFlags } from './variant-options.ts';
 
 /** Defaults per scenario for the workload flags a scenario changes. */
 export const SCENARIO_DEFAULTS: Readonly<Record<Scenario, { readonly intervals: number; readonly rows: number; readonly rowBytes: number }>> = {
@@ -124,7 +126,7 @@ function scenarioDefaults(field: 'intervals' | 'rows' | 'rowBytes'): string {
   return SCENARIOS.map((sc) => (sc === 'steady' ? `${SCENARIO_DEFAULTS[sc][field]}` : `${sc}: ${SCENARIO_DEFAULTS[sc][field]}`)).join('; ');
 }
 
-export const SETUP_FLAGS = {
+const FIXED_SETUP_FLAGS = {
   workers: BASE.workers,
   processes: BASE.processes,
   replicas: BASE.replicas,
@@ -155,6 +157,10 @@ export const SETUP_FLAGS = {
   }),
 } as const;
 
+/** The experiment's flags, then every registered variant's options (variant-options.ts: `--barrier-timeout T`
+ * …), which resolveSetup reads by their flag names. */
+export const SETUP_FLAGS = { ...FIXED_SETUP_FLAGS, ...VARIANT_OPTION_FLAGS } as typeof FIXED_SETUP_FLAGS;
+
 export interface ResolvedSetup {
   readonly scenario: Scenario;
   readonly setup: Setup;
@@ -164,6 +170,7 @@ export interface ResolvedSetup {
 /** Applies scenario defaults and cross-flag limits. An error names the flags involved. */
 export function resolveSetup(v: FlagValues<typeof SETUP_FLAGS>, sweeps: readonly SweepSpec[] = []): Parsed<ResolvedSetup> {
   const d = SCENARIO_DEFAULTS[v.scenario];
+  const variantOptions = optionsFromFlags(v);
   const setup: Setup = {
     replicas: v.replicas,
     processes: v.processes,
@@ -177,6 +184,7 @@ export function resolveSetup(v: FlagValues<typeof SETUP_FLAGS>, sweeps: readonly
     ...(v.stragglers === undefined || v.stragglers.probability === 0 ? {} : { stragglers: v.stragglers }),
     ...(v.faults === undefined ? {} : { faults: v.faults }),
     ...(v['no-data'] === 'skip' ? {} : { noData: v['no-data'] }),
+    ...(variantOptions === undefined ? {} : { variantOptions }),
   };
   const maxOf = (param: SweepParam, base: number) => Math.max(base, ...sweeps.filter((s) => s.param === param).flatMap((s) => s.values));
   const updates = maxOf('intervals', setup.intervals) * maxOf('rows', setup.rows);

@@ -2,7 +2,7 @@
  * The data explore/ passes around: what an experiment is (Setup, Case), what a run measured (Figures),
  * and comparisons and sweeps of runs. Types and constant lists only.
  */
-import type { BugName, NoDataPolicy, Variant } from '../vocab/index.ts';
+import type { BugName, NoDataPolicy, Variant, VariantOptionValues } from '../vocab/index.ts';
 import type { TimingParams } from './timing.ts';
 
 /** The shape of one experiment: a workload, the system's size and the knob. */
@@ -27,6 +27,9 @@ export interface Setup {
   readonly faults?: number | undefined;
   /** What a worker with no data does (`--no-data finish|skip`, impl RunConfig.noData). Omitted: 'skip'. */
   readonly noData?: NoDataPolicy | undefined;
+  /** Variants' options by variant (`--barrier-timeout T` …: variant-options.ts), passed to the runs and
+   * the model of that variant. Omitted: every option at its default. */
+  readonly variantOptions?: Readonly<Record<Variant, VariantOptionValues>> | undefined;
 }
 
 /** Each worker straggles on a description with `probability`; a straggler's own work is `slowdown` × slower (timing.ts). */

@@ -20,6 +20,7 @@ import { ascending } from '../spec/view.ts';
 import { append, type AppendContext } from './append.ts';
 import { builder, isEntry, isLive, type BuilderContext } from './builder.ts';
 import { knobValue, mintChoices, processOf, sizeIndex, validateConfig, workersPerReplica, type ModelConfig } from './config.ts';
+import { policyOf, sharingOn } from './variants/index.ts';
 import { handle, type HandleContext } from './handle.ts';
 import { isIn, pathOf, type Local } from './local.ts';
 import { mint } from './mint.ts';
@@ -231,9 +232,12 @@ function workerPhase(site: WorkerSite): string {
   return `worker ${site.w} ${next}`;
 }
 
+/** The participants a barrier of `cfg`'s variant waits for. */
+const barrierParticipants = (cfg: ModelConfig): number => policyOf(cfg).barrier(cfg.workersPerProcess).participants;
+
 /** The registry entry for a description: the live or dead one, or a fresh one in the description's mode. */
 function builderOf(cfg: ModelConfig, reg: Registry, desc: Description): Local<BuilderContext> {
-  return reg.builders[desc.sharedId] ?? builder.start({ barrier: desc.barrier, participants: cfg.workersPerProcess, blobTargetSize: cfg.persist.blobTargetSize });
+  return reg.builders[desc.sharedId] ?? builder.start({ barrier: desc.barrier, participants: barrierParticipants(cfg), blobTargetSize: cfg.persist.blobTargetSize });
 }
 
 const ids = (reg: Registry, keep: (path: string) => boolean): readonly SharedId[] =>
@@ -367,7 +371,7 @@ function mintKnobs(
   if (knobs !== undefined) {
     return {
       maxBytes: knobValue(knobs.maxBytesByLower, lower),
-      barrier: cfg.variant !== 'off' && knobValue(knobs.barrierByDesired, desired),
+      barrier: policyOf(cfg).sharing && knobValue(knobs.barrierByDesired, desired),
     };
   }
   // Without knobs the knob value is the event's input (any valid value; exploring, one of the choices).
@@ -615,7 +619,7 @@ function stage(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 
   mine.sort((a, b) => a.id - b.id);
   const updates = mine.map((u) => u.id);
   const bytes = mine.reduce((n, u) => n + u.size, 0);
-  const sharing = cfg.variant !== 'off' && desc.maxBytes > 0;
+  const sharing = sharingOn(cfg, desc.maxBytes);
   const next = worker.fire(site.wk, {
     type: 'STAGE',
     updates,
@@ -650,7 +654,7 @@ function open(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
   }
   const h = handle.start({ staged: site.wk.context.staged, instance: b.context.instances.length - 1 });
   return ok(
-    { kind: 'open', replica: site.r, process: site.p, worker: site.w, sharedId: id, created, participants: site.desc.barrier ? cfg.workersPerProcess : null },
+    { kind: 'open', replica: site.r, process: site.p, worker: site.w, sharedId: id, created, participants: site.desc.barrier ? barrierParticipants(cfg) : null },
     withReplica(s, site.r, {
       workers: set(site.rep.workers, site.w, wk),
       handles: set(site.rep.handles, site.w, h),
@@ -793,7 +797,7 @@ function supersededEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent
   const site = workerSite(cfg, s, e);
   if (typeof site === 'string') return fail(site);
   const { desc } = site;
-  const wk = site.lagging ? worker.fire(site.wk, { type: 'SUPERSEDED', reportsSkips: cfg.variant !== 'off' && desc.maxBytes > 0 && desc.barrier }) : null;
+  const wk = site.lagging ? worker.fire(site.wk, { type: 'SUPERSEDED', reportsSkips: sharingOn(cfg, desc.maxBytes) && desc.barrier }) : null;
   if (wk === null) {
     return fail(site.lagging ? `${workerPhase(site)}; it is past skipping its superseded description` : `worker ${site.w}'s description ${desc.sharedId} is live: it was not superseded`);
   }

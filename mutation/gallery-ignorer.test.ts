@@ -133,8 +133,8 @@ describe('gallery ignorer: impl/', () => {
       'sink/append.ts: async function deleteBestEffort(batches: readonly Batch[]): Promise<void> {',
       'sink/route.ts: bytes <= maxBytes',
       'sink/write.ts: []',
-      'sink/write.ts: const { replica, variant } = r.settings;',
-      'sink/write.ts: return variant !== \'off\' && readBarrier(r.settings.barrier, { replica, lower: desc.lower, seq: desc.sharedId, desired: r.desired });',
+      'sink/write.ts: const { replica, policy } = r.settings;',
+      'sink/write.ts: return policy.sharing && readBarrier(r.settings.barrier, { replica, lower: desc.lower, seq: desc.sharedId, desired: r.desired });',
       'sink/write.ts: worker === desc.appendWorker',
       'sink/write.ts: {',
     ]);

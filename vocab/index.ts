@@ -6,9 +6,10 @@
  * vocab/PROTOCOL.md, which both halves implement independently.
  */
 
-/** How the workers of one process coalesce their per-interval batches. */
-export type Variant = 'off' | 'best-effort' | 'barrier';
-export const VARIANTS: readonly Variant[] = ['off', 'best-effort', 'barrier'];
+/** How the workers of one process coalesce their per-interval batches: a registered variant's name
+ * (vocab/variant.ts; which exist, each layer's registry says: impl/variants/, model/variants/,
+ * explore/variants/). */
+export type { Variant, VariantMeta, VariantOptionSpec, VariantOptionValues, VariantOptions } from './variant.ts';
 
 /**
  * What a worker with no data for a description does while the description is shared (variant ≠ off and

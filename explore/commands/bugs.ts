@@ -3,7 +3,8 @@
  * conformance check catches each one (a canary: the check must fail); `--effect` shows what each does
  * to the data under the realistic timing of `compare`, where a race may well go unnoticed.
  */
-import { BUG_NAMES, VARIANTS, type BugName } from '../../vocab/index.ts';
+import { BUG_NAMES, type BugName } from '../../vocab/index.ts';
+import { VARIANTS } from '../variants/index.ts';
 import { BUG_DESCRIPTIONS } from '../../impl/bugs.ts';
 import { intFlag, optional, switchFlag } from '../args.ts';
 import { type Command, EXIT, withArgs } from '../command.ts';

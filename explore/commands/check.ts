@@ -3,7 +3,8 @@
  * lives in conformance/; this file only maps flags to `runCheck` options and its result to output and
  * the exit code. conformance/ is imported lazily, so other subcommands do not load it.
  */
-import { BUG_NAMES, VARIANTS, type BugName, type Variant } from '../../vocab/index.ts';
+import { BUG_NAMES, type BugName, type Variant } from '../../vocab/index.ts';
+import { VARIANTS } from '../variants/index.ts';
 import { choiceFlag, intFlag, optional, rateFlag, shardFlag, stringFlag, switchFlag } from '../args.ts';
 import { type Command, EXIT, usageError, withArgs } from '../command.ts';
 import { type Progress, createProgress } from '../progress.ts';

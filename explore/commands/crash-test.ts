@@ -2,7 +2,9 @@
 import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BUG_NAMES, VARIANTS, type BugName, type Variant } from '../../vocab/index.ts';
+import { BUG_NAMES, type BugName, type Variant } from '../../vocab/index.ts';
+import { bestEffortMeta } from '../../vocab/variants/best-effort.ts';
+import { VARIANTS } from '../variants/index.ts';
 import { SbkitError } from '../../impl/errors.ts';
 import { parseBlobSpec, parseConsensusSpec } from '../../impl/persist/backends.ts';
 import { bytesFlag, choiceFlag, intFlag, optional } from '../args.ts';
@@ -22,7 +24,7 @@ export const CRASH_FLAGS = {
   seed: intFlag({ help: 'seed of the workload and of the kill plan (when, whom)', defaultValue: DEFAULT_SEED, min: 0, max: 0xffff_ffff }),
   consensus: optional(consensusFlag('the shard\'s consensus: a postgres:// URL (?table=NAME to choose the table)'), '$SBKIT_PG_URL, else the server `npm run pg:start` started'),
   blob: optional(blobFlag('the blob directory: file:DIR (each run makes its own sub-directory for blobs and traces)'), `file:${path.join(os.tmpdir(), 'sbkit-crash')}`),
-  variant: choiceFlag<Variant>({ help: 'the variant the replicas run', choices: VARIANTS, defaultValue: 'best-effort' }),
+  variant: choiceFlag<Variant>({ help: 'the variant the replicas run', choices: VARIANTS, defaultValue: bestEffortMeta.name }),
   workers: intFlag({ help: 'workers per process (timely -w)', defaultValue: 4, min: 1, max: 64 }),
   processes: intFlag({ help: 'processes per replica (timely -n)', defaultValue: 1, min: 1, max: 8 }),
   intervals: intFlag({ help: 'batch intervals (K)', defaultValue: 400, min: 8, max: 100_000 }),

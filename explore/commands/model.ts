@@ -4,7 +4,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { VARIANTS } from '../../vocab/index.ts';
+import { VARIANTS } from '../variants/index.ts';
 import { type Flag, type FlagValues, bad, bytesFlag, choiceFlag, good, intFlag, optional, stringFlag, switchFlag } from '../args.ts';
 import { type Command, EXIT, usageError, withArgs } from '../command.ts';
 import { loadDiagrams } from '../diagrams.ts';
@@ -28,6 +28,7 @@ import type { Io } from '../io.ts';
 import { withProgress } from '../progress.ts';
 import { CHECK_VARIANTS, type CheckVariant } from './check.ts';
 import { reportRunError } from './errors.ts';
+import { VARIANT_OPTION_FLAGS, optionsFromFlags } from '../variant-options.ts';
 
 const USAGE = 'sbkit model';
 
@@ -96,7 +97,7 @@ const onOff = (help: string) => optional(choiceFlag<'on' | 'off'>({ help, choice
 const given = (v: FlagValues<typeof MODEL_FLAGS>, name: (typeof CHECK_ONLY)[number]): boolean =>
   name === 'json' ? v.json : name === 'core' ? v.core : name === 'faults' ? v.faults : v[name] !== undefined;
 
-export const MODEL_FLAGS = {
+const FIXED_MODEL_FLAGS = {
   machine: optional(stringFlag({ help: 'print only this machine (see --list)', placeholder: 'NAME', defaultValue: '' }), 'all'),
   list: switchFlag('list the machines and exit'),
   mermaid: switchFlag('print Mermaid stateDiagram-v2 source (the default without --check)'),
@@ -136,6 +137,9 @@ export const MODEL_FLAGS = {
   runs: optional(intFlag({ help: '--coverage: conformance runs per variant', defaultValue: 500, min: 1, max: 10_000_000 }), 'conformance DEFAULT_RUNS'),
   seed: optional(intFlag({ help: '--coverage: the conformance seed', defaultValue: 1, min: 0, max: 0x7fff_ffff }), '1'),
 } as const;
+
+/** The model's flags, then every registered variant's options (`--barrier-timeout T` …, explore/variant-options.ts). */
+export const MODEL_FLAGS = { ...FIXED_MODEL_FLAGS, ...VARIANT_OPTION_FLAGS } as typeof FIXED_MODEL_FLAGS;
 
 const HELP = {
   usage: USAGE,
@@ -215,6 +219,7 @@ async function checkModel(io: Io, v: ModelValues): Promise<number> {
     ...(v.shard === undefined ? {} : { shard: v.shard }),
     ...(v.jobs === undefined ? {} : { jobs: v.jobs }),
     ...(v.core ? { core: { parts: v.parts ?? 1 } } : {}),
+    ...(optionsFromFlags(v) === undefined ? {} : { variantOptions: optionsFromFlags(v) }),
   };
   try {
     const r = await withProgress(io, { json: v.json, title: 'model check' }, (update) => runModelCheck(request, { now: () => io.now(), onProgress: update }));

@@ -81,7 +81,7 @@ function mintOne(r: ReplicaState): void {
   const seq = r.seq;
   const ctx = { replica, lower: r.lower, seq, desired: r.desired };
   const maxBytes = readMaxBytes(r.settings.maxBytes, ctx);
-  const barrier = r.settings.variant !== 'off' && readBarrier(r.settings.barrier, ctx);
+  const barrier = r.settings.policy.sharing && readBarrier(r.settings.barrier, ctx);
   const desc: Description = { lower: r.lower, upper: r.desired, appendWorker: seq % r.workers, sharedId: seq, maxBytes, barrier };
   r.seq += 1;
   r.live = desc;

@@ -11,7 +11,7 @@
  *   what was handed for it (`stale`);
  * - every change to `desired`, `lower` or `live` notifies `changed` (input and mint wait on it).
  */
-import type { Description, NoDataPolicy, Variant } from '../../vocab/index.ts';
+import type { Description, NoDataPolicy } from '../../vocab/index.ts';
 import type { BugSwitches } from '../bugs.ts';
 import type { MetricsRecorder } from '../metrics.ts';
 import type { Batch } from '../persist/batch.ts';
@@ -26,6 +26,7 @@ import type { Scheduler } from '../seams.ts';
 import type { RegistrySink } from '../shared/context.ts';
 import { SharedBatches } from '../shared/shared-batches.ts';
 import type { Update } from '../update.ts';
+import type { SharingPolicy } from '../variants/index.ts';
 import type { BarrierKnob, MaxBytesKnob } from './route.ts';
 
 /** How the input advances the desired frontier. `lockstep`: only once the sink caught up
@@ -35,7 +36,8 @@ export type Pacing = 'lockstep' | 'free';
 
 export interface SinkSettings {
   readonly replica: number;
-  readonly variant: Variant;
+  /** The run's variant as the sink consults it (the async sink v1: off's, whatever the variant). */
+  readonly policy: SharingPolicy;
   readonly processes: number;
   readonly workersPerProcess: number;
   readonly intervals: number;

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { StorageFault, TraceEvent, Variant } from '../../vocab/index.ts';
-import { VARIANTS } from '../../vocab/index.ts';
+import { VARIANTS } from '../variants/index.ts';
 import { BugSwitches } from '../bugs.ts';
 import { isSbkitError } from '../errors.ts';
 import { MetricsRecorder } from '../metrics.ts';

@@ -1,0 +1,23 @@
+/** The variant `barrier` (#37617). Its behaviour: impl/variants/barrier.ts, model/variants/barrier.ts. */
+import type { VariantMeta } from '../variant.ts';
+
+export const barrierMeta: VariantMeta = {
+  name: 'barrier',
+  meaning: '#37617: the shared batch waits until every worker of the process has joined (or reported a skip), so each process contributes one batch.',
+  options: [],
+  galleryBugs: [
+    'drop-without-finish',
+    'barrier-lost-wakeup',
+    'barrier-skip-double-count',
+    'append-keeps-batches-on-mismatch',
+    'threshold-inclusive',
+    'indeterminate-cas-deletes-batches',
+    'restart-rewrites-appended-interval',
+    'cleanup-deletes-in-flight-part',
+    'mismatch-delete-error-swallowed',
+    'barrier-flag-read-per-worker',
+    'empty-finish-hands-nothing',
+    'stale-hand-appended',
+    'registry-keyed-by-id',
+  ],
+};
