@@ -41,6 +41,15 @@ describe('sbkit: dispatch and help', () => {
     expect(r.err).toBe('');
   });
 
+  it('says the --shard convention the same way in every command that takes it (1-based I/N)', async () => {
+    const { SHARD_CONVENTION } = await import('./args.ts');
+    for (const name of ['check', 'model']) {
+      const r = await run([name, '--help']);
+      expect(r.out.replace(/\s+/g, ' '), name).toContain(SHARD_CONVENTION);
+    }
+    expect(SHARD_CONVENTION).toMatch(/^I\/N, 1-based/);
+  });
+
   it.each([
     [['frob'], 'unknown command "frob"'],
     [['--workers', '3'], 'unknown flag --workers'],
@@ -57,7 +66,9 @@ describe('sbkit: dispatch and help', () => {
     [['check', '--runs', '0'], 'sbkit check: --runs: expected an integer from 1'],
     [['check', '--strategy', 'chaos'], 'sbkit check: --strategy: expected one of random, pct, mixed'],
     [['check', '--jobs', '0'], 'sbkit check: --jobs: expected an integer from 1 to 256'],
-    [['check', '--shard', '3/2'], 'sbkit check: --shard: expected I/N with 0 ≤ I < N'],
+    [['check', '--shard', '3/2'], 'sbkit check: --shard: expected I/N with 1 ≤ I ≤ N ≤ 4096'],
+    [['check', '--shard', '0/2'], 'sbkit check: --shard: expected I/N with 1 ≤ I ≤ N ≤ 4096 (e.g. 2/4: the second of four shards), got "0/2"'],
+    [['model', '--check', '--shard', '0/2'], 'sbkit model: --shard: expected I/N with 1 ≤ I ≤ N ≤ 4096 (e.g. 2/4: the second of four shards), got "0/2"'],
     [['check', '--shard', 'half'], 'sbkit check: --shard: expected I/N'],
     [['check', '--faults', '1.5'], 'sbkit check: --faults: expected a rate in [0, 1], got "1.5"'],
     [['check', '--faults', 'NaN'], 'sbkit check: --faults: expected a rate in [0, 1], got "NaN"'],

@@ -196,7 +196,7 @@ describe('sbkit model --check', () => {
     [['--json'], '--json: only with --check'],
     [['--check', '--search', 'plain', '--symmetry', 'off'], '--symmetry: only with --search packed'],
     [['--check', '--search', 'plain', '--shard', '1/2'], '--shard: only with --search packed'],
-    [['--check', '--shard', '0/2'], '--shard: expected I/N with 1 ≤ I ≤ N ≤ 4096 (e.g. 2/4), got "0/2"'],
+    [['--check', '--shard', '0/2'], '--shard: expected I/N with 1 ≤ I ≤ N ≤ 4096 (e.g. 2/4: the second of four shards), got "0/2"'],
     [['--check', '--shard', '3/2'], '--shard: expected I/N'],
     [['--check', '--por', 'maybe'], '--por: expected one of on, off, got "maybe"'],
     [['--check', '--max-memory', '1MiB'], '--max-memory: must be at least 67108864 bytes'],

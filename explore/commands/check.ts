@@ -33,7 +33,7 @@ export const CHECK_FLAGS = {
     help: 'storage faults and replica aborts at RATE per fault site (transient RATE, indeterminate RATE/4, permanent RATE/20; aborts in 4·RATE of runs), then a healed liveness phase',
     whenAlone: 0.1,
   }),
-  shard: shardFlag('run slice I of N of a budget spread over N machines (each runs --runs per variant from its own seeds)'),
+  shard: shardFlag('run one shard of a budget spread over N machines (each runs --runs per variant from its own seeds)', 'the whole budget'),
   'emit-test': optional(stringFlag({ help: 'on a failure, also write the counterexample as a standalone vitest file', placeholder: 'FILE', defaultValue: '' })),
   'emit-diagram': optional(stringFlag({ help: 'on a failure, also write the counterexample as a Mermaid sequenceDiagram (FILE.md: fenced in Markdown)', placeholder: 'FILE', defaultValue: '' })),
   'no-shrink': switchFlag('stop at the first failing run and report it as found, unshrunk (canaries, mutation testing: only the verdict matters)'),
@@ -48,7 +48,7 @@ const HELP = {
     'hold, and the shard audit must find nothing lost, duplicated or leaked. A failure is shrunk and\n' +
     'printed with its replay token. Exit 0 = every check held, 1 = a check failed.',
   notes: [
-    'Examples:\n  sbkit check\n  sbkit check --variant barrier --runs 2000 --seed 7\n  sbkit check --bug sweep-upgrade-race   # must fail: the canary\n  sbkit check --bug barrier-lost-wakeup --emit-diagram lost-wakeup.md\n  sbkit check --runs 10000 --shard 3/8   # one machine of an 8-machine CI matrix',
+    'Examples:\n  sbkit check\n  sbkit check --variant barrier --runs 2000 --seed 7\n  sbkit check --bug sweep-upgrade-race   # must fail: the canary\n  sbkit check --bug barrier-lost-wakeup --emit-diagram lost-wakeup.md\n  sbkit check --runs 10000 --shard 3/8   # the third machine of an 8-machine CI matrix',
     'Every seed is derived from (--seed, shard, job): the same flags run the same checks; a failure prints a\ntoken that replays it on one machine, whatever --jobs and --shard found it.',
   ],
 };

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { VARIANTS } from '../../vocab/index.ts';
-import { type Flag, type FlagValues, bad, bytesFlag, choiceFlag, good, intFlag, optional, stringFlag, switchFlag } from '../args.ts';
+import { type Flag, type FlagValues, bad, bytesFlag, choiceFlag, good, intFlag, optional, shardFlag, stringFlag, switchFlag } from '../args.ts';
 import { type Command, EXIT, usageError, withArgs } from '../command.ts';
 import { loadDiagrams } from '../diagrams.ts';
 import {
@@ -56,24 +56,6 @@ const CHECK_ONLY = [
 /** Flags of the packed search only (given with --search plain: exit 2). */
 const PACKED_ONLY = ['symmetry', 'por', 'max-memory', 'max-seconds', 'shard', 'jobs'] as const;
 
-/** `--shard i/n`: 1 ≤ i ≤ n ≤ 4096, returned 0-based. */
-function shardFlag(help: string): Flag<{ readonly index: number; readonly count: number } | undefined> {
-  return {
-    help,
-    placeholder: 'I/N',
-    takesValue: true,
-    repeatable: false,
-    defaultValue: undefined,
-    parse: (raw) => {
-      const m = /^(\d+)\/(\d+)$/.exec(raw.trim());
-      const i = Number(m?.[1]);
-      const n = Number(m?.[2]);
-      if (m === null || !(n >= 1 && n <= 4096 && i >= 1 && i <= n)) return bad(`expected I/N with 1 ≤ I ≤ N ≤ 4096 (e.g. 2/4), got ${JSON.stringify(raw)}`);
-      return good({ index: i - 1, count: n });
-    },
-  };
-}
-
 /** `--combine FILE[,FILE…]` (repeatable): shard outputs to combine. */
 function filesFlag(help: string): Flag<readonly string[]> {
   return {
@@ -115,7 +97,7 @@ export const MODEL_FLAGS = {
   por: onOff('--check: partial-order reduction (confluent events taken alone; verdicts kept, counterexamples re-searched to be shortest)'),
   'max-memory': optional(bytesFlag({ help: '--check: stop a search when this process\'s RSS reaches this (reported as incomplete: exit 1)', defaultValue: DEFAULT_MAX_MEMORY, min: 64 * 1024 * 1024 }), '4GiB'),
   'max-seconds': optional(intFlag({ help: '--check: stop each search after this many seconds (reported as incomplete: exit 1; the re-search for shortest counterexamples gets as long again)', defaultValue: 3600, min: 1, max: 1_000_000 }), 'none'),
-  shard: shardFlag('--check: explore only shard I of N (frontier split by hash at a BFS depth); combine the shards\' --json with --combine'),
+  shard: shardFlag('--check: explore only one shard of the search (the BFS frontier split by hash at a depth); combine the shards\' --json with --combine', 'the whole search'),
   jobs: optional(
     intFlag({
       help: "--check: spread each search over N threads (states owned by a hash of their builders, BFS levels kept in step: the same verdicts and shortest counterexample lengths, and the same states but for rare ties of the symmetry's order); pays off on big searches and many cores, and takes more memory (each thread keeps tables of its own)",
