@@ -4,9 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { BUG_NAMES, VARIANTS, type BugName, type Variant } from '../../vocab/index.ts';
 import { SbkitError } from '../../impl/errors.ts';
-import { parseBlobSpec, parseConsensusSpec } from '../../impl/persist/backends.ts';
+import { parseConsensusSpec } from '../../impl/persist/backends.ts';
 import { bytesFlag, choiceFlag, intFlag, optional } from '../args.ts';
-import { blobFlag, consensusFlag, defaultPgUrl, openBackends } from '../backend-flags.ts';
+import { defaultPgUrl, fileBlobFlag, openBackends, postgresFlag } from '../backend-flags.ts';
 import { type Command, EXIT, usageError, withArgs } from '../command.ts';
 import { renderCrashReport, describeCrashSetup } from '../crash/render.ts';
 import { runCrashTest } from '../crash/crash-test.ts';
@@ -20,8 +20,8 @@ export const CRASH_FLAGS = {
   kills: intFlag({ help: 'SIGKILLs, at seeded moments (each followed by a restart)', defaultValue: 10, min: 0, max: 1000 }),
   seconds: intFlag({ help: 'the time bound of the whole run (wall clock); reaching it fails the run', defaultValue: 120, min: 1, max: 3600 }),
   seed: intFlag({ help: 'seed of the workload and of the kill plan (when, whom)', defaultValue: DEFAULT_SEED, min: 0, max: 0xffff_ffff }),
-  consensus: optional(consensusFlag('the shard\'s consensus: a postgres:// URL (?table=NAME to choose the table)'), '$SBKIT_PG_URL, else the server `npm run pg:start` started'),
-  blob: optional(blobFlag('the blob directory: file:DIR (each run makes its own sub-directory for blobs and traces)'), `file:${path.join(os.tmpdir(), 'sbkit-crash')}`),
+  consensus: optional(postgresFlag('the shard\'s consensus: a postgres:// URL (?table=NAME to choose the table)'), '$SBKIT_PG_URL, else the server `npm run pg:start` started'),
+  blob: optional(fileBlobFlag('the blob directory: file:DIR (each run makes its own sub-directory for blobs and traces)'), 'file:$TMPDIR/sbkit-crash (the OS temp directory)'),
   variant: choiceFlag<Variant>({ help: 'the variant the replicas run', choices: VARIANTS, defaultValue: 'best-effort' }),
   workers: intFlag({ help: 'workers per process (timely -w)', defaultValue: 4, min: 1, max: 64 }),
   processes: intFlag({ help: 'processes per replica (timely -n)', defaultValue: 1, min: 1, max: 8 }),
@@ -48,6 +48,8 @@ const HELP = {
 
 export const crashTestCommand: Command = {
   name: 'crash-test',
+  help: HELP,
+  flags: CRASH_FLAGS,
   summary: 'replica processes on PostgreSQL + files, SIGKILLed and restarted; audit, cleanup, model replay',
   run: (argv, io) => withArgs(HELP, CRASH_FLAGS, argv, io, async (v) => {
     const consensus = v.consensus ?? defaultPgUrl();
@@ -66,7 +68,7 @@ export const crashTestCommand: Command = {
       const dir = path.join(os.tmpdir(), 'sbkit-crash');
       mkdirSync(dir, { recursive: true });
       blob = `file:${dir}`;
-    } else if (parseBlobSpec(blob).kind !== 'file') return usageError(io, USAGE, `--blob: must be file:DIR (${processesShare})`);
+    }
     try {
       const opened = await openBackends(consensus, blob, 'sbkit-crash-check');
       await opened.close();

@@ -163,7 +163,7 @@ describe('joining the traces of incarnations', () => {
 describe('sbkit crash-test: bad input exits 2 naming the flag', () => {
   it.each([
     [['--consensus', 'mem'], /--consensus: must be a postgres:\/\/ URL \(replica processes share the shard/],
-    [['--consensus', 'mysql://db'], /--consensus: must be mem or a postgres:\/\/ URL/],
+    [['--consensus', 'mysql://db'], /--consensus: must be a postgres:\/\/ URL/],
     [['--consensus', 'postgres://u:secret@127.0.0.1:5432/db', '--blob', 'mem'], /--blob: must be file:DIR/],
     [['--consensus', 'postgres://u:secret@127.0.0.1:1/db'], /sbkit crash-test: --consensus: /],
     [['--kills', '-1'], /--kills: expected an integer from 0/],
