@@ -476,11 +476,11 @@ describe('report: latency, small writes, gallery, coverage (issue 11)', () => {
       'Blob PUTs per append',
       'p50 commit latency',
       'Parts the shard holds after the run (compaction proxy)',
-      'Machine transitions taken by the conformance runs',
+      'Reachable machine transitions taken by the conformance runs',
     ]);
     for (const svg of charts) {
       expect(textOf(svg, 'chart-subtitle')).toMatch(/seed 1$/);
-      expect(textOf(svg, 'axis-title y')).toMatch(/\((virtual ms|count)\)$/);
+      expect(textOf(svg, 'axis-title y')).toMatch(/\((virtual ms|count|%)\)$/);
       expect(textOf(svg, 'axis-title x').length).toBeGreaterThan(0);
     }
   });

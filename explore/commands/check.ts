@@ -15,6 +15,7 @@ import { type Progress, createProgress } from '../progress.ts';
 import { type FailedRun, diagramFile, failureSequence } from '../sequence.ts';
 import { reportRunError } from './errors.ts';
 import { defaultJobs } from '../../conformance/parallel.ts';
+import type { RunReport } from '../../conformance/harness.ts';
 
 const USAGE = 'sbkit check';
 
@@ -110,7 +111,7 @@ export interface CheckOutcome {
   /** The seed the check ran with (drawn from the clock when none was given); undefined for a replay. */
   readonly seed?: number;
   /** The shrunk failing run and its replay token (the report draws it). */
-  readonly counterexample?: { readonly run: FailedRun; readonly token: string };
+  readonly counterexample?: { readonly run: RunReport; readonly token: string };
   readonly failure?: CheckFailure;
   readonly output: string;
   readonly summary: string;
@@ -197,7 +198,7 @@ export async function runConformance(req: CheckRequest, progress?: Progress): Pr
 async function bugNotes(bug: BugName, variantGiven: boolean, faultsGiven: boolean): Promise<string[]> {
   const { bugNeedsFaults, bugVariants } = await import('../bug-facts.ts');
   const notes: string[] = [];
-  if (!variantGiven) notes.push(`--bug ${bug}: checks ${bugVariants(bug).join(', ')} only (where the bug can show; --variant to choose)`);
+  if (!variantGiven && bugVariants(bug).length < VARIANTS.length) notes.push(`--bug ${bug}: checks ${bugVariants(bug).join(', ')} only (where the bug can show; --variant to choose)`);
   if (!faultsGiven && bugNeedsFaults(bug)) notes.push(`--bug ${bug}: faults on at ${DEFAULT_FAULT_RATE} (only the fault world shows it; --faults RATE to choose)`);
   return notes;
 }
@@ -206,7 +207,7 @@ async function bugNotes(bug: BugName, variantGiven: boolean, faultsGiven: boolea
 async function replayNotes(token: string): Promise<string[]> {
   const { decodeToken } = await import('../../conformance/token.ts');
   const c = decodeToken(token);
-  return [`--replay: the token fixes variant ${c.workload.variant}, bug ${c.bug ?? 'none'}, faults ${c.schedule.faults === undefined ? 'off' : 'on'}, the workload and the schedule (no seed: it replays one run)`];
+  return [`the replay token fixes variant ${c.workload.variant}, bug ${c.bug ?? 'none'}, faults ${c.schedule.faults === undefined ? 'off' : 'on'}, the workload and the schedule (no seed: it replays one run)`];
 }
 
 /** The counterexample's files, written after the result is printed; an error says which and why (exit 3). */
@@ -218,7 +219,7 @@ async function writeCounterexample(io: Io, r: CheckOutcome, emitTest: string | u
     const path = resolve(io.cwd, emitTest);
     try {
       const { writeCounterexampleTest } = await import('../../conformance/emit.ts');
-      writeCounterexampleTest(ce.run as Parameters<typeof writeCounterexampleTest>[0], ce.token, path);
+      writeCounterexampleTest(ce.run, ce.token, path);
       lines.push(`counterexample written as a vitest file: ${emitTest}`);
     } catch (e) {
       return { lines, error: `--emit-test: ${describeWriteError(emitTest, e)}` };

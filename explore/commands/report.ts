@@ -65,11 +65,15 @@ interface Judged {
   readonly failures: readonly CheckFailure[];
 }
 
+/** A section that ran (with `fields`) or was skipped (with why), as the JSON says it. */
+function section(s: CheckSection | FaultsSection | GallerySection | CoverageSection, fields: () => object): object {
+  return s.kind === 'skipped' ? { ran: false, reason: s.reason } : { ran: true, ...fields() };
+}
+
 /** `--json`: what a CI job needs from the report, the HTML aside. */
 function reportJson(j: Judged, reasons: readonly Reason[], path: string | null, exitCode: number): string {
-  const section = <T extends { kind: string }>(s: T, ran: (x: Exclude<T, { kind: 'skipped' }>) => object) =>
-    s.kind === 'skipped' ? { ran: false, reason: (s as unknown as { reason: string }).reason } : { ran: true, ...ran(s as Exclude<T, { kind: 'skipped' }>) };
   const m = modelCheckJson(j.modelCheck) as { exitCode: number; summary: string; reasons: string[]; failures: unknown[] };
+  const { check, faults, gallery, coverage } = j;
   return `${JSON.stringify(
     {
       exitCode,
@@ -77,11 +81,11 @@ function reportJson(j: Judged, reasons: readonly Reason[], path: string | null, 
       path,
       criteria: j.criteria,
       modelCheck: { exitCode: m.exitCode, summary: m.summary, reasons: m.reasons, failures: m.failures },
-      check: section(j.check, (c) => ({ exitCode: c.exitCode, summary: c.summary })),
-      faults: section(j.faults, (f) => ({ exitCode: f.check.exitCode, summary: f.check.summary })),
+      check: section(check, () => (check.kind === 'ran' ? { exitCode: check.exitCode, summary: check.summary } : {})),
+      faults: section(faults, () => (faults.kind === 'ran' ? { exitCode: faults.check.exitCode, summary: faults.check.summary } : {})),
       failures: j.failures,
-      gallery: section(j.gallery, (g) => ({ entries: g.entries.map((e) => ({ bug: e.bug, caught: e.sequence !== undefined, summary: e.summary, command: e.command })) })),
-      coverage: section(j.coverage, (c) => ({ summary: c.result.summary, gaps: c.result.gaps })),
+      gallery: section(gallery, () => (gallery.kind === 'ran' ? { entries: gallery.entries.map((e) => ({ bug: e.bug, caught: e.sequence !== undefined, summary: e.summary, command: e.command })) } : {})),
+      coverage: section(coverage, () => (coverage.kind === 'ran' ? { summary: coverage.result.summary, gaps: coverage.result.gaps } : {})),
     },
     null,
     2,
