@@ -61,8 +61,9 @@ export const CHECK_HELP = {
     'What a passing check prints per variant:\n' +
       '  orders, limits and paths reached (runs): how many runs took each interleaving or path the check\n' +
       '    exists to exercise (conformance/reach.ts): late-handle (a handle opened after its builder finished),\n' +
-      '    racing-finishes, sweep-vs-finish, replica-overtake, the persist limits (inline and blob boundaries,\n' +
-      '    backpressure), bump, flag-flip, empty-finish, supersede, stale-deleted, ids-across-times, two-sinks …\n' +
+      '    finishes-racing, sweep-races-finish, replica-overtakes, the persist limits exactly and at ±1\n' +
+      '    (inline-single=, inline-total+1, blob-target=, threshold=, backpressure), bump, barrier-flag-flip,\n' +
+      '    empty-finish, supersede, stale-deleted, ids-across-times, two-sinks …\n' +
       '    A passing check on runs that never took such a path proves nothing about it: at the default budget\n' +
       `    (${DEFAULT_CHECK_RUNS} runs per variant) a path it must take that no run took fails the check ("FAILED (vacuous)").\n` +
       "  sometimes-properties witnessed (runs): runs showing each `sometimes` property of spec/ (non-vacuity).\n" +
