@@ -92,7 +92,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   const output = failed?.report === undefined ? passed : failureOutput(failed.report, { seed, variant: failed.variant, runsToFailure: failed.runsToFailure, shrinks: failed.shrinks, shrunk: opts.shrink !== false });
   const totalRuns = outcomes.reduce((n, o) => n + o.runs, 0);
   const token = failed?.report === undefined ? undefined : tokenOf(failed.report);
-  const spread = `${jobs > 1 ? `, ${jobs} jobs` : ''}${shard.count > 1 ? `, shard ${shard.index}/${shard.count}` : ''}`;
+  const spread = `${jobs > 1 ? `, ${jobs} jobs` : ''}${shard.count > 1 ? `, shard ${shard.index + 1}/${shard.count}` : ''}`;
   const faultLine = faults === undefined ? '' : `, faults at ${faults}: ${describeTally(outcomes, failed !== undefined)}`;
   const verdict = failed ? 'FAILED' : vacuous ? 'FAILED (vacuous)' : 'ok';
   const summary = `sbkit check: ${verdict} — ${totalRuns} runs, variants ${outcomes.map((o) => o.variant).join(', ')}, ${propertyCount(outcomes.map((o) => o.variant))} properties + refinement + audit + metrics checked, seed ${seed}${spread}, strategy ${strategy}${opts.bug ? `, bug ${opts.bug}` : ''}${faultLine}`;
@@ -120,7 +120,7 @@ export function unreachedPaths(outcomes: readonly VariantOutcome[]): Unreached[]
  */
 export function describeUnreached(unreached: readonly Unreached[], vacuous: boolean, opts: CheckOptions & { readonly seed: number; readonly runs: number }): string {
   const lines = unreached.map((u) => `  ${u.variant}: ${u.paths.join(', ')} (0 of ${u.runs} runs)`);
-  const again = `sbkit check --seed ${opts.seed} --runs ${opts.runs}${opts.variant === 'all' ? '' : ` --variant ${opts.variant}`}${opts.faults === undefined ? '' : ` --faults ${opts.faults}`}${opts.strategy === undefined ? '' : ` --strategy ${opts.strategy}`}${opts.shard === undefined || opts.shard.count === 1 ? '' : ` --shard ${opts.shard.index}/${opts.shard.count}`}${opts.jobs === undefined ? '' : ` --jobs ${opts.jobs}`}`;
+  const again = `sbkit check --seed ${opts.seed} --runs ${opts.runs}${opts.variant === 'all' ? '' : ` --variant ${opts.variant}`}${opts.faults === undefined ? '' : ` --faults ${opts.faults}`}${opts.strategy === undefined ? '' : ` --strategy ${opts.strategy}`}${opts.shard === undefined || opts.shard.count === 1 ? '' : ` --shard ${opts.shard.index + 1}/${opts.shard.count}`}${opts.jobs === undefined ? '' : ` --jobs ${opts.jobs}`}`;
   if (!vacuous) return `\nnote: paths a default budget (${DEFAULT_RUNS} runs per variant) must take were not reached in this smaller one:\n${lines.join('\n')}`;
   return (
     `\nFAILED (vacuous): every check held, but these paths, which a budget of ${DEFAULT_RUNS} runs per variant takes with near certainty, never happened:\n${lines.join('\n')}\n` +

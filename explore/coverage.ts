@@ -19,6 +19,8 @@ import { plural, thousands } from './format.ts';
 import { type ModelCheckShape, checkConfig, describeShape } from './model-check.ts';
 import { col, renderTable } from './table.ts';
 import { VARIANTS, presentationOf, sharesAtAll } from './variants/index.ts';
+import { DEFAULT_CHECK_RUNS } from './budgets.ts';
+import { type Reason, incomplete, violation } from './command.ts';
 
 /** conformance/faults.ts's default rate, repeated so this module loads nothing of conformance/ up front. */
 export const DEFAULT_FAULT_RATE = 0.1;
@@ -98,7 +100,7 @@ export interface CoverageResult {
   readonly seed: number;
   readonly shapes: readonly string[];
   readonly rows: readonly CoverageRow[];
-  /** Transitions reachable in the model (search or replay) that the runs never took: the goal is none. */
+  /** (variant, transition) pairs reachable in the model (search or replay) that the runs never took: the goal is none. */
   readonly gaps: readonly { readonly variant: Variant; readonly machine: string; readonly transition: string }[];
   readonly exitCode: 0 | 1;
   readonly summary: string;
@@ -215,11 +217,15 @@ export async function coverageResult(collector: CoverageCollector, seed: number,
   }
   const runs = collector.runs;
   const totalRuns = variants.reduce((n, v) => n + (runs[v] ?? 0), 0);
-  const takenCount = (v: Variant): number => rows.filter((r) => r.cells[v]?.verdict === 'taken').length;
+  const count = (v: Variant, verdicts: readonly CellVerdict[]): number => rows.filter((r) => verdicts.includes(r.cells[v]?.verdict ?? 'unreached')).length;
+  // Distinct transitions never taken where the model reaches them, with the variants of each.
+  const gapRows = rows.filter((r) => variants.some((v) => r.cells[v]?.verdict === 'gap'));
+  const gapText = gapRows.map((r) => `${r.machine}: ${r.transition} (${variants.filter((v) => r.cells[v]?.verdict === 'gap').join(', ')})`).join('; ');
   const summary =
     `sbkit model --coverage: ${gaps.length === 0 ? 'ok' : 'GAPS'} — ${plural(totalRuns, 'conformance run')} (seed ${seed}) took ` +
-    variants.map((v) => `${v} ${takenCount(v)}`).join(', ') +
-    ` of ${rows.length} transitions; ${gaps.length === 0 ? 'every transition the model can reach in a variant was taken there' : `${plural(gaps.length, 'reachable transition')} never taken`}`;
+    variants.map((v) => `${v} ${count(v, ['taken'])} of ${count(v, ['taken', 'gap'])}`).join(', ') +
+    ` transitions the model reaches there (of ${rows.length} in the machines); ` +
+    (gaps.length === 0 ? 'every one was taken' : `${plural(gapRows.length, 'reachable transition')} never taken: ${gapText}`);
   return {
     variants,
     runs,
@@ -230,6 +236,22 @@ export async function coverageResult(collector: CoverageCollector, seed: number,
     exitCode: gaps.length === 0 ? 0 : 1,
     summary,
   };
+}
+
+/**
+ * Why coverage exits non-zero: the reachable transitions no run took. Below the default budget (runs per
+ * variant, without and again with faults) that is a budget too small: incomplete (4); at or above it, the
+ * generators or the implementation lost a path: a violation (1).
+ */
+export function coverageReasons(r: CoverageResult, runsPerVariant: number): Reason[] {
+  const rows = r.rows.filter((row) => r.variants.some((v) => row.cells[v]?.verdict === 'gap'));
+  if (rows.length === 0) return [];
+  const named = rows.slice(0, 3).map((row) => `${row.machine}: ${row.transition} (${r.variants.filter((v) => row.cells[v]?.verdict === 'gap').join(', ')})`);
+  const more = rows.length > named.length ? `, and ${rows.length - named.length} more` : '';
+  const what = `model coverage: ${plural(rows.length, 'reachable transition')} never taken in ${plural(runsPerVariant, 'run')} per variant (seed ${r.seed}): ${named.join('; ')}${more}`;
+  return runsPerVariant < DEFAULT_CHECK_RUNS
+    ? [incomplete(`${what} (a small budget: --runs ${DEFAULT_CHECK_RUNS}, the default, takes every one)`)]
+    : [violation(`${what} (at the default budget: the generators or the implementation lost a path; sbkit model --coverage lists why)`)];
 }
 
 /** What a guard name says about where a transition can happen. */

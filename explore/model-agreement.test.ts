@@ -11,6 +11,7 @@ import { prepareWorkload } from './experiment.ts';
 import { captureIo } from './io.ts';
 import { jobExitCode } from './job.ts';
 import { modelAgreement, modelConfigFor, modelUpdates } from './model-agreement.ts';
+import { DEFAULT_MODEL_CHECK } from './model-check.ts';
 import { DEFAULT_TIMING, VirtualTimeScheduler, seededTiming } from './timing.ts';
 import type { Case, Setup } from './types.ts';
 
@@ -110,7 +111,7 @@ describe('a divergence is shown, never hidden', () => {
       ['best-effort: model predicts every append', false],
       ['barrier: model predicts every append', true],
     ]);
-    const passing = { exitCode: 0 } as Parameters<typeof jobExitCode>[1];
+    const passing: Parameters<typeof jobExitCode>[1] = { exitCode: 0, variants: [], summary: 'sbkit model --check: ok', request: DEFAULT_MODEL_CHECK };
     expect(jobExitCode(model, passing, { kind: 'skipped', reason: 'test' })).toBe(1);
   });
 

@@ -37,13 +37,14 @@ describe('sbkit model --check --shard and --combine', () => {
     expect(text.out).toContain('no-loss-no-duplication');
   });
 
-  it('a missing shard leaves the check incomplete (never "holds"), and exits 1', async () => {
+  it('a missing shard leaves the check incomplete (never "holds"), and exits 4 naming it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sbkit-shards-'));
     const r = await run(['model', '--check', '--variant', 'barrier', '--workers', '3', '--shard', '1/2', '--json']);
     expect(r.code).toBe(0);
     writeFileSync(join(dir, 'one.json'), r.out);
     const c = await run(['model', '--combine', 'one.json'], dir);
-    expect(c.code).toBe(1);
+    expect(c.code).toBe(4);
+    expect(c.err).toMatch(/^ {2}- incomplete: shards 2\/2 missing: no verdict without every shard/m);
     expect(c.out).not.toMatch(/ holds$/m);
     expect(c.out).toMatch(/UNKNOWN/);
     expect(c.out).toMatch(/\(shards 2\/2 missing\)$/m);

@@ -9,6 +9,7 @@ import { type Grid, caseLabels, comparisonGrid, describeSetup, formatParam, swee
 import type { Comparison, Figures, Setup, SweepParam, SweepResult } from './types.ts';
 import { COLUMN_DOCS } from './columns.ts';
 import type { Criterion } from './criteria.ts';
+import type { Reason } from './command.ts';
 import { bytes, fixed, millis, percent, plural, thousands } from './format.ts';
 import { type Bar, barChart, byteUnit, escapeXml, lineChart } from './svg.ts';
 import { type TimingParams, timingOf } from './timing.ts';
@@ -57,12 +58,14 @@ export interface ReportData {
   readonly coverage?: CoverageSection | undefined;
   /** Issue 8: the fault world; omitted: not in the report. */
   readonly faults?: FaultsSection | undefined;
+  /** Why the job exits non-zero (job.ts jobReasons): the headline says them. Omitted: judged from the sections. */
+  readonly reasons?: readonly Reason[] | undefined;
 }
 
 const esc = escapeXml;
 
 const CSS = `
-:root{--muted:#5a5a5a;--line:#dcdcdc;--ok:#0a7a2f;--miss:#b00020}
+:root{--muted:#5a5a5a;--line:#dcdcdc;--ok:#0a7a2f;--miss:#b00020;--warn:#8a5a00}
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:1200px;padding:0 1rem;color:#1d1d1d;line-height:1.45}
 h1{font-size:1.6rem;margin-bottom:.2rem}h2{margin-top:2.6rem;border-bottom:1px solid var(--line);padding-bottom:.2rem}h3{margin-top:1.8rem}
 .sub{color:var(--muted);margin-top:0}
@@ -89,6 +92,8 @@ dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1.2rem;margi
 .note{color:var(--muted);font-size:.9rem}
 .findings{background:#f3f8f4;border-left:4px solid var(--ok);padding:.6rem 1rem;margin:1rem 0}
 .findings.missed{background:#fbf1f2;border-left-color:var(--miss)}
+.findings.incomplete{background:#fdf7e8;border-left-color:var(--warn)}.warn{color:var(--warn);font-weight:600}
+.findings p.verdict{margin:.15rem 0}
 .findings ul{margin:.3rem 0;padding-left:1.2rem}
 details{border:1px solid #e5e5e5;border-radius:4px;margin:.5rem 0;padding:.3rem .7rem}
 details>summary{cursor:pointer;font-weight:600}details>summary .note{font-weight:400}
@@ -299,7 +304,7 @@ function findings(
   check: CheckSection,
   model: ModelCheckSection | undefined,
   runs: readonly { where: string; row: Figures; label: string }[],
-  more: Pick<ReportData, 'latency' | 'smallWrites' | 'gallery' | 'coverage'> = {},
+  more: Pick<ReportData, 'latency' | 'smallWrites' | 'gallery' | 'coverage' | 'reasons'> = {},
 ): string {
   const off = headlineRow(c, BASELINE);
   const items: string[] = [];
@@ -346,12 +351,24 @@ function findings(
   if (model?.kind === 'ran') items.push(`Model check (exhaustive): ${model.result.summary.replace(/^sbkit model --check: /, '')}.`);
   if (check.kind === 'ran') items.push(`Conformance check: ${check.summary.replace(/^sbkit check: /, '')}.`);
   const missed = criteria.filter((x) => !x.ok).length;
-  const verdict = missed === 0 ? `All ${criteria.length} done-criteria hold.` : `${missed} of ${criteria.length} done-criteria missed.`;
+  const criteriaLine = missed === 0 ? `All ${criteria.length} done-criteria hold.` : `${missed} of ${criteria.length} done-criteria missed.`;
   const galleryMissed = more.gallery?.kind === 'ran' && more.gallery.entries.some((e) => e.sequence === undefined);
   const coverageGaps = more.coverage?.kind === 'ran' && more.coverage.result.exitCode !== 0;
   const bad =
     missed > 0 || dirty.length > 0 || agreement.bad || (check.kind === 'ran' && check.exitCode !== 0) || (model?.kind === 'ran' && model.result.exitCode !== 0) || galleryMissed || coverageGaps;
-  return `<div class="findings${bad ? ' missed' : ''}"><strong class="${bad ? 'miss' : 'ok'}">${esc(verdict)}</strong><ul>${items.map((i) => `<li>${esc(i)}</li>`).join('')}</ul></div>`;
+  // The headline says what failed, each line in the colour of what it says; the box takes the worst.
+  const reasons = more.reasons;
+  const lines: { cls: 'ok' | 'miss' | 'warn'; text: string }[] =
+    reasons === undefined
+      ? [{ cls: bad ? 'miss' : 'ok', text: bad && missed === 0 ? 'Something failed: see the findings below.' : criteriaLine }]
+      : [
+          ...reasons.map((r) => ({ cls: r.exit === 1 ? ('miss' as const) : ('warn' as const), text: `${r.exit === 1 ? 'Failed' : 'Incomplete'}: ${r.text}` })),
+          ...(missed === 0 ? [{ cls: 'ok' as const, text: criteriaLine }] : []),
+          ...(reasons.length === 0 ? [{ cls: 'ok' as const, text: 'Every check passed.' }] : []),
+        ];
+  const box = lines.some((l) => l.cls === 'miss') ? ' missed' : lines.some((l) => l.cls === 'warn') ? ' incomplete' : '';
+  const head = lines.map((l) => `<p class="verdict"><strong class="${l.cls}">${esc(l.text)}</strong></p>`).join('');
+  return `<div class="findings${box}">${head}<ul>${items.map((i) => `<li>${esc(i)}</li>`).join('')}</ul></div>`;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -573,6 +590,8 @@ function modelVerdictCell(p: PropertyOutcome | undefined): string {
   switch (p.verdict) {
     case 'holds':
       return '<td class="l zero">holds</td>';
+    case 'vacuous':
+      return `<td class="l muted">vacuous <span class="note">(${esc(p.note ?? '')})</span></td>`;
     case 'violated':
       return `<td class="l bad">VIOLATED (${n} events)</td>`;
     case 'unknown':
