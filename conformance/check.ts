@@ -33,7 +33,9 @@ export const BUG_VARIANTS: Readonly<Record<BugName, readonly Variant[]>> = {
   'empty-finish-hands-nothing': ['best-effort', 'barrier'],
   'stale-hand-appended': ['off', 'best-effort', 'barrier'],
   // Two sinks' workers meet in one registry only where they share.
-  'registry-keyed-by-id': ['best-effort', 'barrier'],
+  'batch-ids-collide-across-sinks': ['best-effort', 'barrier'],
+  // Own batches: every worker's with sharing off, fallbacks with it on.
+  'own-batch-ignores-max-runs': ['off', 'best-effort', 'barrier'],
 };
 
 export interface CheckOptions {
@@ -192,7 +194,7 @@ export function describeWorkload(w: Workload): string {
     `${w.variant}, ${w.replicas} replica(s) × ${w.processes} process(es) × ${w.workersPerProcess} worker(s), ${w.intervals} interval(s)` +
     `${w.asOf === 0 ? '' : `, as-of ${w.asOf}`}; knob by lower ${JSON.stringify(w.knob)}` +
     `${w.variant === 'off' ? '' : `; barrier flag by desired frontier ${w.barrierFlags.map((b) => (b ? 'on' : 'off')).join(',')}`}; loads ${loads}; ` +
-    `blobTarget ${w.blobTargetSize}, inlineSingleMax ${w.inlineSingleMaxBytes}, inlineTotalMax ${w.inlineTotalMaxBytes}, pushChunk ${w.pushChunkUpdates}, pacing ${w.pacing}, noData ${w.noData}, sink ${w.sink}` +
+    `blobTarget ${w.blobTargetSize}, inlineSingleMax ${w.inlineSingleMaxBytes}, inlineTotalMax ${w.inlineTotalMaxBytes}${w.maxRuns === undefined ? '' : `, maxRuns ${w.maxRuns}`}, pushChunk ${w.pushChunkUpdates}, pacing ${w.pacing}, noData ${w.noData}, sink ${w.sink}` +
     (w.idOrder === 'reversed' ? '; update ids numbered from the last interval back' : '') +
     (w.sinkLoads ?? []).map((l, i) => `; sink ${i + 1}'s loads ${l.map((row, t) => `t${t}:[${row.join(' ')}]`).join(' ')}`).join('')
   );

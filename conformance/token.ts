@@ -36,6 +36,7 @@ export function encodeToken(c: Counterexample): string {
     ...(w.sink === DEFAULT_SINK ? {} : { sk: w.sink }),
     ...(w.sinkLoads === undefined ? {} : { sl: w.sinkLoads.map((loads) => loads.map((row) => row.map((l) => LOAD_CLASSES.indexOf(l)).join(''))) }),
     ...(w.idOrder === undefined || w.idOrder === 'time' ? {} : { io: w.idOrder }),
+    ...(w.maxRuns === undefined ? {} : { mr: w.maxRuns }),
     c: c.schedule.choices,
     z: c.schedule.starve.map((a) => [a.replica, a.worker]),
     ...(c.schedule.pct === undefined ? {} : { q: c.schedule.pct.priorities, x: c.schedule.pct.changes }),
@@ -102,6 +103,8 @@ export function decodeToken(token: string): Counterexample {
   const sink = SINK_VERSIONS.find((v) => v === (o['sk'] ?? DEFAULT_SINK)) ?? bad('sink');
   const idOrderRaw = o['io'];
   if (idOrderRaw !== undefined && idOrderRaw !== 'reversed') return bad('id order');
+  const maxRunsRaw = o['mr'];
+  if (maxRunsRaw !== undefined && !isNat(maxRunsRaw)) return bad('max runs');
   const starveRaw = o['z'];
   if (!Array.isArray(starveRaw)) return bad('starve list');
   const starve = starveRaw.map((a: unknown) => {
@@ -159,6 +162,7 @@ export function decodeToken(token: string): Counterexample {
     sink,
     ...(sinkLoads === undefined ? {} : { sinkLoads }),
     ...(idOrderRaw === undefined ? {} : { idOrder: idOrderRaw }),
+    ...(maxRunsRaw === undefined ? {} : { maxRuns: maxRunsRaw as number }),
   };
   const schedule = { choices: choices as number[], starve, ...(pct === undefined ? {} : { pct }), ...(faults === undefined ? {} : { faults }) };
   return { workload, schedule, ...(bug === undefined ? {} : { bug }) };

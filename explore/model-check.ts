@@ -444,6 +444,8 @@ function summaryLine(req: ModelCheckRequest, variants: readonly VariantCheck[]):
 const parts = (p: PartsSummary): string => `${p.hollow} hollow + ${p.inline} inline`;
 const ids = (xs: readonly number[]): string => `[${xs.join(', ')}]`;
 const batch = (b: BatchSummary): string => `${ids(b.updates)} (${parts(b.parts)})`;
+/** Who runs a sweep: the worker whose builder() call it is (another sink's: its process). */
+const sweepBy = (e: { readonly process: number; readonly worker?: number }): string => (e.worker === undefined ? `p${e.process}` : `w${e.worker}`);
 
 /** A protocol event as one readable line: who, what, and the predicted outcome after `→`. */
 export function formatTraceEvent(e: TraceEvent): string {
@@ -485,11 +487,11 @@ export function formatTraceEvent(e: TraceEvent): string {
     case 'bump':
       return `${r} bump the shard [${e.from}, ${e.to}) with an empty append (the shard was behind the lower)`;
     case 'sweep':
-      return `${r} p${e.process} sweep → removed ${ids(e.removed)}`;
+      return `${r} ${sweepBy(e)} sweep → removed ${ids(e.removed)}`;
     case 'sweep-hold':
-      return `${r} p${e.process} sweep-hold id=${e.sharedId}`;
+      return `${r} ${sweepBy(e)} sweep-hold id=${e.sharedId}`;
     case 'sweep-release':
-      return `${r} p${e.process} sweep-release id=${e.sharedId} → closed=${e.closed}`;
+      return `${r} ${sweepBy(e)} sweep-release id=${e.sharedId} → closed=${e.closed}`;
     case 'drop':
       return `${r} w${e.worker} drop id=${e.sharedId} → closed=${e.closed}`;
     case 'fault':

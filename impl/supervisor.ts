@@ -295,17 +295,17 @@ export class Supervisor implements RunControl {
   /** The registries of one incarnation that hosts several sinks: one per process. */
   #registries(
     replica: number,
-    hosted: readonly { s: number; trace: Trace; writer: BatchWriter }[],
+    hosted: readonly { s: number; trace: Trace; writer: BatchWriter; shard: ShardWriter }[],
     scheduler: Scheduler,
     spawn: TaskGroup['spawn'],
   ): SharedBatches[] {
     const { run, trace } = this.deps;
     // An incarnation hosts at least one sink: an abort with none left to host is refused.
-    const first = hosted[0] as { writer: BatchWriter };
+    const first = hosted[0] as { writer: BatchWriter; shard: ShardWriter };
     const sinks = hosted.map((h) => h.s);
     return Array.from(
       { length: run.processes },
-      (_, process) => new SharedBatches({ replica, process, writer: first.writer, scheduler, trace, bugs: run.bugs, spawn, sinks }),
+      (_, process) => new SharedBatches({ replica, process, writer: first.writer, scheduler, trace, bugs: run.bugs, spawn, sinks, shard: first.shard.shardId }),
     );
   }
 

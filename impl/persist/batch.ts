@@ -33,6 +33,8 @@ export class Batch {
     readonly updateIds: readonly UpdateId[],
     private readonly blob: BlobClient,
     private readonly where: Where,
+    /** Runs the parts form (runs.ts): one per part unless the builder compacted them. */
+    readonly runs: number = parts.length,
   ) {
     this.#parts = [...parts];
   }
