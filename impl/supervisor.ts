@@ -254,7 +254,7 @@ export class Supervisor implements RunControl {
       const { shardId, trace } = this.#env(s);
       const blob = new BlobClient(this.#env(s).blob, scheduler, metrics, writer.id, trace);
       const shard = new ShardWriter({ shardId, consensus, blob, scheduler, metrics, config: run.persist, where, trace, bugs: run.bugs });
-      return { s, trace, shard, writer: { config: run.persist, blob, metrics } satisfies BatchWriter };
+      return { s, trace, shard, writer: { config: run.persist, blob, metrics, shardId } satisfies BatchWriter };
     });
     // One registry per process, shared by every sink this incarnation hosts (none: each sink its own,
     // as a one-sink run always had).

@@ -35,6 +35,8 @@ export class Batch {
     private readonly where: Where,
     /** Runs the parts form (runs.ts): one per part unless the builder compacted them. */
     readonly runs: number = parts.length,
+    /** The shard the batch was built for (persist's `Batch::shard_id`). */
+    readonly shardId = '',
   ) {
     this.#parts = [...parts];
   }

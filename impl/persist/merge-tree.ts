@@ -48,6 +48,16 @@ export class MergeTree<T> {
     }
   }
 
+  /** Throws when a level holds more than it may (merge.rs `assert_invariants`). */
+  checkInvariants(): void {
+    this.#levels.forEach((level, depth) => {
+      const deepest = depth === this.#levels.length - 1;
+      if (deepest ? level.length > this.maxLen : level.length >= this.maxLen) {
+        throw new Error(`merge tree level ${depth} holds ${level.length} elements; max ${this.maxLen}${deepest ? '' : ' (exclusive)'}`);
+      }
+    });
+  }
+
   /** The contents flattened into at most `maxLen` elements, in push order. */
   finish(): T[] {
     let shallower = this.#levels[0] as T[];

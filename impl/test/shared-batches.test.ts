@@ -11,7 +11,7 @@ function nonNull(results: readonly (Batch | null)[]): Batch[] {
   return results.filter((b): b is Batch => b !== null);
 }
 
-describe("SharedBatches: Materialize's own tests", () => {
+describe("SharedBatches: Materialize's tests (materialize-tests.test.ts) in other orders: concurrent finishes, a skip racing the writer", () => {
   it('two handles each pushing one row: exactly one receives a batch of 2 updates, the other null', async () => {
     const h = sharedHarness();
     const a = await h.registry.builder(7, range, { worker: 0 });
