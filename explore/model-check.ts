@@ -127,9 +127,10 @@ export const CORE_UPDATE_SIZE = 100;
  * chooses the count as it runs; here each load vector is its own configuration, and `coreConfigs` lists
  * them all — with symmetry only one per orbit: worker 0 (the append worker) keeps its count, workers
  * 1…W−1 take the counts in ascending order (renaming them maps every other vector onto one of these).
- * Differences that make state counts incomparable one to one: our model has steps Promela folds
- * (stage, open, finish-begin/-end, hand, mint, append), and a best-effort worker with no data does
- * nothing, where Promela's still joins and finishes empty.
+ * Promela's workers with no data join and finish empty under best-effort and skip under the barrier:
+ * the no-data policies `finish` and `skip` here. Differences that make state counts incomparable one to
+ * one: our model has steps Promela folds (stage, open, finish-begin/-end, hand, mint, append), and our
+ * sweep runs inside a worker's builder() call, where Promela's is a process of its own.
  */
 export function coreConfigs(
   variant: Variant,
@@ -163,6 +164,7 @@ export function coreConfigs(
       persist: CHECK_PERSIST,
       maxBytesChoices: [1000],
       pushChunkUpdates: 1,
+      noData: variant === 'barrier' ? 'skip' : 'finish',
       ...(modelBug === 'sweep-upgrade-race' ? { bugs: { sweepUpgradeRace: true } } : {}),
     };
     return { loads, cfg };
