@@ -1,7 +1,8 @@
 /**
  * The bug gallery: realistic defects behind switches. Each is configuration (RunConfig.bugs), off by
  * default, and costs a production path one `bugs.has(...)` test at the one place it matters.
- * PROTOCOL.md "Bugs of the gallery" defines them; each has a targeted test in impl/test/bugs.test.ts.
+ * PROTOCOL.md "Bugs of the gallery" defines them; each has a targeted test in impl/test/ (bugs.test.ts, or
+ * the file of its feature: sinks.test.ts, runs.test.ts).
  */
 import type { BugName } from '../vocab/index.ts';
 import { BUG_NAMES } from '../vocab/index.ts';
