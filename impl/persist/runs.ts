@@ -9,15 +9,12 @@
  *   writes). The kit's parts hold ascending, unique updates cut greedily at the target size, so a merge of
  *   adjacent runs cuts the same parts again: only the grouping into runs changes.
  */
-import { SbkitError } from '../errors.ts';
 import { MergeTree } from './merge-tree.ts';
 
-/** The builder's `max_runs` from the config value: `null` (= `None`) below 2, as `BatchBuilderConfig::new` maps it. */
+/** The builder's `max_runs` from the (validated: persist/config.ts) config value: `null` (= `None`) below 2,
+ * as `BatchBuilderConfig::new` maps it. */
 export function maxRunsLimit(configured: number | undefined): number | null {
   const value = configured ?? 1;
-  if (!Number.isInteger(value) || value < 0) {
-    throw new SbkitError('invalid-config', `persist.maxRuns must be a non-negative integer, got ${String(configured)}`);
-  }
   return value >= 2 ? value : null;
 }
 

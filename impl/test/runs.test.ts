@@ -21,7 +21,6 @@ describe('persist_batch_max_runs', () => {
   it('below 2 is None (every part a run of its own); m ≥ 2 bounds the runs through the merge tree, counting the rewrites', () => {
     expect([0, 1, undefined].map(maxRunsLimit)).toEqual([null, null, null]);
     expect(maxRunsLimit(2)).toBe(2);
-    expect(() => maxRunsLimit(-1)).toThrow(expect.objectContaining({ code: 'invalid-config' }));
     expect(runsOf(5, null)).toEqual({ runs: 5, rewrites: 0 });
     expect(runsOf(2, 2)).toEqual({ runs: 2, rewrites: 0 }); // exactly max_len: the deepest level holds them
     expect(runsOf(3, 2)).toEqual({ runs: 2, rewrites: 2 }); // the first two merged into one run
