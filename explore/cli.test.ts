@@ -339,7 +339,7 @@ describe('the main job', () => {
     expect(out.indexOf('== model check (npx sbkit model --check) ==')).toBeGreaterThan(out.indexOf('done criteria:'));
     expect(out.indexOf('== model check')).toBeLessThan(out.indexOf('== check (npx sbkit check'));
     expect(out).toMatch(/^best-effort +109 +\d+ +yes +13\/13 hold /m);
-    expect(out).toContain('sbkit model --check: ok (3 variants, 334 states; every always/eventually property holds)');
+    expect(out).toContain('sbkit model --check: ok (3 variants, 220 states; every always/eventually property holds)');
     expect(out).toContain('sbkit check: ok');
     expect(out).toContain('report: main/index.html');
     expect(existsSync(join(dir, 'main', 'index.html'))).toBe(true);

@@ -107,7 +107,7 @@ export class SharedBatches {
     if (participants !== undefined) requireInteger(participants, 1, 'participants', 'invalid-workers');
 
     const where = this.#where(opts.worker);
-    await this.#acquire('shared.open', where, opts.worker);
+    await this.#acquire(() => pointAt(this.ctx.scheduler, 'shared.open', where), opts.worker);
     try {
       const key = keyOf(bid);
       if (participants !== undefined) this.#refuseCompleted(key, bid, 'builder()');
@@ -151,7 +151,7 @@ export class SharedBatches {
     requireInteger(participants, 1, 'participants', 'invalid-workers');
     requireInteger(worker, 0, 'worker', 'invalid-workers');
 
-    await this.#acquire('barrier.skip', this.#where(worker), worker);
+    await this.#acquire(() => pointAt(this.ctx.scheduler, 'barrier.skip', this.#where(worker)), worker);
     try {
       const key = keyOf(bid);
       const name = showId(bid);
@@ -190,11 +190,11 @@ export class SharedBatches {
     return { replica: this.ctx.replica, process: this.ctx.process, worker };
   }
 
-  /** Takes the registry's lock (Materialize: `self.data.lock()`): a call that finds it held waits for
-   * its release, then passes its point again before it acts. */
-  async #acquire(label: 'shared.open' | 'barrier.skip', where: Where, worker: number): Promise<void> {
+  /** Takes the registry's lock (Materialize: `self.data.lock()`) after the call's point: a call that finds
+   * it held waits for its release, then passes its point again before it acts. */
+  async #acquire(point: () => Promise<void>, worker: number): Promise<void> {
     for (;;) {
-      await pointAt(this.ctx.scheduler, label, where);
+      await point();
       if (this.#lockedBy === null) {
         this.#lockedBy = worker;
         return;
