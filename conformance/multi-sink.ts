@@ -104,8 +104,8 @@ export function judgeSinks(
 
 /** Reach counters of several sinks sharing registries (counted by `sbkit check`, asserted by tests):
  * - `two-sinks`: the run had more than one sink;
- * - `cross-sink-removed`: a sweep started by one sink's entry creation removed another sink's entry;
- * - `cross-sink-sweep`: a sweep started by one sink's entry creation held another sink's entry while
+ * - `cross-sink-removed`: a sweep one sink's builder() call ran removed another sink's entry;
+ * - `cross-sink-sweep`: a sweep one sink's builder() call ran held another sink's entry while
  *   that sink's last finish began, so its release dropped the last reference (the review's race across
  *   sinks, sweep-upgrade-race only: the batch goes to nobody). */
 export const SINK_REACH = ['two-sinks', 'cross-sink-removed', 'cross-sink-sweep'] as const;

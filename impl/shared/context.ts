@@ -22,7 +22,7 @@ export interface SharedBatchesContext {
   readonly scheduler: Scheduler;
   readonly trace: Trace;
   readonly bugs: BugSwitches;
-  /** Starts the builder tasks and the background sweep. */
+  /** Starts the builder tasks. */
   readonly spawn: Spawn;
   /** The sinks this registry serves, when it serves more than one (omitted: one sink, sink 0, writing
    * through `writer` and tracing to `trace`). A sweep then reports what it removed per sink. */
