@@ -59,6 +59,7 @@ export const CORRUPTIONS: readonly Corruption[] = [
   { names: 'persist.blobTargetSize', describe: 'persist.blobTargetSize 0', corrupt: (c) => ({ ...c, persist: { ...c.persist, blobTargetSize: 0 } }) },
   { names: 'persist.inlineSingleMaxBytes', describe: 'persist.inlineSingleMaxBytes -1', corrupt: (c) => ({ ...c, persist: { ...c.persist, inlineSingleMaxBytes: -1 } }) },
   { names: 'persist.inlineTotalMaxBytes', describe: 'persist.inlineTotalMaxBytes 0.5', corrupt: (c) => ({ ...c, persist: { ...c.persist, inlineTotalMaxBytes: 0.5 } }) },
+  { names: 'persist.maxRuns', describe: 'persist.maxRuns -1', corrupt: (c) => ({ ...c, persist: { ...c.persist, maxRuns: -1 } }) },
   { names: 'updates', describe: 'updates not an array', corrupt: (c) => ({ ...c, updates: cast({}) }) },
   { names: 'updates[0]', describe: 'updates[0] null', corrupt: (c) => withUpdate(c, () => null) },
   { names: 'updates[0].id', describe: 'updates[0].id -1', corrupt: (c) => withUpdate(c, (u) => ({ ...u, id: -1 })) },

@@ -181,7 +181,7 @@ export function describeWorkload(w: Workload): string {
     `${w.variant}, ${w.replicas} replica(s) × ${w.processes} process(es) × ${w.workersPerProcess} worker(s), ${w.intervals} interval(s)` +
     `${w.asOf === 0 ? '' : `, as-of ${w.asOf}`}; knob by lower ${JSON.stringify(w.knob)}` +
     `${!sharesAtAll(w.variant) ? '' : `; barrier flag by desired frontier ${w.barrierFlags.map((b) => (b ? 'on' : 'off')).join(',')}`}; loads ${loads}; ` +
-    `blobTarget ${w.blobTargetSize}, inlineSingleMax ${w.inlineSingleMaxBytes}, inlineTotalMax ${w.inlineTotalMaxBytes}, pushChunk ${w.pushChunkUpdates}, pacing ${w.pacing}, noData ${w.noData}, sink ${w.sink}` +
+    `blobTarget ${w.blobTargetSize}, inlineSingleMax ${w.inlineSingleMaxBytes}, inlineTotalMax ${w.inlineTotalMaxBytes}${w.maxRuns === undefined ? '' : `, maxRuns ${w.maxRuns}`}, pushChunk ${w.pushChunkUpdates}, pacing ${w.pacing}, noData ${w.noData}, sink ${w.sink}` +
     (w.idOrder === 'reversed' ? '; update ids numbered from the last interval back' : '') +
     Object.entries(w.variantOptions ?? {}).map(([k, x]) => `; ${k} ${x === Number.POSITIVE_INFINITY ? 'inf' : `${x} ms`}`).join('') +
     (w.sinkLoads ?? []).map((l, i) => `; sink ${i + 1}'s loads ${l.map((row, t) => `t${t}:[${row.join(' ')}]`).join(' ')}`).join('')

@@ -131,6 +131,10 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
     const { idOrder: _reversed, ...timeOrder } = w;
     yield same(timeOrder);
   }
+  if (w.maxRuns !== undefined) {
+    const { maxRuns: _compacting, ...noRunLimit } = w;
+    yield same(noRunLimit);
+  }
   if (w.pushChunkUpdates !== 256) yield same({ ...w, pushChunkUpdates: 256 });
   if (w.blobTargetSize !== 128 * 1024 * 1024) yield same({ ...w, blobTargetSize: 128 * 1024 * 1024 });
   if (w.inlineTotalMaxBytes !== 1024 * 1024) yield same({ ...w, inlineTotalMaxBytes: 1024 * 1024 });

@@ -231,8 +231,8 @@ export function requiredReach(variant: Variant): readonly string[] {
       ? ['empty-finish-receives', 'supersede-skip-reported']
       : ['supersede-skip-reported'];
   const limits = LIMITS.filter((l) => !rare.includes(l));
-  // multi-sink.ts SINK_REACH: two sinks in a quarter of the runs; a sweep one sink's open started removing
-  // another sink's entry, 30–40 per 500 where entries exist.
+  // multi-sink.ts SINK_REACH: two sinks in a quarter of the runs; a sweep one sink's builder() call ran
+  // removing another sink's entry, wherever both sinks have entries.
   if (!sharing) return ['replica-overtakes', ...limits, 'two-sinks'];
   return [...ORDERS, ...limits, 'two-sinks', 'cross-sink-removed'];
 }

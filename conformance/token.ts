@@ -37,6 +37,7 @@ export function encodeToken(c: Counterexample): string {
     ...(w.sink === DEFAULT_SINK ? {} : { sk: w.sink }),
     ...(w.sinkLoads === undefined ? {} : { sl: w.sinkLoads.map((loads) => loads.map((row) => row.map((l) => LOAD_CLASSES.indexOf(l)).join(''))) }),
     ...(w.idOrder === undefined || w.idOrder === 'time' ? {} : { io: w.idOrder }),
+    ...(w.maxRuns === undefined ? {} : { mr: w.maxRuns }),
     // The variant's options (a variant without options has none): `inf` as text, JSON has no Infinity.
     ...(w.variantOptions === undefined ? {} : { vo: Object.fromEntries(Object.entries(w.variantOptions).map(([k, x]) => [k, x === Number.POSITIVE_INFINITY ? 'inf' : x])) }),
     c: c.schedule.choices,
@@ -105,6 +106,8 @@ export function decodeToken(token: string): Counterexample {
   const sink = SINK_VERSIONS.find((v) => v === (o['sk'] ?? DEFAULT_SINK)) ?? bad('sink');
   const idOrderRaw = o['io'];
   if (idOrderRaw !== undefined && idOrderRaw !== 'reversed') return bad('id order');
+  const maxRunsRaw = o['mr'];
+  if (maxRunsRaw !== undefined && !isNat(maxRunsRaw)) return bad('max runs');
   const variantOptions = o['vo'] === undefined ? undefined : decodeOptions(variant, o['vo']) ?? bad('variant options');
   const starveRaw = o['z'];
   if (!Array.isArray(starveRaw)) return bad('starve list');
@@ -163,6 +166,7 @@ export function decodeToken(token: string): Counterexample {
     sink,
     ...(sinkLoads === undefined ? {} : { sinkLoads }),
     ...(idOrderRaw === undefined ? {} : { idOrder: idOrderRaw }),
+    ...(maxRunsRaw === undefined ? {} : { maxRuns: maxRunsRaw as number }),
     ...(variantOptions === undefined ? {} : { variantOptions }),
   };
   const schedule = { choices: choices as number[], starve, ...(pct === undefined ? {} : { pct }), ...(faults === undefined ? {} : { faults }) };

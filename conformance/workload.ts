@@ -69,6 +69,10 @@ export interface Workload {
   readonly idOrder?: IdOrder;
   /** The variant's options (impl RunConfig.variantOptions; absent: a variant without options). */
   readonly variantOptions?: VariantOptionValues;
+  /** persist_batch_max_runs (absent: 1, Materialize's default, which no builder compacts at): own
+   * batches compact their runs to at most this many (vocab PersistConfig.maxRuns); the shared builder
+   * ignores it. */
+  readonly maxRuns?: number;
 }
 
 export type IdOrder = 'time' | 'reversed';
@@ -181,10 +185,14 @@ function workloadWithoutOptions(variant: Variant, bounds: WorkloadBounds): fc.Ar
           }),
         },
       ),
-      // Update ids out of time order in a quarter of runs (drawn last: every other field as before).
+      // Update ids out of time order in a quarter of runs (drawn after every other field but the last).
       idOrder: fc.constantFrom<IdOrder>('time', 'time', 'time', 'reversed'),
+      // persist_batch_max_runs 2 in a quarter of runs, with a blob target of 1 byte (every update a part
+      // of its own) and every part hollow, so own batches have more parts than runs and compact them,
+      // and the parts are blobs the audit sees; drawn last.
+      maxRuns: fc.constantFrom(1, 1, 1, 2),
     })
-    .map(({ swarm, moreSinks, idOrder, ...drawn }) => {
+    .map(({ swarm, moreSinks, idOrder, maxRuns, ...drawn }) => {
       const g = { ...drawn, ...swarmShape(swarm, drawn), ...swarmPersist(swarm, drawn) };
       const workers = g.workersPerProcess * g.processes;
       const asOf = Math.min(g.asOf, g.intervals - 1);
@@ -214,6 +222,7 @@ function workloadWithoutOptions(variant: Variant, bounds: WorkloadBounds): fc.Ar
               ),
             }),
         ...(idOrder === 'time' ? {} : { idOrder }),
+        ...(maxRuns === 1 ? {} : { maxRuns, blobTargetSize: 1, inlineSingleMaxBytes: 0 }),
       };
       return { ...w, inlineTotalMaxBytes: inlineTotalFor(w, g.inlineTotal) };
     });
@@ -290,6 +299,7 @@ export function persistOf(w: Workload): PersistConfig {
     blobTargetSize: w.blobTargetSize,
     inlineSingleMaxBytes: w.inlineSingleMaxBytes,
     inlineTotalMaxBytes: w.inlineTotalMaxBytes,
+    ...(w.maxRuns === undefined ? {} : { maxRuns: w.maxRuns }),
   };
 }
 
@@ -306,6 +316,7 @@ export function persistOverrides(w: Workload): Partial<PersistConfig> {
     ...(all.blobTargetSize === DEFAULT_BLOB_TARGET ? {} : { blobTargetSize: all.blobTargetSize }),
     ...(all.inlineSingleMaxBytes === INLINE_SINGLE_MAX ? {} : { inlineSingleMaxBytes: all.inlineSingleMaxBytes }),
     ...(all.inlineTotalMaxBytes === DEFAULT_INLINE_TOTAL ? {} : { inlineTotalMaxBytes: all.inlineTotalMaxBytes }),
+    ...(all.maxRuns === undefined ? {} : { maxRuns: all.maxRuns }),
   };
 }
 

@@ -61,7 +61,7 @@ describe('sbkit: dispatch and help', () => {
     [['compare', '--sweep', 'workers=1,0'], 'sbkit compare: --sweep: workers=0: expected an integer from 1 to 128'],
     [['compare', '--scenario', 'panic'], 'sbkit compare: --scenario: expected one of steady, hydration'],
     [['compare', '--rows', '5000000', '--intervals', '2'], 'sbkit compare: --intervals × --rows: at most 5,000,000 updates'],
-    [['compare', '--no-data', 'maybe'], 'sbkit compare: --no-data: expected one of skip, finish, got "maybe"'],
+    [['compare', '--no-data', 'maybe'], 'sbkit compare: --no-data: expected one of default, skip, finish, both, got "maybe"'],
     [['check', '--variant', 'both'], 'sbkit check: --variant: expected one of off, best-effort, barrier, all'],
     [['check', '--runs', '0'], 'sbkit check: --runs: expected an integer from 1'],
     [['check', '--strategy', 'chaos'], 'sbkit check: --strategy: expected one of random, pct, mixed'],
@@ -143,14 +143,14 @@ describe('sbkit compare', () => {
   it('--no-data finish: workers with no data finish empty handles; the table counts them and the model agrees', async () => {
     // 8 workers and 8 updates per interval: about a third of the workers have no data in an interval.
     const argv = ['compare', '--workers', '8', '--intervals', '10', '--rows', '8', '--row-bytes', '5000', '--variants', 'best-effort,barrier'];
-    const skip = await run([...argv, '--json']);
+    const skip = await run([...argv, '--no-data', 'skip', '--json']);
     const finish = await run([...argv, '--no-data', 'finish', '--json']);
     expect(finish.code).toBe(0);
-    type Row = { variant: string; partsPerAppend: number; modelAgrees: boolean; emptyFinishes?: { finished: number; received: number } };
+    type Row = { variant: string; partsPerAppend: number; modelAgrees: boolean; emptyFinishes?: { finished: number; received: number; skips: number } };
     const rowsOf = (out: string) => JSON.parse(out) as { config: Record<string, unknown>; variants: Row[] };
     const s = rowsOf(skip.out);
     const f = rowsOf(finish.out);
-    expect(s.config).not.toHaveProperty('noData');
+    expect(s.config['noData']).toBe('skip');
     expect(f.config['noData']).toBe('finish');
     for (const r of s.variants) expect(r.emptyFinishes).toBeUndefined();
     for (const r of f.variants) {
@@ -163,6 +163,33 @@ describe('sbkit compare', () => {
     expect(text.out).toMatch(/seed 1, no-data finish\n/);
     expect(text.out).toContain('empty finishes');
     expect((await run(argv)).out).not.toContain('empty finishes');
+  });
+
+  it('--no-data both: each sharing variant under skip and under finish, side by side, with what each costs (empty finishes, skips)', async () => {
+    const argv = ['compare', '--workers', '8', '--intervals', '10', '--rows', '8', '--row-bytes', '5000'];
+    const both = await run([...argv, '--no-data', 'both', '--json']);
+    expect(both.code).toBe(0);
+    type Row = { variant: string; noData?: string; partsPerAppend: number; modelAgrees: boolean; emptyFinishes?: { finished: number; received: number; skips: number } };
+    const rows = (JSON.parse(both.out) as { config: Record<string, unknown>; variants: Row[] }).variants;
+    expect(rows.map((r) => `${r.variant}${r.noData === undefined ? '' : `/${r.noData}`}`)).toEqual(['off', 'best-effort/skip', 'best-effort/finish', 'barrier/skip', 'barrier/finish']);
+    for (const r of rows) expect(r.modelAgrees).toBe(true);
+    const row = (variant: string, noData: string) => rows.find((r) => r.variant === variant && r.noData === noData)?.emptyFinishes;
+    // skip: no empty finish; the barrier reports the empty workers by skips. finish: no skip from them.
+    expect(row('best-effort', 'skip')).toMatchObject({ finished: 0, skips: 0 });
+    expect(row('barrier', 'skip')?.finished).toBe(0);
+    expect(row('barrier', 'skip')?.skips).toBeGreaterThan(0);
+    expect(row('barrier', 'finish')?.finished).toBeGreaterThan(0);
+    expect(row('barrier', 'finish')?.skips).toBe(0);
+    // Every barrier row is one batch per process whatever the policy.
+    for (const r of rows.filter((x) => x.variant === 'barrier')) expect(r.partsPerAppend).toBe(1);
+    const text = await run([...argv, '--no-data', 'both']);
+    expect(text.out).toMatch(/seed 1, no-data both\n/);
+    expect(text.out).toMatch(/^barrier, no-data finish +\d/m);
+    expect(text.out).toContain('skips');
+    // The default (finish under the barrier, skip otherwise) shows no policy columns and no policy in the header.
+    const plain = await run(argv);
+    expect(plain.out).not.toContain('no-data');
+    expect(plain.out).not.toContain('empty finishes');
   });
 
   it('shows the fallback in the hydration scenario', async () => {
@@ -295,7 +322,7 @@ describe('sbkit check', () => {
     expect(r.out).toContain(`shortest counterexample written as a sequence diagram: ${path}`);
     const m = readFileSync(path, 'utf8');
     expect(m.startsWith('sequenceDiagram\n  title model best-effort with model bug sweep-upgrade-race: shortest counterexample to ')).toBe(true);
-    expect(m).toContain('R0_0->>B0_0_0_1: 9: sweep holds a reference');
+    expect(m).toContain("R0_0->>B0_0_0_1: 7: w1's builder(): sweep holds a reference");
     expect(m).toMatch(/Note over M0,S: ✘ always \S+ VIOLATED/);
     const none = await run(['model', '--check', '--variant', 'off', '--emit-diagram', join(dir, 'none2.mmd')]);
     expect(none.code).toBe(0);
@@ -337,8 +364,8 @@ describe('the main job', () => {
     // the exhaustive model check runs after compare and before the conformance check, as a short table.
     expect(out.indexOf('== model check (npx sbkit model --check) ==')).toBeGreaterThan(out.indexOf('done criteria:'));
     expect(out.indexOf('== model check')).toBeLessThan(out.indexOf('== check (npx sbkit check'));
-    expect(out).toMatch(/^best-effort +161 +\d+ +yes +8\/13 hold, 5 vacuous /m);
-    expect(out).toContain('sbkit model --check: ok (3 variants, 334 states; every always/eventually property holds, 15 of them vacuously)');
+    expect(out).toMatch(/^best-effort +109 +\d+ +yes +8\/13 hold, 5 vacuous /m);
+    expect(out).toContain('sbkit model --check: ok (3 variants, 220 states; every always/eventually property holds, 15 of them vacuously)');
     expect(out).toContain('sbkit check: ok');
     expect(out).toContain('report: main/index.html');
     expect(existsSync(join(dir, 'main', 'index.html'))).toBe(true);

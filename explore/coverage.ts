@@ -55,6 +55,16 @@ export const NEVER_REACHED: Readonly<Record<string, string>> = {
     'a skip meets a dead entry only when a worker reports after every participant already finished: over-reporting, which the barrier forbids (off and best-effort never skip)',
   'builder|notLive_dead --> notLive_dead : SKIP [isBarrier]':
     'a skip meets a dead entry only when a worker reports after every participant already finished: over-reporting, which the barrier forbids (off and best-effort never skip)',
+  'builder|finalized --> finalized : SWEEP_HOLD':
+    "the review bug's sweep holds an entry only inside another worker's builder() call of the process; once a barrier entry finalized every worker of the process has reported, and no one opens again before that description is appended, after every finish-end dropped the entry: only another sink's call (several sinks, not searched here) can hold it",
+  'builder|finalized --> finalized : SWEEP_RELEASE':
+    "the release of a hold no one-sink search reaches (a finalized entry is held only by another sink's builder() call)",
+  'builder|finalized --> notLive_dead : SWEEP_RELEASE [holdsLastRef]':
+    "the release of a hold no one-sink search reaches (a finalized entry is held only by another sink's builder() call)",
+  'sweep|visiting --> holding : SWEEP_HOLD [holdsNextLiveEntry]':
+    "a second visit in one sweep needs two live entries in one registry at once: one sink has that only around a supersede (two replicas, searched by no bug shape here), or several sinks share the registry",
+  'sweep|visiting --> idle : SWEEP [endsEnvironmentVisits]':
+    "another sink's sweep that visited this sink's live entries: only in one sink's replay of a run of several sinks with the review bug, and coverage counts runs without bugs",
   'handle|pushing --> pushing : PUSH [continuesStagedOrder]':
     "a second push of one handle: the exhaustive search pushes a worker's staged updates in one push; only an implementation pushing in chunks (conformance's pushChunk) takes it",
   'mint|sealed --> sealed : FRONTIER [desiredBelowIntervals]':

@@ -9,6 +9,7 @@ import type { TraceEvent } from '../vocab/index.ts';
 import { DEFAULT_PERSIST_CONFIG } from '../impl/persist/config.ts';
 import { partitionWorker } from '../impl/update.ts';
 import type { ModelConfig, Update as ModelUpdate } from '../model/config.ts';
+import { noDataOf } from './cases.ts';
 import type { PreparedWorkload } from './experiment.ts';
 import type { Case, Setup } from './types.ts';
 import { variantOptionsOf } from './variant-options.ts';
@@ -53,7 +54,7 @@ export function modelConfigFor(setup: Setup, c: Case, workload: PreparedWorkload
     updates: modelUpdates(workload, setup.processes * setup.workers),
     persist: DEFAULT_PERSIST_CONFIG,
     maxBytesChoices: [c.threshold],
-    ...(setup.noData === undefined ? {} : { noData: setup.noData }),
+    ...(noDataOf(setup, c) === undefined ? {} : { noData: noDataOf(setup, c) }),
     // With faults: as many aborts and indeterminate commits as the run had; cleanup runs (experiment.ts).
     ...(setup.faults === undefined ? {} : { faults: { aborts: Number.POSITIVE_INFINITY, indeterminate: Number.POSITIVE_INFINITY, cleanup: true } }),
   };

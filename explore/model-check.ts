@@ -137,9 +137,10 @@ export const CORE_UPDATE_SIZE = 100;
  * chooses the count as it runs; here each load vector is its own configuration, and `coreConfigs` lists
  * them all — with symmetry only one per orbit: worker 0 (the append worker) keeps its count, workers
  * 1…W−1 take the counts in ascending order (renaming them maps every other vector onto one of these).
- * Differences that make state counts incomparable one to one: our model has steps Promela folds
- * (stage, open, finish-begin/-end, hand, mint, append), and a best-effort worker with no data does
- * nothing, where Promela's still joins and finishes empty.
+ * Promela's workers with no data join and finish empty under best-effort and skip under the barrier:
+ * the no-data policies `finish` and `skip` here. Differences that make state counts incomparable one to
+ * one: our model has steps Promela folds (stage, open, finish-begin/-end, hand, mint, append), and our
+ * sweep runs inside a worker's builder() call, where Promela's is a process of its own.
  */
 export function coreConfigs(
   variant: Variant,
@@ -173,6 +174,7 @@ export function coreConfigs(
       persist: CHECK_PERSIST,
       maxBytesChoices: [1000],
       pushChunkUpdates: 1,
+      noData: variant === 'barrier' ? 'skip' : 'finish',
       ...(modelBug === 'sweep-upgrade-race' ? { bugs: { sweepUpgradeRace: true } } : {}),
     };
     return { loads, cfg };
@@ -486,6 +488,8 @@ function summaryLine(req: ModelCheckRequest, variants: readonly VariantCheck[]):
 const parts = (p: PartsSummary): string => `${p.hollow} hollow + ${p.inline} inline`;
 const ids = (xs: readonly number[]): string => `[${xs.join(', ')}]`;
 const batch = (b: BatchSummary): string => `${ids(b.updates)} (${parts(b.parts)})`;
+/** Who runs a sweep: the worker whose builder() call it is (another sink's: its process). */
+const sweepBy = (e: { readonly process: number; readonly worker?: number }): string => (e.worker === undefined ? `p${e.process}` : `w${e.worker}`);
 
 /** A protocol event as one readable line: who, what, and the predicted outcome after `→`. */
 export function formatTraceEvent(e: TraceEvent): string {
@@ -527,11 +531,11 @@ export function formatTraceEvent(e: TraceEvent): string {
     case 'bump':
       return `${r} bump the shard [${e.from}, ${e.to}) with an empty append (the shard was behind the lower)`;
     case 'sweep':
-      return `${r} p${e.process} sweep → removed ${ids(e.removed)}`;
+      return `${r} ${sweepBy(e)} sweep → removed ${ids(e.removed)}`;
     case 'sweep-hold':
-      return `${r} p${e.process} sweep-hold id=${e.sharedId}`;
+      return `${r} ${sweepBy(e)} sweep-hold id=${e.sharedId}`;
     case 'sweep-release':
-      return `${r} p${e.process} sweep-release id=${e.sharedId} → closed=${e.closed}`;
+      return `${r} ${sweepBy(e)} sweep-release id=${e.sharedId} → closed=${e.closed}`;
     case 'drop':
       return `${r} w${e.worker} drop id=${e.sharedId} → closed=${e.closed}`;
     case 'fault':

@@ -25,7 +25,7 @@ import { redactUrl } from '../impl/persist/pg-consensus.ts';
 import { loadShardState } from '../impl/persist/state.ts';
 import { runSink } from '../impl/run.ts';
 import type { Scheduler } from '../impl/seams.ts';
-import { casesFor } from './cases.ts';
+import { casesFor, noDataOf } from './cases.ts';
 import { countFigures, prepareWorkload, type PreparedWorkload } from './experiment.ts';
 import { latencyStats } from './latency.ts';
 import { modelConfigFor } from './model-agreement.ts';
@@ -73,7 +73,7 @@ export async function runProductionComparison(
   backends: ProductionBackends,
   progress?: ProgressFn,
 ): Promise<Comparison> {
-  const cases = casesFor(scenario, variants, setup.threshold);
+  const cases = casesFor(scenario, variants, setup.threshold, setup.noData);
   const labels = caseLabels(cases);
   const workload = prepareWorkload(setup);
   const rows: Figures[] = [];
@@ -136,7 +136,7 @@ export async function runProductionCase(setup: Setup, c: Case, workload: Prepare
       updates: workload.updates,
       maxBytes: c.threshold,
       bugs: setup.bug === undefined ? [] : [setup.bug],
-      ...(setup.noData === undefined ? {} : { noData: setup.noData }),
+      ...(noDataOf(setup, c) === undefined ? {} : { noData: noDataOf(setup, c) }),
       scheduler,
       observer,
       consensus: stores.consensus,

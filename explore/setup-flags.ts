@@ -146,10 +146,12 @@ const FIXED_SETUP_FLAGS = {
   variants: choiceListFlag<Variant>({ help: 'variants to run, comma-separated', choices: VARIANTS, defaultValue: VARIANTS }),
   scenario: choiceFlag({ help: 'steady: the PR workload; hydration: a few huge intervals, threshold vs unlimited; small-writes: per-worker data below the inline limit', choices: SCENARIOS, defaultValue: 'steady' }),
   bug: optional(choiceFlag<BugName>({ help: 'switch on a bug of the gallery (see sbkit bugs)', choices: BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' })),
-  'no-data': choiceFlag<NoDataPolicy>({
-    help: 'what a worker with no data for a shared interval does: skip (nothing; a skip under the barrier) or finish (opens a handle on the shared id and finishes it empty, as #37591\'s doc asks)',
-    choices: NO_DATA_POLICIES,
-    defaultValue: 'skip',
+  'no-data': choiceFlag<NoDataPolicy | 'default' | 'both'>({
+    help:
+      "what a worker with no data for a shared interval does: skip (nothing; a skip under the barrier), finish (opens a handle on the shared id and finishes it empty, as #37591's doc asks), " +
+      'default (finish under the barrier, skip otherwise), or both (each sharing variant under skip and under finish, side by side: what each costs)',
+    choices: ['default', ...NO_DATA_POLICIES, 'both'],
+    defaultValue: 'default',
   }),
   faults: rateFlag({
     help: 'storage faults at RATE per call (transient RATE, permanent RATE/20, indeterminate RATE/4 of writes) and replica crashes (RATE/10 per replica and interval), with leaked-blob cleanup',
@@ -183,7 +185,7 @@ export function resolveSetup(v: FlagValues<typeof SETUP_FLAGS>, sweeps: readonly
     bug: v.bug,
     ...(v.stragglers === undefined || v.stragglers.probability === 0 ? {} : { stragglers: v.stragglers }),
     ...(v.faults === undefined ? {} : { faults: v.faults }),
-    ...(v['no-data'] === 'skip' ? {} : { noData: v['no-data'] }),
+    ...(v['no-data'] === 'default' ? {} : { noData: v['no-data'] }),
     ...(variantOptions === undefined ? {} : { variantOptions }),
   };
   const maxOf = (param: SweepParam, base: number) => Math.max(base, ...sweeps.filter((s) => s.param === param).flatMap((s) => s.values));

@@ -41,8 +41,9 @@ export interface RunConfig {
   persist?: Partial<PersistConfig>;
   /** A shared worker pushes its staged updates in chunks of at most this many (default 256). */
   pushChunkUpdates?: number;
-  /** What a worker with no data for a shared description does (default 'skip': nothing, a skip under
-   * the barrier; 'finish': opens a handle and finishes it without pushing). */
+  /** What a worker with no data for a shared description does: 'skip' (nothing, a skip under the
+   * barrier) or 'finish' (opens a handle and finishes it without pushing). Default: vocab `defaultNoData`
+   * — 'finish' for the barrier variant, 'skip' otherwise. */
   noData?: NoDataPolicy;
   /** Which MV sink (vocab SinkVersion, default 'v2'): 'v2', the sync sink, shares batches as the variant
    * says; 'v1', the async sink, never uses SharedBatches (#37591), so every worker writes its own batch
@@ -131,7 +132,7 @@ export function resolveRunConfig(config: RunConfig): ResolvedRun {
     throw new SbkitError('invalid-config', `barrier must be a boolean or a function, got ${show(barrier)}`);
   }
   const pushChunkUpdates = requireInteger(config.pushChunkUpdates ?? DEFAULT_PUSH_CHUNK_UPDATES, 1, 'pushChunkUpdates');
-  const noData = config.noData ?? 'skip';
+  const noData = config.noData ?? policy.meta.defaultNoData;
   if (!NO_DATA_POLICIES.includes(noData)) {
     throw new SbkitError('invalid-config', `noData must be one of ${NO_DATA_POLICIES.map((p) => `'${p}'`).join(', ')}, got ${show(noData)}`);
   }

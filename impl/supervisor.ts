@@ -254,7 +254,7 @@ export class Supervisor implements RunControl {
       const { shardId, trace } = this.#env(s);
       const blob = new BlobClient(this.#env(s).blob, scheduler, metrics, writer.id, trace);
       const shard = new ShardWriter({ shardId, consensus, blob, scheduler, metrics, config: run.persist, where, trace, bugs: run.bugs });
-      return { s, trace, shard, writer: { config: run.persist, blob, metrics } satisfies BatchWriter };
+      return { s, trace, shard, writer: { config: run.persist, blob, metrics, shardId } satisfies BatchWriter };
     });
     // One registry per process, shared by every sink this incarnation hosts (none: each sink its own,
     // as a one-sink run always had).
@@ -295,17 +295,17 @@ export class Supervisor implements RunControl {
   /** The registries of one incarnation that hosts several sinks: one per process. */
   #registries(
     replica: number,
-    hosted: readonly { s: number; trace: Trace; writer: BatchWriter }[],
+    hosted: readonly { s: number; trace: Trace; writer: BatchWriter; shard: ShardWriter }[],
     scheduler: Scheduler,
     spawn: TaskGroup['spawn'],
   ): SharedBatches[] {
     const { run, trace } = this.deps;
     // An incarnation hosts at least one sink: an abort with none left to host is refused.
-    const first = hosted[0] as { writer: BatchWriter };
+    const first = hosted[0] as { writer: BatchWriter; shard: ShardWriter };
     const sinks = hosted.map((h) => h.s);
     return Array.from(
       { length: run.processes },
-      (_, process) => new SharedBatches({ replica, process, writer: first.writer, scheduler, trace, bugs: run.bugs, spawn, sinks }),
+      (_, process) => new SharedBatches({ replica, process, writer: first.writer, scheduler, trace, bugs: run.bugs, spawn, sinks, shard: first.shard.shardId }),
     );
   }
 

@@ -78,19 +78,19 @@ export interface ModelConfig {
   /** A shared worker pushes its staged updates in chunks of exactly this many (the last one the rest);
    * absent: any chunking in staged order (exploration pushes everything at once). */
   readonly pushChunkUpdates?: number;
-  /** What a worker with no data does while its description is shared (default `skip`: nothing, a skip
-   * under the barrier; `finish`: it opens a handle and finishes it without pushing, route `empty`). */
+  /** What a worker with no data does while its description is shared: `skip` (nothing, a skip under the
+   * barrier) or `finish` (it opens a handle and finishes it without pushing, route `empty`). Default:
+   * vocab `defaultNoData(variant)` — `finish` for the barrier variant, `skip` otherwise. */
   readonly noData?: NoDataPolicy;
   readonly bugs?: ModelBugs;
   readonly faults?: ModelFaults;
   /**
    * Several MV sinks share each process's registry (vocab/PROTOCOL.md "Several MV sinks"; conformance
-   * sets it only for runs with more than one sink, replaying one sink's events on its own model). The
-   * sweep is then an environment step: another sink's open may start it, so it may become pending at any
-   * time rather than only after this sink's own open outgrew the retained size (what started it is the
-   * process-level checker's, conformance/registry-check.ts), and it may move on to another sink's
-   * entries before it visited all of this sink's (new live entries above its cursor stay unvisited). What
-   * it removes stays predicted: exactly this sink's dead entries. `sbkit model --check` never sets it.
+   * sets it only for runs with more than one sink, replaying one sink's events on its own model). The size
+   * that triggers a sweep then counts other sinks' entries, so this sink's builder() call may sweep or not
+   * (which is right is the process-level checker's, conformance/registry-check.ts), and a sweep another
+   * sink's worker ran (no `worker`) is an environment step here. What a sweep removes stays predicted:
+   * exactly this sink's dead entries. `sbkit model --check` never sets it.
    */
   readonly sharedRegistry?: boolean;
 }

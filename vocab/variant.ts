@@ -10,7 +10,7 @@
  * Every other module asks a layer's registry (its `index.ts`): it iterates the variants or looks one
  * up by name, and never compares a variant's name. Adding a variant: see impl/variants/index.ts.
  */
-import type { BugName } from './index.ts';
+import type { BugName, NoDataPolicy } from './index.ts';
 
 /** A registered variant's name. Which names exist is what the layers' registries list (one list, the
  * same in every layer: vocab/variant-registry.test.ts). */
@@ -53,4 +53,6 @@ export interface VariantMeta {
   /** The gallery bugs that can show under this variant (a barrier bug cannot show without a barrier):
    * `sbkit check --bug B` without `--variant` checks B on every variant listing it, in registry order. */
   readonly galleryBugs: readonly BugName[];
+  /** What a worker with no data does when a run sets no policy (vocab NoDataPolicy, PROTOCOL.md "No data"). */
+  readonly defaultNoData: NoDataPolicy;
 }

@@ -72,7 +72,7 @@ describe('a replica process\'s helpers', () => {
 
   it('knows when an incarnation sealed: an append to K, a refusal at K, a restart at K', () => {
     const append = (upper: number, result: TraceEvent extends never ? never : { ok: true } | { ok: false; current: number }): TraceEvent =>
-      ({ kind: 'append', replica: 0, lower: upper - 1, upper, batches: 0, parts: { hollow: 0, inline: 0 }, updates: [], result }) as TraceEvent;
+      ({ kind: 'append', replica: 0, lower: upper - 1, upper, batches: 0, parts: { hollow: 0, inline: 0 }, runs: 0, updates: [], result }) as TraceEvent;
     expect(seals(append(10, { ok: true }), 10)).toBe(true);
     expect(seals(append(9, { ok: true }), 10)).toBe(false);
     expect(seals(append(9, { ok: false, current: 10 }), 10)).toBe(true);
@@ -93,6 +93,7 @@ describe('joining the traces of incarnations', () => {
     upper,
     batches: 1,
     parts: { hollow: 1, inline: 0 },
+    runs: 1,
     updates: [],
     result: { ok: true },
   });

@@ -13,7 +13,7 @@ import type { ExploreVariant } from './presentation.ts';
 
 export type { CriteriaInput, ExploreVariant, SeriesStyle } from './presentation.ts';
 /** What the variant does, as compare runs it (impl/variants/). */
-export { barrierByDefault, sharesAtAll } from '../../impl/variants/index.ts';
+export { barrierByDefault, sharesAtAll, variantMeta } from '../../impl/variants/index.ts';
 
 export const EXPLORE_VARIANTS: readonly ExploreVariant[] = [off, bestEffort, barrier];
 

@@ -59,6 +59,7 @@ async function appendDescription(r: ReplicaState, where: Where, desc: Descriptio
     upper: desc.upper,
     batches: batches.length,
     parts,
+    runs: batches.reduce((n, b) => n + b.runs, 0),
     updates: ascending(batches.flatMap((b) => b.updateIds)),
   } as const;
 
@@ -70,6 +71,7 @@ async function appendDescription(r: ReplicaState, where: Where, desc: Descriptio
     c.partsInline += parts.inline;
     c.batchesAppended += batches.length;
     c.updatesAppended += event.updates.length;
+    c.runsAppended += event.runs;
     trace.emit({ ...event, result: { ok: true } });
     r.deps.shardMoved.notifyWaiters();
     r.setLower(desc.upper);

@@ -67,7 +67,7 @@ export interface SinkDeps {
   /** The registries (one per process) when the replica hosts several MV sinks: shared by all of them
    * (the supervisor makes them; PROTOCOL.md "Several MV sinks"). Absent: this sink's own. */
   readonly registries?: readonly SharedBatches[];
-  /** This sink's index in the run (default 0): its entries' part of the registry key. */
+  /** This sink's index in the run (default 0): whose writer and trace its registry entries use. */
   readonly sink?: number;
 }
 
@@ -110,7 +110,7 @@ export class ReplicaState {
     this.writeQueues = Array.from({ length: n }, () => new Mailbox<Description>());
     this.appendQueues = Array.from({ length: n }, () => new Mailbox<Description>());
     this.inboxes = Array.from({ length: n }, () => new Mailbox<Hand>());
-    this.registrySink = { sink: deps.sink ?? 0, writer: deps.writer, trace: deps.trace };
+    this.registrySink = { sink: deps.sink ?? 0, writer: deps.writer, trace: deps.trace, shard: deps.shard.shardId };
     this.registries = deps.registries ?? Array.from(
       { length: settings.processes },
       (_, process) =>
@@ -122,6 +122,7 @@ export class ReplicaState {
           trace: deps.trace,
           bugs: deps.bugs,
           spawn: deps.spawn,
+          shard: deps.shard.shardId,
         }),
     );
   }

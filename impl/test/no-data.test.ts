@@ -44,12 +44,12 @@ describe('routing with the no-data policy', () => {
 });
 
 describe("noData = 'finish'", () => {
-  it("the default is 'skip': the same trace, event for event, as naming it", async () => {
-    for (const variant of ['best-effort', 'barrier'] as const) {
+  it("the default is 'finish' under the barrier and 'skip' otherwise: the same trace, event for event, as naming it", async () => {
+    for (const [variant, policy] of [['best-effort', 'skip'], ['barrier', 'finish']] as const) {
       const implicit = await steppedRun(cfg({ variant }), seeded(3));
-      const explicit = await steppedRun(cfg({ variant, noData: 'skip' }), seeded(3));
+      const explicit = await steppedRun(cfg({ variant, noData: policy }), seeded(3));
       expect(JSON.stringify(explicit.events)).toBe(JSON.stringify(implicit.events));
-      expect(ofKind(implicit.events, 'stage').some((s) => s.route === 'empty')).toBe(false);
+      expect(ofKind(implicit.events, 'stage').some((s) => s.route === 'empty')).toBe(policy === 'finish');
     }
   });
 

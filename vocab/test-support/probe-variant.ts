@@ -7,6 +7,7 @@ export const probeMeta: VariantMeta = {
   meaning: 'a test variant with one option',
   options: [{ name: 'timeout', flag: '--probe-timeout', help: 'how long the probe waits', type: 'duration', inf: true, default: Number.POSITIVE_INFINITY }],
   galleryBugs: [],
+  defaultNoData: 'skip',
 };
 
 /** The same option without `inf`, default 5 ms. */

@@ -5,6 +5,7 @@ export const bestEffortMeta: VariantMeta = {
   name: 'best-effort',
   meaning: '#37591: one shared batch per process, which a worker joins only while an earlier handle to it is still alive; late workers start a new one.',
   options: [],
+  defaultNoData: 'skip',
   galleryBugs: [
     'sweep-upgrade-race',
     'drop-without-finish',
@@ -19,6 +20,8 @@ export const bestEffortMeta: VariantMeta = {
     'empty-finish-hands-nothing',
     'stale-hand-appended',
     // Two sinks' workers meet in one registry only where they share.
-    'registry-keyed-by-id',
+    'batch-ids-collide-across-sinks',
+    // Own batches: every worker's with sharing off, fallbacks with it on.
+    'own-batch-ignores-max-runs',
   ],
 };

@@ -5,6 +5,7 @@ export const offMeta: VariantMeta = {
   name: 'off',
   meaning: 'sharing disabled: every worker writes its own batch and the append commits one batch per worker (the baseline).',
   options: [],
+  defaultNoData: 'skip',
   galleryBugs: [
     'append-keeps-batches-on-mismatch',
     'indeterminate-cas-deletes-batches',
@@ -12,5 +13,7 @@ export const offMeta: VariantMeta = {
     'cleanup-deletes-in-flight-part',
     'mismatch-delete-error-swallowed',
     'stale-hand-appended',
+    // Own batches: every worker's with sharing off, fallbacks with it on.
+    'own-batch-ignores-max-runs',
   ],
 };
