@@ -49,7 +49,7 @@ describe('the real binary: version, exit codes and their reasons', () => {
     expect(cut.code).toBe(4);
     expect(cut.out).toContain('sbkit model --check: INCOMPLETE (1 variant, 5 states)');
     expect(cut.err).toMatch(/^sbkit model: exit 4:\n {2}- incomplete: off: search incomplete, hit --max-states 5: .*\(raise --max-states/);
-    const bug = await run(['model', '--check', '--variant', 'best-effort', '--model-bug', 'sweep-upgrade-race', '--max-states', '200']);
+    const bug = await run(['model', '--check', '--variant', 'best-effort', '--model-bug', 'sweep-upgrade-race', '--max-states', '100']);
     expect(bug.code).toBe(1); // a violation outranks the incomplete search
     expect(bug.err).toMatch(/^ {2}- violation: best-effort: always no-batch-to-nobody VIOLATED/m);
     expect(bug.err).toMatch(/^ {2}- incomplete: best-effort: search incomplete/m);
@@ -86,7 +86,7 @@ describe('a write that fails after the work', () => {
     expect(code).toBe(3);
     const out = io.stdout();
     expect(out).toMatch(/^FAILED best-effort with bug sweep-upgrade-race/m);
-    expect(out).toMatch(/^ {2}- \[property\] no-batch-to-nobody: /m);
+    expect(out).toMatch(/^ {2}- \[refinement\] receiver-as-predicted: /m);
     expect(out).toMatch(/^replay: sbkit check --replay sb1\.\S+$/m);
     expect(out).toMatch(/^sbkit check: FAILED — /m);
     const err = io.stderr();
@@ -129,7 +129,7 @@ describe('--json against docs/reference/*.schema.json', () => {
     expect(j).toMatchObject({ exitCode: 1, seed: 1, notes: ['--bug sweep-upgrade-race: checks best-effort only (where the bug can show; --variant to choose)'] });
     const f = j.failures[0];
     expect(f?.replay).toBe(`sbkit check --replay ${f?.token}`);
-    expect(f?.failed.map((x) => x.check)).toContain('no-batch-to-nobody');
+    expect(f?.failed.map((x) => x.check)).toContain('receiver-as-predicted');
     expect(f?.events.length).toBeGreaterThan(3);
     expect(f?.seed).toBe(1);
     const passed = await run(['check', '--variant', 'off', '--runs', '3', '--seed', '2', '--jobs', '1', '--json']);
