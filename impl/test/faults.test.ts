@@ -264,6 +264,57 @@ describe('runs with faults, aborts and restarts', () => {
     expect(out.value.audit).toMatchObject({ lost: 0, duplicated: 0, leakedBlobs: 0 });
   });
 
+  it("a permanent failure of the mint's poll read finds the sink unsealed: the append waits for the read, the replica goes down and restarts", async () => {
+    // One replica, one worker, two intervals, free pacing: the mint's description [0, 2) has room for a
+    // newer lower, so the mint polls the shard while the append collects its hand.
+    const events: TraceEvent[] = [];
+    const isMintRead = (site: PointSite): boolean => site.label === 'consensus.head' && site.worker === undefined;
+    let polled = false;
+    let mintReading = false;
+    let failed = false;
+    // The read right after the mint's first `consensus.head` point fails permanently.
+    const plan: FaultPlan = {
+      decide: (op) => {
+        if (op !== 'consensus.head' || !mintReading || failed) return 'ok';
+        failed = true;
+        return 'permanent';
+      },
+    };
+    // Hold the mint's read back while anything else can run: the append would end the description (and
+    // seal the sink, at K) before the read fails, unless it waits for the read.
+    const pick = (parked: readonly { readonly site: PointSite }[]): number => {
+      const other = parked.findIndex((p) => !(polled && isMintRead(p.site)));
+      const i = other < 0 ? 0 : other;
+      if (polled && isMintRead((parked[i] as { site: PointSite }).site)) {
+        mintReading = true;
+        polled = false;
+      }
+      return i;
+    };
+    const sched = new StepScheduler();
+    const out = await sched.run(
+      () =>
+        runSink({
+          variant: 'off', replicas: 1, processes: 1, workersPerProcess: 1, intervals: 2, updates: perWorker(2, 1, [1], 8), maxBytes: 0, pacing: 'free',
+          faults: plan, scheduler: sched,
+          observer: { event: (e) => (events.push(e), e.kind === 'poll' && (polled = true)) },
+        }),
+      { pick, maxSteps: 2000 },
+    );
+    expect(out.kind).toBe('settled');
+    if (out.kind !== 'settled') return;
+    const kinds = events.map((e) => (e.kind === 'fault' ? `fault ${e.op} ${e.fault}` : e.kind));
+    const poll = kinds.indexOf('poll');
+    const fault = kinds.indexOf('fault consensus.head permanent');
+    expect(poll).toBeGreaterThanOrEqual(0);
+    expect(fault).toBeGreaterThan(poll);
+    // no append between the poll and its read's failure: the replica was still unsealed, and went down
+    expect(kinds.slice(poll, fault)).not.toContain('append');
+    expect(kinds[fault + 1]).toBe('abort');
+    expect(ofKind(events, 'restart')).toHaveLength(1);
+    expect(out.value.audit).toMatchObject({ lost: 0, duplicated: 0, leakedBlobs: 0 });
+  });
+
   it('gives up with a typed error after maxRestarts', async () => {
     const plan: FaultPlan = { decide: (op) => (op === 'consensus.head' ? 'permanent' : 'ok') };
     await expect(runSink(small('off', { faults: plan, maxRestarts: 2 }))).rejects.toSatisfy((e: unknown) => isSbkitError(e, 'replica-gave-up'));
