@@ -166,9 +166,11 @@ export class Supervisor implements RunControl {
   abort(replica: number, reason: string): boolean {
     const inc = this.#current[replica];
     if (inc === undefined || !inc.life.alive || inc.finished) return false;
-    // A sink that reached K has sealed its shard range: what is left (the input catching up, a sweep)
-    // writes nothing, so there is nothing to tear down — as the model says (a sealed replica).
-    const down = [...inc.sinks].filter(([, sink]) => !(sink.live === null && sink.lower >= this.deps.run.intervals)).map(([s]) => s);
+    // A sealed sink (replica-state.ts) has nothing left to write: what is left (the input catching up, a
+    // sweep) touches no storage, so there is nothing to tear down — as the model says (a sealed replica).
+    // A sink whose lower reached K while a refused append's delete or a superseded description's stale
+    // delete is still running is not sealed: that delete can fail, and the sink goes down with it.
+    const down = [...inc.sinks].filter(([, sink]) => !sink.sealed).map(([s]) => s);
     if (down.length === 0) return false;
     inc.life.alive = false;
     this.deps.metrics.c.aborts += 1;

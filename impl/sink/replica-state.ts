@@ -175,6 +175,15 @@ export class ReplicaState {
     this.changed.notifyWaiters();
   }
 
+  /**
+   * The sink has nothing left to write (vocab/PROTOCOL.md "Faults", sealed): its lower reached K, no
+   * description is live (a refused append's delete has run) and no superseded description waits for
+   * its append worker to delete what was handed for it. Until then a storage failure can still stop it.
+   */
+  get sealed(): boolean {
+    return this.live === null && this.superseded === null && this.lower >= this.settings.intervals;
+  }
+
   /** The sink is done (lower reached K): every worker's queues close and its tasks end. */
   closeQueues(): void {
     for (const q of this.writeQueues) q.close();
