@@ -315,9 +315,58 @@ describe('runs with faults, aborts and restarts', () => {
     expect(out.value.audit).toMatchObject({ lost: 0, duplicated: 0, leakedBlobs: 0 });
   });
 
+  it('a task that fails after every sink of its incarnation sealed fails the run with a typed error (never a hang)', async () => {
+    // Only a bug leaves storage work behind a sealed sink: under drop-without-finish the append worker
+    // drops the last reference, and the orphaned builder still writes its batch after the append sealed
+    // the sink. Its blob write then fails permanently: there is nothing left to abort.
+    const events: TraceEvent[] = [];
+    const seen = (kind: TraceEvent['kind'], worker?: number): boolean => events.some((e) => e.kind === kind && (worker === undefined || ('worker' in e && e.worker === worker)));
+    let failed = false;
+    const plan: FaultPlan = { decide: (op) => (op === 'blob.set' && seen('append') && !failed ? ((failed = true), 'permanent') : 'ok') };
+    const isBuilder = (site: PointSite): boolean => site.process !== undefined && site.worker === undefined;
+    // Worker 0 (the append worker) opens first, worker 1 finishes while worker 0 still holds its
+    // reference (so it receives nothing), then worker 0 drops the last one; the builder runs last.
+    const pick = (parked: readonly { readonly site: PointSite }[]): number => {
+      const first = !seen('open', 0) ? 0 : !seen('finish-end', 1) ? 1 : undefined;
+      const ok = (site: PointSite, worker?: number): boolean => seen('append') || (!isBuilder(site) && (worker === undefined || site.worker === worker));
+      const i = parked.findIndex((p) => ok(p.site, first));
+      return i >= 0 ? i : Math.max(0, parked.findIndex((p) => ok(p.site)));
+    };
+    const sched = new StepScheduler();
+    const out = await sched.run(
+      () =>
+        runSink({
+          variant: 'best-effort', replicas: 1, processes: 1, workersPerProcess: 2, intervals: 1, updates: perWorker(1, 2, [2, 2], 600), maxBytes: 1 << 20,
+          persist: { inlineSingleMaxBytes: 0, blobTargetSize: 1 }, bugs: ['drop-without-finish'], faults: plan, scheduler: sched,
+          observer: { event: (e) => events.push(e) },
+        }),
+      { pick, maxSteps: 2000 },
+    );
+    expect(out.kind).toBe('rejected');
+    if (out.kind !== 'rejected') return;
+    expect(isSbkitError(out.error, 'incarnation-failed')).toBe(true);
+    expect(String(out.error)).toMatch(/replica 0's incarnation failed after every sink it hosts had sealed \(nothing left to abort\): injected fault: blob.set/);
+    expect(ofKind(events, 'abort')).toEqual([]);
+  });
+
   it('gives up with a typed error after maxRestarts', async () => {
     const plan: FaultPlan = { decide: (op) => (op === 'consensus.head' ? 'permanent' : 'ok') };
     await expect(runSink(small('off', { faults: plan, maxRestarts: 2 }))).rejects.toSatisfy((e: unknown) => isSbkitError(e, 'replica-gave-up'));
+  });
+
+  it('gives up with a typed error when a restart keeps failing permanently (never spins)', async () => {
+    // After the abort every consensus call fails permanently: the restart's claim can never succeed.
+    let down = false;
+    const plan: FaultPlan = { decide: (op) => (down && op.startsWith('consensus.') ? 'permanent' : 'ok') };
+    const sched = new StepScheduler();
+    const out = await sched.run(() => runSink(small('off', { faults: plan, maxRestarts: 3, scheduler: sched, observer: { event: (e) => e.kind === 'abort' && (down = true) } })), {
+      aborts: [{ step: 5, replica: 0 }],
+      maxSteps: 10_000,
+    });
+    expect(out.kind).toBe('rejected');
+    if (out.kind !== 'rejected') return;
+    expect(isSbkitError(out.error, 'replica-gave-up')).toBe(true);
+    expect(String(out.error)).toMatch(/replica 0 could not be restarted: its start failed 4 times; maxRestarts is 3/);
   });
 
   it('bug restart-rewrites-appended-interval: the restarted incarnation duplicates what the shard holds', async () => {
