@@ -4,7 +4,7 @@
  * `npm run test:deep` runs a long budget on a fresh seed, printed so that a failure can be replayed.
  */
 import { describe, expect, it } from 'vitest';
-import { VARIANTS } from '../vocab/index.ts';
+import { VARIANTS } from '../impl/variants/index.ts';
 import { DEFAULT_RUNS, runCheck } from './check.ts';
 import { DEFAULT_FAULT_RATE } from './faults.ts';
 import { LIMITS, ORDERS } from './reach.ts';

@@ -1,6 +1,6 @@
 import { assign, createMachine, setup } from 'xstate';
 import { describe, expect, it, vi } from 'vitest';
-import { VARIANTS } from '../vocab/index.ts';
+import { MODEL_VARIANT_NAMES as VARIANTS } from './variants/index.ts';
 import { appendMachine } from './append.ts';
 import { builderMachine } from './builder.ts';
 import { compileMachine, UnsupportedMachineError } from './compiled.ts';

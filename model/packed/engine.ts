@@ -20,7 +20,7 @@ import { viewOf } from '../view.ts';
 import { applyOps, applySlotPatch, focusOps, sightOf, pathOps, perturb, perturbForView, perturbPath, projectForView, projectHeader, projectInstance, projectPath, type Entry, type EntryOp, type Focus, type SlotPatch } from './focus.ts';
 import type { InstanceRecord } from '../builder.ts';
 import { Codec, Interner, Layout, ReadSetError, sameValue, type SlotKind } from './layout.ts';
-import { ACTOR_READS, EVENT_RULES, actorPaths, actorReads, eventRule, viewReads, type ActorRules, type EventRules } from './read-sets.ts';
+import { ACTOR_READS, EVENT_RULES, actorReads, eventRule, viewReads, type ActorRules, type EventRules } from './read-sets.ts';
 import { GrowInts, TupleMap } from './tuple-set.ts';
 
 /** For tests: other read-set tables, or another predict, actorCandidates or viewOf (to show the checks
@@ -78,7 +78,7 @@ export class Engine {
   readonly codec: Codec;
   readonly actors: readonly Actor[];
   private readonly actorSlots: readonly Int32Array[];
-  /** Per actor: per key position, PLAIN or PATH (the review bug's sweep reads entries by path). */
+  /** Per actor: per key position, its key mode (PLAIN: no actor reads a builder entry in part). */
   private readonly actorModes: readonly Uint8Array[];
   private readonly viewSlots: Int32Array;
   /** Per view slot: PLAIN, PRESENT (an entry's header: only whether there is one) or VIEWED (an
@@ -105,8 +105,8 @@ export class Engine {
   /** Per candidate: the actor that proposes it, and whether its outcomes are memoized (read-sets.ts `memo`). */
   private readonly candActor: number[] = [];
   private readonly candMemo: boolean[] = [];
-  /** Per actor: its group for the partial-order reduction (the workers and registry of one process form
-   * one; the mint and the append operator each their own). */
+  /** Per actor: its group for the partial-order reduction (the workers of one process, whose builder()
+   * calls sweep its registry, form one; the mint and the append operator each their own). */
   readonly actorGroup: readonly number[];
   /** Per outcome: the expected event's id (-1 when the candidate is not enabled), its candidate, and its
    * writes as a range of `writePool` (triples: op, slot, arg). */
@@ -157,18 +157,14 @@ export class Engine {
     this.codec = new Codec(this.layout);
     this.actors = actorsOf(cfg);
     this.actorSlots = this.actors.map((a) => Int32Array.from(actorReads(a, this.layout, opts.actorRules ?? ACTOR_READS)));
-    this.actorModes = this.actors.map((a, i) => {
-      const paths = actorPaths(a, this.layout);
-      const slots = this.actorSlots[i] as Int32Array;
-      for (const slot of paths) if (!slots.includes(slot)) throw new Error(`model/packed/read-sets.ts: actor ${a.kind} reads ${this.layout.labels[slot]} by path, but not in its reads`);
-      return this.modesOf(slots, null, paths);
-    });
+    // (no actor reads a builder entry in part: every slot of its reads is keyed whole)
+    this.actorModes = this.actorSlots.map((slots) => this.modesOf(slots, null, []));
     this.viewSlots = Int32Array.from(viewReads(this.layout));
     this.viewModes = Uint8Array.from(this.viewSlots, (slot) => (this.layout.kinds[slot] === 'builder' ? PRESENT : this.layout.kinds[slot] === 'instance' ? VIEWED : PLAIN));
     const groups = new Map<string, number>();
     this.actorGroup = this.actors.map((a, i) => {
       const name =
-        a.kind === 'worker' ? `r${a.replica}p${processOf(cfg, a.worker)}` : a.kind === 'registry' ? `r${a.replica}p${a.process}` : `actor${i}`;
+        a.kind === 'worker' ? `r${a.replica}p${processOf(cfg, a.worker)}` : `actor${i}`;
       if (!groups.has(name)) groups.set(name, groups.size);
       return groups.get(name) as number;
     });
@@ -292,17 +288,6 @@ export class Engine {
     this.codec.reader = { call: 'actorCandidates', of: actor };
     const state = this.codec.materialize(cur, slots);
     const proposed = this.candidatesOf(this.cfg, state, actor);
-    const paths = slots.filter((_, i) => modes[i] === PATH);
-    if (paths.length > 0) {
-      // SUBTLE: entries read by path only: the same candidates with everything else about them changed
-      const perturbed = this.codec.withEntries(
-        state,
-        Array.from(paths, (slot) => [slot, perturbPath(this.codec.entryAt(slot) as Entry)] as const),
-      );
-      if (!sameValue(this.candidatesOf(this.cfg, perturbed, actor), proposed)) {
-        throw new ReadSetError(`actorCandidates(${JSON.stringify(actor)}) reads more than the state paths of ${Array.from(paths, (s) => this.layout.labels[s]).join(', ')}`);
-      }
-    }
     const list = Int32Array.from(proposed, (e) => {
       const before = this.candIds.size;
       const id = this.candIds.intern(e);
@@ -319,9 +304,9 @@ export class Engine {
     const b = rule.builder;
     let spec: FocusSpec | null = null;
     if (b !== null) {
-      const worker = 'worker' in e ? e.worker : -1;
+      const worker = 'worker' in e ? (e.worker ?? -1) : -1;
       const focus: Focus = { instance: b.instance, refsUpTo: b.refsUpTo, cut: b.cut, fate: b.fate, worker };
-      const handleSlot = b.instance === 'handle' && 'worker' in e ? this.layout.handle(e.replica, e.worker) : -1;
+      const handleSlot = b.instance === 'handle' && 'worker' in e && e.worker !== undefined ? this.layout.handle(e.replica, e.worker) : -1;
       if (b.instance === 'handle' && (handleSlot < 0 || !rule.reads.includes(handleSlot))) {
         throw new Error(`model/packed/read-sets.ts: ${e.kind} reads its handle's instance but not its handle`);
       }
@@ -482,9 +467,9 @@ export class Engine {
     return this.expected.at(this.outcomeEvent.data[o] as number) as TraceEvent;
   }
 
-  /** Whether group `g` is a process (its workers and registry), not a replica-level actor. */
+  /** Whether group `g` is a process (its workers, whose builder() calls sweep its registry), not a replica-level actor. */
   isProcessGroup(g: number): boolean {
-    return this.actors.some((a, i) => this.actorGroup[i] === g && (a.kind === 'worker' || a.kind === 'registry'));
+    return this.actors.some((a, i) => this.actorGroup[i] === g && a.kind === 'worker');
   }
 
   /** The partial-order group of outcome `o`'s actor. */

@@ -11,7 +11,7 @@
  * entry a compile error; `eventReads` throws on an unknown kind at run time) and, if the event carries
  * a worker index or update ids, a rule in symmetry.ts's `EVENT_SHAPES`.
  */
-import type { TraceEvent, TraceEventKind, WorkerRef } from '../../vocab/index.ts';
+import type { SweepBy, TraceEvent, TraceEventKind, WorkerRef } from '../../vocab/index.ts';
 import type { Actor } from '../system.ts';
 import type { BuilderRead } from './focus.ts';
 import type { Layout } from './layout.ts';
@@ -38,16 +38,14 @@ const sinkOf = (r: number, L: Layout): number[] => [
   ...Array.from({ length: L.cfg.processes }, (_, p) => [L.sweep(r, p), ...L.entriesOf(r, p)]).flat(),
 ];
 const process = (e: WorkerRef, L: Layout): number => Math.floor(e.worker / L.cfg.workersPerProcess);
+/** A sweep event's worker (the builder() call it belongs to) as worker events read it. */
+const sweeper = (e: SweepBy, L: Layout): number[] =>
+  e.worker === undefined ? [...L.status] : worker({ replica: e.replica, process: e.process, worker: e.worker }, L);
 /** The header slot of the worker's builder entry, and all its slots (an entry is read whole, layout.ts). */
 const current = (e: WorkerRef & { readonly sharedId: number }, L: Layout): number => L.builder(e.replica, process(e, L), e.sharedId);
 const entryOf = (e: WorkerRef & { readonly sharedId: number }, L: Layout): number[] => L.entry(e.replica, process(e, L), e.sharedId);
 /** The worker's builder entry, read as `builder` says (focus.ts). */
 const focus = (e: WorkerRef & { readonly sharedId: number }, L: Layout, read: Omit<BuilderRead, 'slot'>): BuilderRead => ({ slot: current(e, L), ...read });
-/** The sweep's entry of batch id `sharedId`, read as `read` says. */
-const swept = (e: { readonly replica: number; readonly process: number; readonly sharedId: number }, L: Layout, read: Omit<BuilderRead, 'slot'>): BuilderRead => ({
-  slot: L.builder(e.replica, e.process, e.sharedId),
-  ...read,
-});
 /** The other entries of the worker's registry (their state paths: which are entries, which are live). */
 const otherEntries = (e: WorkerRef & { readonly sharedId: number }, L: Layout): number[] => L.buildersOf(e.replica, process(e, L)).filter((slot) => slot !== current(e, L));
 
@@ -95,7 +93,7 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
   stage: { reads: (e, L) => worker(e, L), confluent: (L) => L.cfg.replicas < 2 },
   // a worker that had not staged its description when a newer one was minted
   superseded: { reads: (e, L) => worker(e, L) },
-  // a created entry counts the registry's entries (the sweep trigger)
+  // the lookup of a builder() call: the registry's lock and sweep trigger count every entry
   // (it joins a live entry, adding to refs and to the current instance's handles, or starts an instance
   // with refs 1: it tells them apart by refs ≥ 1; the registry's other entries by their paths)
   open: {
@@ -113,7 +111,8 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
   },
   // confluent: writes its own worker and handle, a counter, and its builder only as its own receipt
   // (no guard reads receipts) or, with the barrier, its reference (the last one kills a finalized
-  // entry, which no one may join any more); a pending sweep it would race is already enabled.
+  // entry, which no one may join any more; a builder() call's sweep that runs before or after it removes
+  // that entry now or at the next sweep — which leaves the view alike, builders keep their instances).
   // (reads its handle's instance, whose batch it receives if it is the receiver; a barrier's last finish
   // drops the last reference)
   'finish-end': {
@@ -123,7 +122,8 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
     builder: (e, L) => focus(e, L, { instance: 'handle', refsUpTo: 2, cut: 'receiver', fate: true }),
   },
   // (a barrier skip counts an arrival; the last binds the deliverer as receiver, without reading it)
-  skip: { reads: (e, L) => [...worker(e, L), ...entryOf(e, L)], builder: (e, L) => focus(e, L, { instance: 'current', refsUpTo: 0, cut: 'none', fate: false }) },
+  // (note_skip takes the registry's lock)
+  skip: { reads: (e, L) => [...worker(e, L), L.sweep(e.replica, process(e, L)), ...entryOf(e, L)], builder: (e, L) => focus(e, L, { instance: 'current', refsUpTo: 0, cut: 'none', fate: false }) },
   // confluent: writes only its own worker and a counter.
   'own-batch': { reads: (e, L) => worker(e, L), adds: (_e, L) => [L.ownBatches], confluent: true },
   // confluent: records its own slot of the append's hands (the live or the superseded description's);
@@ -139,19 +139,19 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
   bump: { reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), L.shard, L.shardUppers) },
   // a delete of batches the shard took (an indeterminate commit misread) counts in the fault history
   delete: { reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), L.superseded(e.replica), L.appends, L.faults), adds: (_e, L) => [L.deleted] },
-  // (removes dead entries: it reads and changes paths only)
-  sweep: { reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.entriesOf(e.replica, e.process)), paths: (e, L) => L.buildersOf(e.replica, e.process) },
-  // (the review bug: holds a reference of a live entry — it adds to refs)
-  'sweep-hold': {
-    reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.entriesOf(e.replica, e.process)),
-    builder: (e, L) => swept(e, L, { instance: 'current', refsUpTo: 0, cut: 'none', fate: false }),
-    paths: (e, L) => L.buildersOf(e.replica, e.process).filter((slot) => slot !== L.builder(e.replica, e.process, e.sharedId)),
+  // a sweep is its worker's builder() call's (exploration always names the worker): the trigger counts
+  // every entry, the removal and the visits read every entry's liveness (removes dead entries: it reads
+  // and changes paths only)
+  sweep: {
+    reads: (e, L) => [...sweeper(e, L), L.sweep(e.replica, e.process), ...L.entriesOf(e.replica, e.process)],
+    paths: (e, L) => L.buildersOf(e.replica, e.process),
   },
-  // (drops it: the last reference closes the current instance, for nobody if it has no receiver)
-  'sweep-release': {
-    reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.entry(e.replica, e.process, e.sharedId)),
-    builder: (e, L) => swept(e, L, { instance: 'current', refsUpTo: 2, cut: 'none', fate: true }),
-  },
+  // (the review bug: holds a reference of the next live entry above the last visited — which one the
+  // state decides, not the event, so every entry is read whole)
+  'sweep-hold': { reads: (e, L) => [...sweeper(e, L), L.sweep(e.replica, e.process), ...L.entriesOf(e.replica, e.process)] },
+  // (drops the reference the sweep holds: the last one closes the current instance, for nobody if it has
+  // no receiver; the entry is the sweep's, so every entry is read whole)
+  'sweep-release': { reads: (e, L) => [...sweeper(e, L), L.sweep(e.replica, e.process), ...L.entriesOf(e.replica, e.process)] },
   // never enabled in the model: predict refuses it from the config alone
   drop: { reads: () => [] },
   // the fault world: an indeterminate compare-and-set commits the append (its history record lists
@@ -207,16 +207,9 @@ export const ACTOR_READS: { readonly [K in Actor['kind']]: (a: Extract<Actor, { 
   mint: (a, L) => replica(L, L.mint(a.replica), L.superseded(a.replica)),
   worker: (a, L) => replica(L, L.mint(a.replica), L.superseded(a.replica), L.worker(a.replica, a.worker), L.handle(a.replica, a.worker)),
   append: (a, L) => replica(L, L.mint(a.replica), L.append(a.replica), L.superseded(a.replica)),
-  // only the review bug's sweep visits live entries one by one (sweep-hold), so only then does it read them
-  registry: (a, L) => replica(L, L.sweep(a.replica, a.process), ...(L.cfg.bugs?.sweepUpgradeRace === true ? L.entriesOf(a.replica, a.process) : [])),
 };
 
 export type ActorRules = typeof ACTOR_READS;
-
-/** Builder slots of an actor's reads of which it reads only the state path (focus.ts): the review bug's
- * sweep visits live entries. */
-export const actorPaths = (actor: Actor, L: Layout): readonly number[] =>
-  actor.kind === 'registry' && L.cfg.bugs?.sweepUpgradeRace === true ? L.buildersOf(actor.replica, actor.process) : [];
 
 export function actorReads(actor: Actor, L: Layout, rules: ActorRules = ACTOR_READS): readonly number[] {
   const rule = (rules as Record<string, ((a: Actor, L: Layout) => readonly number[]) | undefined>)[actor.kind];

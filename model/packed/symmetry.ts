@@ -15,8 +15,9 @@
  *
  * Canonical form by sorting: in each class of movable workers, workers are ordered by a key that
  * describes the worker without naming absolute indices (its own components with its update ids by rank
- * and others' as placeholders, and its role in shared components: which batches hold its updates, receiver,
- * deliverer, its hand, its history, its updates in retired builders); ties keep their order. Replicas are then ordered by their
+ * and others' as placeholders, and its role in shared components: whether its builder() call holds the
+ * registry's lock, which batches hold its updates, receiver, deliverer, its hand, its history, its updates
+ * in retired builders); ties keep their order. Replicas are then ordered by their
  * components. Keys and components are compared by content (value hashes, JSON text on a collision),
  * never by id: ids are first-sight order, another in every search and thread, so the representative of
  * an orbit is a function of its content alone — the same in every run, every thread of a parallel
@@ -459,9 +460,9 @@ export class SymmetryReducer implements Reducer {
     );
     this.ownParts = [Array.from({ length: L.workers }, () => []), Array.from({ length: L.workers }, () => [])];
     this.sharedByReplica = Array.from({ length: this.cfg.replicas }, (_, r) =>
-      Array.from({ length: this.cfg.processes }, (_, p) => [...L.entriesOf(r, p), L.append(r), L.superseded(r), L.appends, L.faults]),
+      Array.from({ length: this.cfg.processes }, (_, p) => [L.sweep(r, p), ...L.entriesOf(r, p), L.append(r), L.superseded(r), L.appends, L.faults]),
     );
-    this.keyWidth = 2 + L.ids * (1 + L.instances) + 4;
+    this.keyWidth = 2 + 1 + L.ids * (1 + L.instances) + 4;
     this.cols = Array.from({ length: this.cfg.processes }, () => new Int32Array(this.keyWidth));
     this.colCount = new Int32Array(this.cfg.processes);
     this.roleBySlot = Array.from({ length: this.cfg.replicas }, () => Array.from({ length: L.slots }, () => []));
@@ -528,7 +529,7 @@ export class SymmetryReducer implements Reducer {
   }
 
   /**
-   * For a shared component (builder, append, history appends): what it says about worker `w` of
+   * For a shared component (sweep, builder, append, history appends): what it says about worker `w` of
    * replica r. Memoized per (slot, id) and worker, and computed only when a sort compares it: two
    * workers whose own components differ never look at their roles (describing every worker's role for
    * every new builder value was an eighth of the search).
@@ -639,7 +640,8 @@ export class SymmetryReducer implements Reducer {
       out[L.append(to)] = this.renamed(L.append(r), vec[L.append(r)] as number, r, symId);
       out[L.superseded(to)] = this.renamed(L.superseded(r), vec[L.superseded(r)] as number, r, symId);
       for (let p = 0; p < this.cfg.processes; p++) {
-        out[L.sweep(to, p)] = vec[L.sweep(r, p)] as number;
+        // the sweep names the worker whose builder() call holds the registry's lock
+        out[L.sweep(to, p)] = this.renamed(L.sweep(r, p), vec[L.sweep(r, p)] as number, r, symId);
         for (let id = 0; id < L.ids; id++) {
           const from = L.builder(r, p, id);
           const into = L.builder(to, p, id);
