@@ -1,5 +1,5 @@
 /** The model's Mermaid diagrams (model/mermaid.ts), loaded lazily so only `model` and the report pay for the model. */
-import type { DiagramSection } from './report.ts';
+import type { DiagramSection } from './report/diagrams.ts';
 
 export async function loadDiagrams(): Promise<DiagramSection> {
   try {

@@ -5,7 +5,7 @@ import { main } from './cli.ts';
 import { captureIo } from './io.ts';
 import { evaluateCriteria } from './criteria.ts';
 import { DEFAULT_MODEL_CHECK, checkConfig, checkUpdates, formatTrace, formatTraceEvent, runModelCheck } from './model-check.ts';
-import { renderReport } from './report.ts';
+import { renderReport } from './report/index.ts';
 import type { Comparison, Figures } from './types.ts';
 
 async function run(argv: readonly string[]) {
