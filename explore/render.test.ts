@@ -99,13 +99,15 @@ describe('tables', () => {
     const text = renderComparison(comparison);
     expect(text).toContain('scenario steady: 1 replica × 1 process × 8 workers, 100 intervals × 1,000 updates of ~100 B, threshold 1MiB, seed 1');
     const barrier = text.split('\n').find((l) => l.startsWith('barrier'));
-    expect(barrier).toMatch(/^barrier\s+100\s+1\.00\s+1\.00\s+100\s+13%/);
+    expect(barrier).toMatch(/^barrier\s+100\s+1\.00\s+100\s+13%/);
+    const wide = renderComparison(comparison, { kind: 'wide' }).split('\n').find((l) => l.startsWith('barrier'));
+    expect(wide).toMatch(/^barrier\s+100\s+1\.00\s+1\.00\s+100\s+13%/);
     expect(comparisonGrid({ ...comparison, rows: comparison.rows.slice(1) }).columns.map((c) => c.header)).not.toContain('% off');
   });
 
   it('ends each row with the model column and prints where the model diverged under the table', () => {
     const clean = renderComparison(comparison).split('\n');
-    expect(clean[2]).toMatch(/\s+leaked\s+model$/);
+    expect(clean[2]).toMatch(/\s+audit\s+model$/);
     expect(clean.filter((l) => /\sagrees$/.test(l))).toHaveLength(3);
     expect(clean.join('\n')).not.toContain('DIVERGES');
     const detail = 'diverged at event #9 (r0 w6 open id=0) after 0/100 appends predicted exactly';
