@@ -307,7 +307,7 @@ describe('the model check in the report', () => {
     for (const p of judged) {
       const cells = (['off', 'best-effort', 'barrier'] as const).map((variant) => {
         const needs = vacuousBecause(p.name, { variant, replicas: 1, faults: false });
-        return needs === undefined ? '<td class="l zero">holds</td>' : `<td class="l muted">vacuous <span class="note">(${needs.replace(/'/g, '&#39;')})</span></td>`;
+        return needs === undefined ? '<td class="l zero">holds</td>' : `<td class="l muted wrap">vacuous <span class="note">(${needs.replace(/'/g, '&#39;')})</span></td>`;
       });
       expect(html).toContain(`<td class="l">${p.name}</td>${cells.join('')}`);
     }

@@ -4,9 +4,9 @@ import { fixed, plural, thousands } from '../format.ts';
 import { caseLabels, comparisonGrid, describeSetup } from '../render.ts';
 import { barChart } from '../svg.ts';
 import type { Comparison } from '../types.ts';
-import { barsOf, byteBars } from './charts.ts';
+import { barsOf, byteBars, partsDistribution } from './charts.ts';
 import { chartSubtitle } from './context.ts';
-import { esc, htmlTable } from './html.ts';
+import { esc, transposedTable } from './html.ts';
 
 function comparisonCharts(c: Comparison): string {
   const labels = caseLabels(c.rows);
@@ -26,6 +26,7 @@ function comparisonCharts(c: Comparison): string {
     }) +
     barChart({ title: `Blob PUTs over ${plural(c.setup.intervals, 'interval')}`, subtitle: sub, xLabel: 'variant', yLabel: 'blob PUTs (count)', bars: bars((r) => r.blobPuts), format: thousands }) +
     byteBars(`Consensus state-diff bytes over ${plural(c.setup.intervals, 'interval')}`, 'state-diff bytes', sub, labels, c.rows.map((r) => r.stateDiffBytes), 'variant') +
+    (c.rows.some((r) => r.partsHistogram !== undefined) ? partsDistribution(c, 'Parts per append, distribution', sub) : '') +
     `</div>`
   );
 }
@@ -37,9 +38,9 @@ function criteriaList(cs: readonly Criterion[]): string {
 }
 
 export function comparisonSection(c: Comparison, criteria: readonly Criterion[]): string {
-  return `<p class="note">${esc(describeSetup(c.scenario, c.setup))}. Hover a column header for its meaning (all are listed under <a href="#columns">Columns</a>).</p>
+  return `<p class="note">${esc(describeSetup(c.scenario, c.setup))}. Every figure of the run, one column per variant; hover a figure's name for its meaning (all are listed under <a href="#columns">Columns</a>). <code>sbkit compare</code> prints the most asked-for of them; <code>--wide</code> all.</p>
 ${comparisonCharts(c)}
-${htmlTable(comparisonGrid(c))}
+${transposedTable(comparisonGrid(c))}
 <h3 id="criteria">Done criteria</h3>
 ${criteriaList(criteria)}`;
 }

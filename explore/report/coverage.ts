@@ -18,7 +18,7 @@ export function coverageSection(c: CoverageSection): string {
   });
   const bars = barChart({
     title: 'Reachable machine transitions taken by the conformance runs',
-    subtitle: `${counts.map(({ v, taken, reachable }) => `${v} ${taken} of ${reachable} in ${thousands(r.runs[v] ?? 0)} runs`).join(' · ')} · seed ${r.seed}`,
+    subtitle: `conformance runs: ${r.variants.map((v) => `${v} ${thousands(r.runs[v] ?? 0)}`).join(', ')} · seed ${r.seed}`,
     xLabel: 'variant',
     yLabel: 'reachable transitions taken (%)',
     bars: counts.map(({ v, taken, reachable }) => ({ label: v, value: reachable === 0 ? 0 : (100 * taken) / reachable })),
@@ -56,6 +56,7 @@ export function coverageSection(c: CoverageSection): string {
     `What the model can reach at all: those replays plus an exhaustive search of ${esc(r.shapes.join('; '))}. Reproduce: <code>npx sbkit model --coverage --seed ${r.seed}</code>.</p>` +
     `<p class="${r.exitCode === 0 ? 'ok' : 'miss'}">${esc(r.summary)}</p>` +
     `<div class="charts">${bars}</div>` +
+    `<p class="note">Taken of reachable: ${esc(counts.map(({ v, taken, reachable }) => `${v} ${taken} of ${reachable} in ${thousands(r.runs[v] ?? 0)} runs`).join(', '))}.</p>` +
     (neverList === '' ? '' : `<p>Never taken, not explained by the variant or the model bug, and why:</p><ul>${neverList}</ul>`) +
     tableHtml
   );

@@ -1,23 +1,26 @@
-/** The model's state machines, as Mermaid sources generated from the machine definitions. */
+/** The model's state machines, drawn from the machine definitions (charts/machine.ts), each with its Mermaid source folded beneath. */
+import type { MachineGraph } from '../../model/mermaid.ts';
+import { machineSvg } from '../charts/machine.ts';
 import { esc } from './html.ts';
 
 export type DiagramSection =
-  | { readonly kind: 'ok'; readonly diagrams: readonly { readonly name: string; readonly mermaid: string }[] }
+  | { readonly kind: 'ok'; readonly diagrams: readonly { readonly name: string; readonly mermaid: string; readonly graph?: MachineGraph | undefined }[] }
   | { readonly kind: 'unavailable'; readonly reason: string };
 
 export function diagramSection(d: DiagramSection): string {
   switch (d.kind) {
     case 'ok':
       return (
-        `<p class="note">The model's state machines as Mermaid <code>stateDiagram-v2</code> source, generated from the machine definitions. ` +
-        `This report loads nothing, so they are not drawn here: print them with <code>npx sbkit model --mermaid</code> and paste one into <a href="https://mermaid.live">mermaid.live</a> (or any Markdown preview) to see it drawn.</p>` +
+        `<p class="note">The model's state machines, generated from the machine definitions (model/): every leaf state and every transition with its event and guard, as <code>npx sbkit model --mermaid</code> prints them. ` +
+        `Drawn here by the kit itself (a layered layout: each state one column after its furthest predecessor); the Mermaid source of each is folded beneath it.</p>` +
         d.diagrams
           .map((x) => {
             const lines = x.mermaid.split('\n');
             const transitions = lines.filter((l) => l.includes('-->') && !l.includes('[*]')).length;
             return (
-              `<details class="diagram" id="machine-${esc(x.name)}"><summary>${esc(x.name)} <span class="note">— ${transitions} transitions · <code>npx sbkit model --mermaid --machine ${esc(x.name)}</code></span></summary>` +
-              `<pre class="mermaid-src"><code>${esc(x.mermaid)}</code></pre></details>`
+              `<h3 id="machine-${esc(x.name)}">${esc(x.name)} <span class="note">— ${transitions} transitions · <code>npx sbkit model --mermaid --machine ${esc(x.name)}</code></span></h3>` +
+              (x.graph === undefined ? '' : `<div class="machine-chart">${machineSvg(x.graph)}</div>`) +
+              `<details class="diagram"><summary>Mermaid source</summary><pre class="mermaid-src"><code>${esc(x.mermaid)}</code></pre></details>`
             );
           })
           .join('\n')

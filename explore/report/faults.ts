@@ -14,7 +14,7 @@ export type FaultsSection =
       readonly kind: 'ran';
       readonly rate: number;
       readonly seed: number;
-      readonly check: { readonly exitCode: number; readonly summary: string; readonly variants: readonly { readonly variant: Variant; readonly runs: number; readonly faults: FaultTallyView }[] };
+      readonly check: { readonly exitCode: number; readonly summary: string; readonly variants: readonly { readonly variant: Variant; readonly runs: number; readonly failed?: boolean; readonly faults: FaultTallyView }[] };
       readonly comparison: Comparison;
     }
   | { readonly kind: 'skipped'; readonly reason: string };
@@ -33,10 +33,10 @@ export function faultsSection(f: FaultsSection): string {
     thousands(v.faults.restarts),
     thousands(v.faults.leaked),
     thousands(v.faults.collected),
-    ok ? 'all survived' : 'FAILED',
+    (v.failed ?? !ok) ? 'FAILED' : 'all survived',
   ]);
   const table = `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
-    .map((r) => `<tr>${r.map((c, i) => `<td${i === 0 ? '' : ' class="num"'}>${esc(c)}</td>`).join('')}</tr>`)
+    .map((r) => `<tr>${r.map((c, i) => `<td class="${i === 0 ? 'l' : 'r'}">${esc(c)}</td>`).join('')}</tr>`)
     .join('')}</tbody></table>`;
   const c = f.comparison;
   const labels = caseLabels(c.rows);
@@ -66,7 +66,7 @@ export function faultsSection(f: FaultsSection): string {
   ]);
   const compareHead = ['variant', 'appends', 'parts/append', 'faults', 'retries', 'aborts', 'restarts', 'leaked by aborts', 'collected', 'lost', 'dup', 'leaked', 'p99', 'model'];
   const compareTable = `<table><thead><tr>${compareHead.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${compareRows
-    .map((r) => `<tr>${r.map((x, i) => `<td${i === 0 ? '' : ' class="num"'}>${esc(x)}</td>`).join('')}</tr>`)
+    .map((r) => `<tr>${r.map((x, i) => `<td class="${i === 0 ? 'l' : 'r'}">${esc(x)}</td>`).join('')}</tr>`)
     .join('')}</tbody></table>`;
   return (
     `<p>Storage fails, and replicas crash and are torn down. A run of the check has a safety phase with faults on — blob and consensus calls fail transiently (rate ${f.rate}), ` +

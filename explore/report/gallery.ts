@@ -24,14 +24,14 @@ export function gallerySection(g: GallerySection): string {
   const legend =
     `<p class="note">Each bug of the gallery switched on in the implementation, found by <code>sbkit check</code> and shrunk; its counterexample drawn as a sequence diagram: a lane per worker, per builder instance (a late best-effort handle gets a new one), the registry, the append operator and the shard; arrows are calls (dashed: what a call returned), yellow boxes are a lane's own steps. ` +
     `The step numbers are the trace's event numbers as <code>sbkit check</code> prints them. <span style="color:#b00020;font-weight:600">Red</span>: the event where the model diverged (or, when only a property, the audit or liveness failed, a band after the last event). ` +
-    `Hover an arrow or a box for its full text. The same diagrams as Mermaid source: <code>--emit-diagram FILE</code>.</p>`;
+    `The same diagrams as Mermaid source: <code>--emit-diagram FILE</code>.</p>`;
   const entries = g.entries
     .map((e) => {
       const body = e.sequence === undefined ? `<p class="miss">${esc(e.missing ?? 'no counterexample')}</p>` : `<div class="seq">${toSvg(e.sequence)}</div>`;
       return (
         `<details class="gallery" id="bug-${esc(e.bug)}" open><summary>${esc(e.bug)} <span class="note">— ${esc(e.description)}</span></summary>` +
         `<p class="note">${esc(e.summary)}. Reproduce: <code>${esc(e.command)}</code></p>${body}` +
-        `${e.sequence === undefined ? '' : `<ul class="note">${e.sequence.notes.map((n) => `<li>${esc(n.length > 240 ? `${n.slice(0, 239)}…` : n)}</li>`).join('')}</ul>`}</details>`
+        `${e.sequence === undefined ? '' : `<ul class="note">${e.sequence.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>`}</details>`
       );
     })
     .join('\n');

@@ -68,7 +68,7 @@ function columnGroups(headers: readonly string[]): { label: string; span: number
  * A grid as an HTML table: a group row above the column headers, each header's meaning as its tooltip,
  * audit cells marked (green 0, red otherwise), and a heavier rule where `firstColumnBreaks` changes value.
  */
-export function htmlTable(g: Grid, opts: { groups?: readonly Group[]; firstColumnBreaks?: boolean; caption?: string } = {}): string {
+export function htmlTable(g: Grid, opts: { groups?: readonly Group[]; firstColumnBreaks?: boolean; caption?: string; cls?: string } = {}): string {
   const cls = (a: 'left' | 'right') => (a === 'left' ? 'l' : 'r');
   const groups = opts.groups ?? columnGroups(g.columns.map((c) => c.header));
   const groupRow = groups.some((x) => x.label !== '')
@@ -91,7 +91,8 @@ export function htmlTable(g: Grid, opts: { groups?: readonly Group[]; firstColum
           const v = r[i] ?? '';
           const good = GOOD_VALUE.get(c.header);
           const mark = good === undefined ? '' : v === good ? ' zero' : ' bad';
-          const text = i === 0 ? esc(v).replace(' @ ', '<br>@ ') : esc(v);
+          // a cell may wrap only before its parenthesis: `882 B (24%)` → `882 B` over `(24%)`
+          const text = i === 0 ? esc(v).replace(' @ ', '<br>@ ') : esc(v).replace(/ (?!\()/g, '&nbsp;');
           return `<td class="${cls(c.align)}${mark}">${text}</td>`;
         })
         .join('');
@@ -99,7 +100,7 @@ export function htmlTable(g: Grid, opts: { groups?: readonly Group[]; firstColum
     })
     .join('\n');
   const caption = opts.caption === undefined ? '' : `<caption class="note" style="caption-side:bottom;text-align:left">${esc(opts.caption)}</caption>`;
-  return `<div class="scroll"><table>${caption}<thead>${groupRow}<tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table></div>`;
+  return `<div class="scroll"><table${opts.cls === undefined ? '' : ` class="${opts.cls}"`}>${caption}<thead>${groupRow}<tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table></div>`;
 }
 
 /** The same grid with the named columns moved right after the first one (the columns a section is about). */
@@ -110,32 +111,85 @@ export function leadWith(g: Grid, headers: readonly string[]): Grid {
   return { columns: order.map((i) => g.columns[i] ?? { header: '', align: 'right' }), rows: g.rows.map((r) => order.map((i) => r[i] ?? '')) };
 }
 
+/**
+ * A grid turned on its side: one column per row of the grid (a variant, a case), one row per figure,
+ * grouped as `htmlTable` groups its columns, a "% off" merged into the figure before it. Its width grows
+ * with the number of cases, not of figures: every figure shows, for any number of variants.
+ */
+export function transposedTable(g: Grid, opts: { caption?: string } = {}): string {
+  const [label, ...figures] = g.columns.map((c, i) => ({ c, i }));
+  if (label === undefined) return '';
+  const cases = g.rows.map((r) => r[label.i] ?? '');
+  const rows: { header: string; cells: string[]; pct: (string | undefined)[] }[] = [];
+  for (const { c, i } of figures) {
+    const last = rows[rows.length - 1];
+    if (c.header === '% off' && last !== undefined) last.pct = g.rows.map((r) => r[i]);
+    else rows.push({ header: c.header, cells: g.rows.map((r) => r[i] ?? ''), pct: [] });
+  }
+  const groups = columnGroups(rows.map((r) => r.header));
+  let at = 0;
+  const body = groups
+    .map((grp) => {
+      const slice = rows.slice(at, at + grp.span);
+      at += grp.span;
+      const head = grp.label === '' ? '' : `<tr class="group"><th colspan="${cases.length + 1}"${grp.label === 'audit' ? ' title="the shard audit: every cell must be 0"' : ''}>${esc(grp.label)}</th></tr>\n`;
+      return (
+        head +
+        slice
+          .map((r) => {
+            const doc = DOCS.get(r.header);
+            const good = GOOD_VALUE.get(r.header);
+            const cells = r.cells
+              .map((v, k) => {
+                const mark = good === undefined ? '' : v === good ? ' zero' : ' bad';
+                const pct = r.pct[k];
+                return `<td class="r${mark}">${esc(v)}${pct === undefined ? '' : ` <span class="pct">(${esc(pct)})</span>`}</td>`;
+              })
+              .join('');
+            return `<tr><th class="l" scope="row"${doc === undefined ? '' : ` title="${esc(doc)}"`}>${esc(r.header)}${r.pct.length > 0 ? ' <span class="pct">(% off)</span>' : ''}</th>${cells}</tr>`;
+          })
+          .join('\n')
+      );
+    })
+    .join('\n');
+  const caption = opts.caption === undefined ? '' : `<caption class="note" style="caption-side:bottom;text-align:left">${esc(opts.caption)}</caption>`;
+  const head = `<tr><th class="l"></th>${cases.map((x) => `<th class="r case">${esc(x).replace(' @ ', '<br>@ ').replace(', ', ',<br>')}</th>`).join('')}</tr>`;
+  return `<table class="transposed">${caption}<thead>${head}</thead><tbody>\n${body}\n</tbody></table>`;
+}
+
 export interface Cell {
   readonly text: string;
   readonly cls?: string;
   readonly title?: string;
 }
 
-/** A small HTML table: headers, rows of cells; the first column(s) left-aligned, the rest right. */
+/**
+ * A small HTML table: headers, rows of cells; the first column(s) left-aligned, the rest right.
+ * `byFirst`: rows come in blocks by their first cell (a swept value), which is shown once per block
+ * above a heavier rule.
+ */
 export function cellTable(
   headers: readonly string[],
   rows: readonly (readonly (string | Cell)[])[],
-  opts: { groups?: readonly [string, number][]; caption?: string; leftColumns?: number } = {},
+  opts: { groups?: readonly [string, number][]; caption?: string; leftColumns?: number; byFirst?: boolean } = {},
 ): string {
   const left = opts.leftColumns ?? 1;
   const groups = opts.groups === undefined ? '' : `<tr class="groups">${opts.groups.map(([l, n]) => `<th colspan="${n}">${esc(l)}</th>`).join('')}</tr>`;
-  const head = `<tr>${headers.map((h, i) => `<th class="${i < left ? 'l' : 'r'}">${esc(h)}</th>`).join('')}</tr>`;
+  const head = `<tr>${headers.map((h, i) => `<th class="${i < left ? 'l' : 'r'}"${DOCS.has(h) ? ` title="${esc(DOCS.get(h) ?? '')}"` : ''}>${esc(h)}</th>`).join('')}</tr>`;
+  const textOf = (c: string | Cell | undefined): string => (c === undefined ? '' : typeof c === 'string' ? c : c.text);
   const body = rows
-    .map(
-      (r) =>
-        `<tr>${r
-          .map((c, i) => {
-            const cell: Cell = typeof c === 'string' ? { text: c } : c;
-            const cls = `${i < left ? 'l' : 'r'}${cell.cls === undefined ? '' : ` ${cell.cls}`}`;
-            return `<td class="${cls}"${cell.title === undefined ? '' : ` title="${esc(cell.title)}"`}>${esc(cell.text)}</td>`;
-          })
-          .join('')}</tr>`,
-    )
+    .map((r, k) => {
+      const block = opts.byFirst === true ? textOf(r[0]) !== textOf(rows[k - 1]?.[0]) : false;
+      const cells = r
+        .map((c, i) => {
+          const cell: Cell = typeof c === 'string' ? { text: c } : c;
+          const cls = `${i < left ? 'l' : 'r'}${cell.cls === undefined ? '' : ` ${cell.cls}`}`;
+          const text = opts.byFirst === true && i === 0 && !block && k > 0 ? '' : cell.text;
+          return `<td class="${cls}"${cell.title === undefined ? '' : ` title="${esc(cell.title)}"`}>${esc(text)}</td>`;
+        })
+        .join('');
+      return `<tr${block && k > 0 ? ' class="first"' : ''}>${cells}</tr>`;
+    })
     .join('\n');
   const caption = opts.caption === undefined ? '' : `<caption class="note" style="caption-side:bottom;text-align:left">${esc(opts.caption)}</caption>`;
   return `<div class="scroll"><table>${caption}<thead>${groups}${head}</thead><tbody>\n${body}\n</tbody></table></div>`;

@@ -5,7 +5,7 @@ import { barChart } from '../svg.ts';
 import type { Comparison } from '../types.ts';
 import { barsOf, trimPct } from './charts.ts';
 import { bytesPerWorker, chartSubtitle, compareCommand } from './context.ts';
-import { esc, htmlTable, leadWith } from './html.ts';
+import { esc, leadWith, transposedTable } from './html.ts';
 
 function hydrationCharts(c: Comparison): string {
   const bars = barsOf(c);
@@ -39,5 +39,5 @@ export function hydrationSection(h: Comparison): string {
   return `<p class="note">${esc(describeSetup(h.scenario, h.setup))}. Reproduce: <code>${esc(compareCommand(h.scenario, h.setup))}</code></p>
 <p>Each worker stages far more than the threshold (≈${esc(bytes(bytesPerWorker(h.setup)))} per worker per interval), so at the threshold every worker falls back to its own batch and the work spreads like <code>off</code>; with an unlimited threshold every worker pushes into one shared builder per process, which serializes encoding and upload.</p>
 ${hydrationCharts(h)}
-${htmlTable(leadWith(comparisonGrid(h), ['max builder share', 'mint→append']))}`;
+${transposedTable(leadWith(comparisonGrid(h), ['max builder share', 'mint→append']))}`;
 }

@@ -21,6 +21,7 @@ import { type Section, renderPage } from './page.ts';
 import { setupSection } from './setup.ts';
 import { type SmallWritesSection, smallWritesSection } from './small-writes.ts';
 import { sweepsSection } from './sweeps.ts';
+import { tradeoffSection } from './tradeoff.ts';
 
 export type { CheckSection, CoverageSection, DiagramSection, FaultsSection, GalleryEntry, GallerySection, LatencySection, ModelCheckSection, SmallWritesSection };
 
@@ -56,6 +57,7 @@ const SECTIONS: readonly SectionOf[] = [
   (d) => ({ id: 'comparison', title: 'Comparison', toc: 'Comparison', body: comparisonSection(d.comparison, d.criteria), more: [['criteria', 'Done criteria']] }),
   (d) => (d.sweeps.length === 0 ? undefined : { id: 'sweeps', title: 'Sweeps', toc: 'Sweeps', body: sweepsSection(d.sweeps) }),
   (d) => when(d.latency, (x) => ({ id: 'latency', title: 'Latency and stragglers', toc: 'Latency & stragglers', body: latencySection(x) })),
+  (d) => when(tradeoffSection([...d.sweeps, ...(d.latency === undefined ? [] : [d.latency.stragglers])]), (body) => ({ id: 'tradeoff', title: 'Cost and benefit across the sweeps', toc: 'Cost & benefit', body })),
   (d) => when(d.smallWrites, (x) => ({ id: 'small-writes', title: 'Small writes and compaction', toc: 'Small writes', body: smallWritesSection(x) })),
   (d) => when(d.hydration, (x) => ({ id: 'hydration', title: 'Hydration: why the threshold exists', toc: 'Hydration', body: hydrationSection(x) })),
   (d) => when(d.modelCheck, (x) => ({ id: 'model-check', title: 'Model check (exhaustive)', toc: 'Model check', body: modelCheckSection(x) })),

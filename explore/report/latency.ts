@@ -4,12 +4,14 @@ import { bestEffortMeta } from '../../vocab/variants/best-effort.ts';
 import { barrierMeta } from '../../vocab/variants/barrier.ts';
 import { headlineRow } from '../cases.ts';
 import { fixed, millis, plural, thousands } from '../format.ts';
-import { caseLabels, describeSetup, formatParam } from '../render.ts';
+import { describeSetup, formatParam } from '../render.ts';
 import { lineChart } from '../svg.ts';
 import type { Comparison, Figures, SweepResult } from '../types.ts';
 import { BASELINE, VARIANTS } from '../variants/index.ts';
 import { compareCommand } from './context.ts';
+import { latencyDistribution, partsDistribution } from './charts.ts';
 import { cellTable, esc } from './html.ts';
+import { timelineSection } from './timeline.ts';
 import { sweepVariants } from './sweeps.ts';
 
 /** The two variants of the PRs whose trade-off the section narrates. */
@@ -20,12 +22,6 @@ export interface LatencySection {
   readonly headline: Comparison;
   /** A sweep over the straggler probability (param `stragglers`). */
   readonly stragglers: SweepResult;
-}
-
-function percentileChart(c: Comparison, title: string, subtitle: string): string {
-  const xs = ['p50', 'p99', 'max'];
-  const series = c.rows.map((r, i) => ({ name: caseLabels(c.rows)[i] ?? r.variant, values: [r.latencyP50Ms, r.latencyP99Ms, r.latencyMaxMs] }));
-  return lineChart({ title, subtitle, xLabel: 'percentile over intervals', yLabel: 'commit latency (virtual ms)', xs, series, format: (v) => millis(v) });
 }
 
 function stragglerCharts(s: SweepResult): string {
@@ -63,23 +59,28 @@ function stragglerCharts(s: SweepResult): string {
   );
 }
 
+/** One row per straggler probability and variant: the table's width does not grow with the variants. */
 function stragglerTable(s: SweepResult): string {
   const variants = sweepVariants(s);
-  const headers = ['stragglers', ...variants.flatMap(() => ['p50', 'p99', 'max']), 'write p99 after last worker', `parts/append (${BEST_EFFORT})`, 'model'];
-  const rows = s.points.map((p) => {
-    const rs = variants.map((v) => headlineRow(p.comparison, v));
-    const diverged = p.comparison.rows.filter((r) => !r.modelAgrees);
-    const be = headlineRow(p.comparison, BEST_EFFORT);
-    return [
-      formatParam('stragglers', p.value),
-      ...rs.flatMap((r) => (r === undefined ? ['—', '—', '—'] : [millis(r.latencyP50Ms), millis(r.latencyP99Ms), millis(r.latencyMaxMs)])),
-      rs.map((r) => (r === undefined ? '—' : `${r.variant} ${millis(r.writeP99Ms)}`)).join(', '),
-      be === undefined ? '—' : fixed(be.partsPerAppend, 2),
-      diverged.length === 0 ? { text: 'agrees', cls: 'zero' } : { text: `DIVERGES (${diverged.map((r) => r.variant).join(', ')})`, cls: 'bad' },
-    ];
-  });
-  const groups: [string, number][] = [['', 1], ...variants.map((v): [string, number] => [`${v}: commit latency`, 3]), ['', 3]];
-  return cellTable(headers, rows, { groups });
+  const headers = ['stragglers', 'variant', 'latency p50', 'p99', 'max', 'write p99 after last worker', 'parts/append', 'model'];
+  const rows = s.points.flatMap((p) =>
+    variants.map((v) => {
+      const r = headlineRow(p.comparison, v);
+      const value = formatParam('stragglers', p.value);
+      if (r === undefined) return [value, v, '—', '—', '—', '—', '—', '—'];
+      return [
+        value,
+        v,
+        millis(r.latencyP50Ms),
+        millis(r.latencyP99Ms),
+        millis(r.latencyMaxMs),
+        millis(r.writeP99Ms),
+        fixed(r.partsPerAppend, 2),
+        r.modelAgrees ? { text: 'agrees', cls: 'zero' } : { text: 'DIVERGES', cls: 'bad' },
+      ];
+    }),
+  );
+  return cellTable(headers, rows, { leftColumns: 2, byFirst: true, groups: [['', 2], ['commit latency', 3], ['', 3]] });
 }
 
 /** Computed from the sweep: how each variant's tail moved from no stragglers to the most. */
@@ -109,6 +110,20 @@ function stragglerFindings(s: SweepResult): string[] {
   return lines;
 }
 
+/** The sweep's point with the most stragglers as distributions: every interval's latency, every append's parts. */
+function mostStragglers(s: SweepResult): string {
+  const point = s.points[s.points.length - 1];
+  if (point === undefined || point === s.points[0]) return '';
+  const c = point.comparison;
+  const p = formatParam('stragglers', point.value);
+  const sub = `stragglers p = ${p} · ${c.setup.workers} workers · ${plural(c.setup.intervals, 'interval')} × ${thousands(c.setup.rows)} × ~${c.setup.rowBytes} B · seed ${c.setup.seed}`;
+  return (
+    `<h3 id="stragglers-distributions">With stragglers at p = ${esc(p)}: the distributions</h3>` +
+    `<div class="charts">${latencyDistribution(c, `Commit latency with stragglers at ${p}`, sub)}${partsDistribution(c, `Parts per append with stragglers at ${p}`, sub)}</div>` +
+    `<p class="note">The tail is the intervals a straggler held up (every variant waits for its hand); best-effort's early workers form a batch without it, so its appends spread over more parts. Reproduce: <code>${esc(compareCommand(c.scenario, c.setup))}</code> (its p50, p99 and max, parts/append).</p>`
+  );
+}
+
 export function latencySection(d: LatencySection): string {
   const h = d.headline;
   const s = d.stragglers;
@@ -117,7 +132,8 @@ export function latencySection(d: LatencySection): string {
   const sweepLine = compareCommand(s.scenario, s.base, [`--sweep stragglers=${values}`]);
   return (
     `<p class="note">Commit latency of an interval = from the moment its data is ready (the desired frontier passes it) to the successful compare-and-append that contains it, in the seeded virtual time of the timing model (see <a href="#setup">What ran</a>): blob PUT ${esc('8 ms + bytes ÷ 50 kB/ms')}, a consensus round trip 4 ms, encoding bytes ÷ 50 kB/ms on whoever builds the part. One sample per interval; p99 is the nearest-rank 99th percentile.</p>` +
-    `<div class="charts">${percentileChart(h, 'Commit latency per interval', `${h.scenario} · ${h.setup.workers} workers · ${plural(h.setup.intervals, 'interval')} × ${thousands(h.setup.rows)} × ~${h.setup.rowBytes} B · seed ${h.setup.seed}`)}</div>` +
+    `<div class="charts">${latencyDistribution(h, 'Commit latency per interval, distribution', `${h.scenario} · ${h.setup.workers} workers · ${plural(h.setup.intervals, 'interval')} × ${thousands(h.setup.rows)} × ~${h.setup.rowBytes} B · seed ${h.setup.seed}`)}</div>` +
+    `<p class="note">Each step of a line is one interval: the line reaches 50% at the p50 and 99% at the p99 (the dashed guides); its right end is the slowest interval.</p>` +
     `<p class="note">Reproduce: <code>${esc(compareCommand(h.scenario, h.setup))}</code> (columns <code>latency p50 / p99 / max</code>; <code>--json</code> adds <code>writeP50Ms…</code>, the part after the last worker became ready).</p>` +
     `<h3 id="stragglers">Stragglers</h3>` +
     `<p>A straggler is a worker that, for one description, becomes ready much later: each worker straggles independently per description with probability <em>p</em> (drawn from the seed alone, so every variant meets the same stragglers), and a straggler's readiness delay is its usual draw min(Exp(mean 0.25 ms), 5 ms) multiplied by the slowdown (here ${slowdown}×: mean 25 ms, at most 500 ms). ` +
@@ -126,6 +142,8 @@ export function latencySection(d: LatencySection): string {
     `<ul>${stragglerFindings(s).map((l) => `<li>${esc(l)}</li>`).join('')}</ul>` +
     stragglerCharts(s) +
     stragglerTable(s) +
-    `<p class="note">Reproduce: <code>${esc(sweepLine)}</code></p>`
+    `<p class="note">Reproduce: <code>${esc(sweepLine)}</code></p>` +
+    mostStragglers(s) +
+    timelineSection(s)
   );
 }

@@ -13,7 +13,7 @@ function modelVerdictCell(p: PropertyOutcome | undefined): string {
     case 'holds':
       return '<td class="l zero">holds</td>';
     case 'vacuous':
-      return `<td class="l muted">vacuous <span class="note">(${esc(p.note ?? '')})</span></td>`;
+      return `<td class="l muted wrap">vacuous <span class="note">(${esc(p.note ?? '')})</span></td>`;
     case 'violated':
       return `<td class="l bad">VIOLATED (${n} events)</td>`;
     case 'unknown':
@@ -21,7 +21,7 @@ function modelVerdictCell(p: PropertyOutcome | undefined): string {
     case 'witnessed':
       return `<td class="l">witnessed (${n}-event example)</td>`;
     case 'not-witnessed':
-      return `<td class="l">NOT witnessed${p.note === undefined ? '' : ` <span class="note">(${esc(p.note)})</span>`}</td>`;
+      return `<td class="l wrap">NOT witnessed${p.note === undefined ? '' : ` <span class="note">(${esc(p.note)})</span>`}</td>`;
   }
 }
 
@@ -57,7 +57,7 @@ export function modelCheckSection(m: ModelCheckSection): string {
     `Reproduce: <code>${esc(command)}</code> (the review bug: <code>npx sbkit model --check --variant best-effort --model-bug sweep-upgrade-race</code>).</p>` +
     `<pre>${esc(WORKLOAD_LINES.join('\n'))}</pre>` +
     `<p class="${r.exitCode === 0 ? 'ok' : 'miss'}">${esc(r.summary)}</p>` +
-    `<div class="scroll"><table><thead>${head}</thead><tbody>\n${rows.join('\n')}\n</tbody></table></div>` +
+    `<div class="scroll"><table class="verdicts"><thead>${head}</thead><tbody>\n${rows.join('\n')}\n</tbody></table></div>` +
     traces.join('\n')
   );
 }

@@ -31,18 +31,23 @@ th[title]{cursor:help;text-decoration:underline dotted #999}
 td.r,th.r{text-align:right}td.l,th.l{text-align:left}
 tbody tr:nth-child(even) td{background:#fafafa}
 tbody tr.first td{border-top:2px solid #bbb}
-td.zero{color:var(--ok)}td.bad{color:#fff;background:var(--miss)!important;font-weight:700}
+td.zero{color:var(--ok)}.pct{color:var(--muted);font-size:.92em}
+table.transposed th[scope=row]{font-weight:500;background:#fafafa;white-space:nowrap}table.transposed th.case{text-align:right;min-width:6.5rem}
+table.transposed tr.group th{background:#e9eef4;text-align:left;font-size:.74rem;letter-spacing:.02em;text-transform:uppercase;color:#334;padding-top:.35rem}
+td.wrap,table.pivot td{white-space:normal}table.verdicts td.wrap{min-width:9rem;max-width:22rem}td.bad{color:#fff;background:var(--miss)!important;font-weight:700}
 .scroll{overflow-x:auto;max-width:100%}
 .scroll tbody td:first-child{position:sticky;left:0;background:#fff;z-index:1}
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(440px,1fr));gap:1rem;margin:.6rem 0 1rem}
 .charts svg{border:1px solid #eee;background:#fff;width:100%;height:auto;max-width:600px}
+.charts.wide{grid-template-columns:1fr}.charts.wide svg{max-width:780px}
+.wide-chart,.machine-chart{overflow-x:auto;margin:.6rem 0}.wide-chart svg{border:1px solid #eee;background:#fff;max-width:100%;height:auto}.machine-chart svg{border:1px solid #eee;background:#fff;max-width:100%;height:auto}
 ul.crit{list-style:none;padding-left:0}ul.crit li{margin:.2rem 0}
 .ok{color:var(--ok);font-weight:600}.miss{color:var(--miss);font-weight:600}
 pre{background:#f7f7f7;border:1px solid #e5e5e5;padding:.7rem;overflow-x:auto;font-size:.8rem;line-height:1.35}
 code{font-size:.88em;background:#f3f3f3;padding:0 .2em;border-radius:3px}pre code{background:none;padding:0}
 dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1.2rem;margin:.6rem 0}dl.kv dt{font-weight:600}dl.kv dd{margin:0}
 .note{color:var(--muted);font-size:.9rem}
-.findings{background:#f3f8f4;border-left:4px solid var(--ok);padding:.6rem 1rem;margin:1rem 0}
+.findings{overflow-wrap:anywhere;background:#f3f8f4;border-left:4px solid var(--ok);padding:.6rem 1rem;margin:1rem 0}
 .findings.missed{background:#fbf1f2;border-left-color:var(--miss)}
 .findings.incomplete{background:#fdf7e8;border-left-color:var(--warn)}.warn{color:var(--warn);font-weight:600}
 .findings p.verdict{margin:.15rem 0}
@@ -51,7 +56,7 @@ details{border:1px solid #e5e5e5;border-radius:4px;margin:.5rem 0;padding:.3rem 
 details>summary{cursor:pointer;font-weight:600}details>summary .note{font-weight:400}
 details[open]>summary{margin-bottom:.4rem}
 td.muted{color:#888}td.never{color:#8a5a00;background:#fff4dc!important}td.code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.78rem}
-.seq{overflow-x:auto;max-width:100%;margin:.4rem 0}.seq svg{max-width:none;background:#fff}
+.seq{overflow-x:auto;max-width:100%;margin:.4rem 0}.seq svg{max-width:100%;height:auto;background:#fff}
 details.gallery>summary{font-size:1.02rem}details.gallery li{overflow-wrap:anywhere}
 @media print{details{break-inside:avoid}.charts svg{max-width:100%}}
 `;

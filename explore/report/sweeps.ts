@@ -97,7 +97,7 @@ function sweepSection(s: SweepResult): string {
     `Reproduce: <code>${esc(compareCommand(s.scenario, s.base, [`--sweep ${s.param}=${s.points.map((p) => formatParam(s.param, p.value)).join(',')}`]))}</code></p>` +
     sweepCharts(s) +
     `<p class="note">The x axis spaces the swept values evenly (not to scale). Where lines coincide the variants measured the same value: the thick grey line underneath is off, the dashed blue one barrier.</p>` +
-    htmlTable(pivot.grid, { groups: pivot.groups }) +
+    htmlTable(pivot.grid, { groups: pivot.groups, cls: 'pivot' }) +
     `<details><summary>All figures per ${esc(s.param)} and variant <span class="note">(${s.points.length * sweepVariants(s).length} rows)</span></summary>${htmlTable(sweepGrid(s), { firstColumnBreaks: true })}</details>`
   );
 }
