@@ -42,7 +42,7 @@ export const CHART_WIDTH = 520;
 const BAR_HEIGHT = 320;
 const LINE_HEIGHT = 330;
 const BAR_MARGIN = { top: 56, right: 16, bottom: 62, left: 64 } as const;
-const LINE_MARGIN = { top: 66, right: 134, bottom: 48, left: 64 } as const;
+const LINE_MARGIN = { top: 66, right: 112, bottom: 48, left: 64 } as const;
 
 export type Style = SeriesStyle;
 
@@ -92,16 +92,19 @@ export function niceRange(lo: number, hi: number, count = 5): number[] {
   return ticks;
 }
 
-/** A legend row: per item a short line in its style (and its marker), then its name; centred in [x0, x0 + width]. */
+/** A legend row: per item a short line in its style (and its marker), then its name; centred in [x0, x0 + width], its
+ * names set smaller when they would not fit (many variants, long names). */
 export function legendRow(items: readonly { readonly name: string; readonly style: Style }[], x0: number, width: number, y: number): string {
-  const itemWidth = (name: string): number => 44 + name.length * 6.2;
+  const chars = items.reduce((a, i) => a + i.name.length, 0);
+  const size = Math.min(11, Math.max(7, (width - items.length * 40) / Math.max(1, chars * CHAR_EM)));
+  const itemWidth = (name: string): number => 40 + name.length * CHAR_EM * size;
   let lx = x0 + Math.max(0, (width - items.reduce((a, i) => a + itemWidth(i.name), 0)) / 2);
   return `<g class="legend">${items
     .map(({ name, style }) => {
       const x = lx;
       lx += itemWidth(name);
       const dash = style.dash === '' ? '' : ` stroke-dasharray="${style.dash}"`;
-      return `<line x1="${f1(x)}" x2="${f1(x + 26)}" y1="${y}" y2="${y}" stroke="${style.color}" stroke-width="${Math.min(style.width, 4)}"${dash}/>${marker(style.marker, x + 13, y, style.color, name)}<text x="${f1(x + 31)}" y="${y + 4}">${escapeXml(name)}</text>`;
+      return `<line x1="${f1(x)}" x2="${f1(x + 26)}" y1="${y}" y2="${y}" stroke="${style.color}" stroke-width="${Math.min(style.width, 4)}"${dash}/>${marker(style.marker, x + 13, y, style.color, name)}<text x="${f1(x + 31)}" y="${y + 4}"${size < 11 ? ` font-size="${f1(size)}"` : ''}>${escapeXml(name)}</text>`;
     })
     .join('')}</g>`;
 }
@@ -253,8 +256,10 @@ export function spreadLabels(ys: readonly number[], gap: number, lo: number, hi:
  * each series' last value labelled at the right end of its line.
  */
 export function lineChart(opts: ChartText & { xs: readonly string[]; series: readonly Series[] }): string {
-  const f: Frame = { width: CHART_WIDTH, height: LINE_HEIGHT, margin: LINE_MARGIN };
   const format = opts.format ?? shortNumber;
+  // the right margin holds the end labels: as wide as the longest
+  const endWidth = Math.max(0, ...opts.series.map((s) => `${s.name} ${format(s.values[s.values.length - 1] ?? 0)}`.length)) * 11 * BOLD_CHAR_EM + 18;
+  const f: Frame = { width: CHART_WIDTH, height: LINE_HEIGHT, margin: { ...LINE_MARGIN, right: Math.max(LINE_MARGIN.right, Math.ceil(endWidth)) } };
   const ticks = niceTicks(Math.max(0, ...opts.series.flatMap((s) => s.values)));
   const yMax = ticks[ticks.length - 1] ?? 1;
   const { w: plotW, h: plotH } = plotSize(f);
@@ -281,18 +286,6 @@ export function lineChart(opts: ChartText & { xs: readonly string[]; series: rea
       return `<text class="end-label" x="${f1(x(n - 1) + 10)}" y="${f1((labelYs[si] ?? 0) + 4)}" fill="${st.color}" font-weight="600">${escapeXml(`${s.name} ${format(last)}`)}</text>`;
     })
     .join('');
-  const legendWidth = (s: Series): number => 44 + s.name.length * 6.2;
-  let lx = left + Math.max(0, (plotW - styled.reduce((a, { s }) => a + legendWidth(s), 0)) / 2);
-  const legend = styled
-    .map(({ s, st }) => {
-      const x0 = lx;
-      lx += legendWidth(s);
-      return (
-        `<line x1="${f1(x0)}" x2="${f1(x0 + 26)}" y1="50" y2="50" stroke="${st.color}" stroke-width="${Math.min(st.width, 4)}"${dashAttr(st)}/>` +
-        marker(st.marker, x0 + 13, 50, st.color, s.name) +
-        `<text x="${f1(x0 + 31)}" y="54">${escapeXml(s.name)}</text>`
-      );
-    })
-    .join('');
-  return frame(f, opts, ticks, yMax, xLabels + lines + endLabels + `<g class="legend">${legend}</g>`);
+  const legend = legendRow(styled.map(({ s, st }) => ({ name: s.name, style: st })), 8, f.width - 16, 50);
+  return frame(f, opts, ticks, yMax, xLabels + lines + endLabels + legend);
 }

@@ -5,22 +5,24 @@
  * guides at 50% and 99%, and each series' p99 labelled at the right.
  */
 import { quantile } from '../latency.ts';
-import { type ChartText, CHART_WIDTH, type Frame, escapeXml, f1, frame, legendRow, niceRange, plotSize, spreadLabels, styleFor } from '../svg.ts';
+import { BOLD_CHAR_EM, type ChartText, CHART_WIDTH, type Frame, escapeXml, f1, frame, legendRow, niceRange, plotSize, spreadLabels, styleFor } from '../svg.ts';
 
 export interface Distribution {
   readonly name: string;
   readonly samples: readonly number[];
 }
 
-const MARGIN = { top: 66, right: 142, bottom: 48, left: 64 } as const;
+const MARGIN = { top: 66, right: 112, bottom: 48, left: 64 } as const;
 const HEIGHT = 340;
 
 /** The share guides drawn across the plot. */
 const GUIDES = [0.5, 0.99] as const;
 
 export function cdfChart(opts: ChartText & { readonly series: readonly Distribution[]; readonly width?: number }): string {
-  const f: Frame = { width: opts.width ?? CHART_WIDTH, height: HEIGHT, margin: MARGIN };
   const format = opts.format ?? ((v: number) => f1(v));
+  // the right margin holds each series' p99 label: as wide as the longest
+  const endWidth = Math.max(0, ...opts.series.map((s) => `${s.name} ${format(quantile([...s.samples].sort((a, b) => a - b), 0.99))}`.length)) * 11 * BOLD_CHAR_EM + 18;
+  const f: Frame = { width: opts.width ?? CHART_WIDTH, height: HEIGHT, margin: { ...MARGIN, right: Math.max(MARGIN.right, Math.ceil(endWidth)) } };
   const all = opts.series.flatMap((s) => s.samples);
   const ticks = niceRange(Math.min(...all, Number.POSITIVE_INFINITY) === Number.POSITIVE_INFINITY ? 0 : Math.min(...all), Math.max(0, ...all));
   const lo = ticks[0] ?? 0;
@@ -58,7 +60,7 @@ export function cdfChart(opts: ChartText & { readonly series: readonly Distribut
   const endLabels = styled
     .map(({ s, st }, i) => `<text class="end-label" x="${f1(left + plotW + 6)}" y="${f1((labelYs[i] ?? 0) + 4)}" fill="${st.color}" font-weight="600">${escapeXml(`${s.name} ${format(p99s[i] ?? 0)}`)}</text>`)
     .join('');
-  const legend = legendRow(styled.map(({ s, st }) => ({ name: s.name, style: st })), left, plotW, 50);
+  const legend = legendRow(styled.map(({ s, st }) => ({ name: s.name, style: st })), 8, f.width - 16, 50);
   const yTicks = [0, 0.25, 0.5, 0.75, 1];
   return frame(f, { ...opts, tickFormat: (v) => `${Math.round(v * 100)}%` }, yTicks, 1, xTicks + guides + lines + endLabels + legend);
 }

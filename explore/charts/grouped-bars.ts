@@ -41,6 +41,6 @@ export function groupedBarChart(opts: ChartText & { readonly categories: readonl
     )
     .join('');
   const labels = opts.categories.map((c, ci) => `<text x="${f1(left + slot * ci + slot / 2)}" y="${top + plotH + 15}" text-anchor="middle">${escapeXml(c)}</text>`).join('');
-  const legend = legendRow(styled.map(({ s, st }) => ({ name: s.name, style: { ...st, dash: '', width: 8 } })), left, plotW, 50);
+  const legend = legendRow(styled.map(({ s, st }) => ({ name: s.name, style: { ...st, dash: '', width: 8 } })), 8, f.width - 16, 50);
   return frame(f, opts, ticks, yMax, bars + labels + legend);
 }

@@ -77,7 +77,7 @@ export function htmlTable(g: Grid, opts: { groups?: readonly Group[]; firstColum
   const head = g.columns
     .map((c) => {
       const doc = DOCS.get(c.header);
-      return `<th class="${cls(c.align)}"${doc === undefined ? '' : ` title="${esc(doc)}"`}>${esc(c.header).replace(/\//g, '/<wbr>')}</th>`;
+      return `<th class="${cls(c.align)}"${doc === undefined ? '' : ` title="${esc(doc)}"`}>${esc(c.header).replace(/([/+])/g, '$1<wbr>')}</th>`;
     })
     .join('');
   let prevKey: string | undefined;
