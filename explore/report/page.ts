@@ -38,9 +38,9 @@ td.wrap,table.pivot td{white-space:normal}table.verdicts td.wrap{min-width:9rem;
 .scroll{overflow-x:auto;max-width:100%}
 .scroll tbody td:first-child{position:sticky;left:0;background:#fff;z-index:1}
 .charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(440px,1fr));gap:1rem;margin:.6rem 0 1rem}
-.charts svg{border:1px solid #eee;background:#fff;width:100%;height:auto;max-width:600px}
+.charts svg{box-sizing:border-box;border:1px solid #eee;background:#fff;width:100%;height:auto;max-width:600px}
 .charts.wide{grid-template-columns:1fr}.charts.wide svg{max-width:780px}
-.wide-chart,.machine-chart{overflow-x:auto;margin:.6rem 0}.wide-chart svg{border:1px solid #eee;background:#fff;max-width:100%;height:auto}.machine-chart svg{border:1px solid #eee;background:#fff;max-width:100%;height:auto}
+.wide-chart,.machine-chart{overflow-x:auto;margin:.6rem 0}.wide-chart svg,.machine-chart svg{box-sizing:border-box}.wide-chart svg{border:1px solid #eee;background:#fff;max-width:100%;height:auto}.machine-chart svg{border:1px solid #eee;background:#fff;max-width:100%;height:auto}
 ul.crit{list-style:none;padding-left:0}ul.crit li{margin:.2rem 0}
 .ok{color:var(--ok);font-weight:600}.miss{color:var(--miss);font-weight:600}
 pre{background:#f7f7f7;border:1px solid #e5e5e5;padding:.7rem;overflow-x:auto;font-size:.8rem;line-height:1.35}
