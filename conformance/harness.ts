@@ -9,6 +9,7 @@
  * 4. Properties from spec/ on the run's view (built from the trace alone), and the implementation's own
  *    audit of the shard (lost, duplicated) and of blob storage (leaked blobs), which no trace can see.
  */
+import { formatEvent } from './event-text.ts';
 import type { BugName, TraceEvent } from '../vocab/index.ts';
 import { offMeta } from '../vocab/variants/off.ts';
 import type { FaultPlan, Scheduler } from '../impl/seams.ts';
@@ -406,14 +407,5 @@ function describeError(e: unknown): string {
   return String(e);
 }
 
-/** An event as one short line: `r0 w1 finish-begin id=0 last=true`. */
-export function formatEvent(e: TraceEvent): string {
-  const { kind, replica, ...rest } = e as TraceEvent & Record<string, unknown>;
-  const who = 'worker' in rest ? `r${replica} w${String(rest['worker'])}` : 'process' in rest ? `r${replica} p${String(rest['process'])}` : `r${replica}`;
-  delete rest['worker'];
-  delete rest['process'];
-  const fields = Object.entries(rest)
-    .map(([k, v]) => `${k === 'sharedId' ? 'id' : k}=${JSON.stringify(v)}`)
-    .join(' ');
-  return `${who} ${kind}${fields ? ' ' + fields : ''}`;
-}
+/** An event as one readable line (conformance/event-text.ts): `r0 w1 finish-begin id=0 → last=true`. */
+export { formatEvent };

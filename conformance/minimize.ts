@@ -63,10 +63,15 @@ export async function minimize(start: RunReport, bug: BugName | undefined, maxRu
 /** Simpler neighbours, most structural first; another sink's loads follow every reshape (fitted). Exported for tests. */
 export function* candidates(c: Candidate): Generator<Candidate> {
   const w = c.workload;
-  // A sink fewer (the last), then the one-sink neighbours with the other sinks' loads fitted to them.
+  // A sink fewer (the last first, then each earlier one: an idle sink goes wherever it stands), then the
+  // one-sink neighbours with the other sinks' loads fitted to them.
   if (w.sinkLoads !== undefined) {
-    const { sinkLoads, ...one } = w;
-    yield { ...c, workload: sinkLoads.length === 1 ? one : { ...w, sinkLoads: sinkLoads.slice(0, -1) }, reshaped: true };
+    const all = [w.loads, ...w.sinkLoads];
+    for (let drop = all.length - 1; drop >= 0; drop--) {
+      const [loads, ...rest] = all.filter((_, i) => i !== drop) as [readonly (readonly LoadClass[])[], ...(readonly (readonly LoadClass[])[])[]];
+      const { sinkLoads: _all, ...one } = w;
+      yield { ...c, workload: rest.length === 0 ? { ...one, loads } : { ...w, loads, sinkLoads: rest }, reshaped: true };
+    }
   }
   for (const n of oneSinkCandidates(c)) yield w.sinkLoads === undefined ? n : { ...n, workload: fitSinkLoads(n.workload) };
   // Then another sink's loads emptied one by one.

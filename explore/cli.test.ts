@@ -160,7 +160,7 @@ describe('sbkit compare', () => {
     // The barrier makes one batch per process under either policy.
     expect(f.variants.find((r) => r.variant === 'barrier')?.partsPerAppend).toBe(1);
     const text = await run([...argv, '--no-data', 'finish']);
-    expect(text.out).toMatch(/seed 1, no-data finish\n/);
+    expect(text.out).toMatch(/seed 1,\s+no-data finish\n/);
     expect(text.out).toContain('empty finishes');
     expect((await run(argv)).out).not.toContain('empty finishes');
   });
@@ -183,7 +183,7 @@ describe('sbkit compare', () => {
     // Every barrier row is one batch per process whatever the policy.
     for (const r of rows.filter((x) => x.variant === 'barrier')) expect(r.partsPerAppend).toBe(1);
     const text = await run([...argv, '--no-data', 'both']);
-    expect(text.out).toMatch(/seed 1, no-data both\n/);
+    expect(text.out).toMatch(/seed 1,\s+no-data both\n/);
     expect(text.out).toMatch(/^barrier, no-data finish +\d/m);
     expect(text.out).toContain('skips');
     // The default (finish under the barrier, skip otherwise) shows no policy columns and no policy in the header.

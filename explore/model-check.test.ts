@@ -5,7 +5,7 @@ import { main } from './cli.ts';
 import { captureIo } from './io.ts';
 import { evaluateCriteria } from './criteria.ts';
 import { DEFAULT_MODEL_CHECK, checkConfig, checkUpdates, formatTrace, formatTraceEvent, runModelCheck } from './model-check.ts';
-import { renderReport } from './report.ts';
+import { renderReport } from './report/index.ts';
 import type { Comparison, Figures } from './types.ts';
 
 async function run(argv: readonly string[]) {
@@ -307,7 +307,7 @@ describe('the model check in the report', () => {
     for (const p of judged) {
       const cells = (['off', 'best-effort', 'barrier'] as const).map((variant) => {
         const needs = vacuousBecause(p.name, { variant, replicas: 1, faults: false });
-        return needs === undefined ? '<td class="l zero">holds</td>' : `<td class="l muted">vacuous <span class="note">(${needs.replace(/'/g, '&#39;')})</span></td>`;
+        return needs === undefined ? '<td class="l zero">holds</td>' : `<td class="l muted wrap">vacuous <span class="note">(${needs.replace(/'/g, '&#39;')})</span></td>`;
       });
       expect(html).toContain(`<td class="l">${p.name}</td>${cells.join('')}`);
     }
