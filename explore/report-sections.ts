@@ -1,5 +1,5 @@
 /**
- * The report's sections for issue 11: commit latency and stragglers, small writes and the compaction
+ * The report's sections on commit latency and stragglers, small writes and the compaction
  * proxy, the counterexample gallery (sequence diagrams drawn as inline SVG) and the model's transition
  * coverage. Each section has titled charts with units and a line that reproduces it.
  */
@@ -186,7 +186,7 @@ export interface SmallWritesSection {
   readonly rows: SweepResult;
 }
 
-/** What the PRs measured for small writes (DOMAIN.md). */
+/** What the PRs measured for small writes (docs/design/domain.md). */
 const PR_SMALL = { offParts: 7.8, sharedParts: 1.05, latencyMs: 10, compaction: 2.5 } as const;
 
 export function smallWritesSection(d: SmallWritesSection, command: CommandFor): string {

@@ -51,12 +51,12 @@ export interface ReportData {
   /** Omitted: no model-check section. */
   readonly modelCheck?: ModelCheckSection | undefined;
   readonly diagrams: DiagramSection;
-  /** Issue 11's sections; each omitted: not in the report. */
+  /** Latency, small writes, gallery and coverage; each omitted: not in the report. */
   readonly latency?: LatencySection | undefined;
   readonly smallWrites?: SmallWritesSection | undefined;
   readonly gallery?: GallerySection | undefined;
   readonly coverage?: CoverageSection | undefined;
-  /** Issue 8: the fault world; omitted: not in the report. */
+  /** The fault world; omitted: not in the report. */
   readonly faults?: FaultsSection | undefined;
   /** Why the job exits non-zero (job.ts jobReasons): the headline says them. Omitted: judged from the sections. */
   readonly reasons?: readonly Reason[] | undefined;
