@@ -9,7 +9,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const FOLDERS = ['vocab', 'impl', 'model', 'spec', 'conformance', 'explore', 'scripts'];
+const FOLDERS = ['vocab', 'random', 'impl', 'model', 'spec', 'conformance', 'explore', 'scripts'];
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
