@@ -3,12 +3,13 @@
  * one section per benchmark with the exact command and its whole output. The docs quote figures only by
  * linking to a section of that file, so every figure they cite comes from a command printed beside it.
  *
- * `npm run bench -- --only model,gallery` runs those sections alone (names below) and says in the file's
- * header which ran. Environment variables that start with SBKIT_ pass through to every benchmark and are
- * listed in the header, so a smaller budget is visible there. Figures only: nothing here is asserted.
+ * `npm run bench -- --only model,gallery` re-measures those sections (names below) and keeps the file's
+ * others as they were. Environment variables that start with SBKIT_ pass through to every benchmark and
+ * are listed under each section it wrote, with the load average at its start, so a smaller budget or a
+ * busy machine is visible there. Figures only: nothing here is asserted.
  */
 import { spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -73,10 +74,12 @@ interface Result {
   readonly output: string;
   readonly exitCode: number | null;
   readonly seconds: number;
+  readonly load: readonly number[];
 }
 
 function run(bench: Bench): Result {
   process.stderr.write(`bench: ${commandOf(bench)}\n`);
+  const load = loadavg();
   const start = performance.now();
   const r = spawnSync(join(ROOT, 'node_modules', '.bin', 'tsx'), [...bench.args], {
     cwd: ROOT,
@@ -87,24 +90,51 @@ function run(bench: Bench): Result {
   const seconds = (performance.now() - start) / 1000;
   const output = [r.stdout, r.stderr].filter((s) => s.trim() !== '').join('\n').trimEnd();
   process.stdout.write(`${output}\n`);
-  return { bench, output, exitCode: r.status, seconds };
+  return { bench, output, exitCode: r.status, seconds, load };
 }
 
 const commandOf = (b: Bench): string => `npx tsx ${b.args.join(' ')}`;
 
-function environment(only: ReadonlySet<string> | undefined): string[] {
+/** The SBKIT_ variables this run passes to the benchmarks, and the load when a section started. */
+function conditions(load: readonly number[]): string {
   const sbkit = Object.entries(process.env)
     .filter(([k]) => k.startsWith('SBKIT_'))
-    .map(([k, v]) => `${k}=${v ?? ''}`);
-  return [
-    `Machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB;`,
-    `Node ${process.version}; load average ${loadavg().map((l) => l.toFixed(1)).join(' / ')} at the start.`,
-    `Environment: ${sbkit.length === 0 ? 'no SBKIT_ variables (every benchmark at its defaults)' : sbkit.map((s) => `\`${s}\``).join(', ')}.`,
-    only === undefined ? 'Sections: all.' : `Sections: only ${[...only].join(', ')} (\`npm run bench -- --only ${[...only].join(',')}\`); run \`npm run bench\` for all.`,
-  ];
+    .map(([k, v]) => `\`${k}=${v ?? ''}\``);
+  const env = sbkit.length === 0 ? 'no SBKIT_ variables (the benchmark\'s defaults)' : sbkit.join(', ');
+  return `load average ${load.map((l) => l.toFixed(1)).join(' / ')} at its start; ${env}`;
 }
 
-function render(results: readonly Result[], only: ReadonlySet<string> | undefined): string {
+/** The sections of an earlier docs/measurements.md by name (kept when `--only` re-measures others). */
+function earlierSections(): Map<string, string> {
+  const sections = new Map<string, string>();
+  if (!existsSync(OUT)) return sections;
+  const parts = readFileSync(OUT, 'utf8').split(/^(?=## )/m).slice(1);
+  for (const part of parts) {
+    const name = /^## (\S+)/.exec(part)?.[1];
+    if (name !== undefined) sections.set(name, part.trimEnd());
+  }
+  return sections;
+}
+
+function section({ bench, output, exitCode, seconds, load }: Result): string {
+  return [
+    `## ${bench.name}`,
+    '',
+    `**${bench.title}.** ${bench.what}`,
+    '',
+    '```sh',
+    commandOf(bench),
+    '```',
+    '',
+    '```',
+    output,
+    '```',
+    '',
+    `Exit code ${exitCode ?? 'none (killed)'}; ${seconds.toFixed(0)} s wall; ${conditions(load)}.`,
+  ].join('\n');
+}
+
+function render(results: readonly Result[], earlier: ReadonlyMap<string, string>): string {
   const lines = [
     '# Measurements',
     '',
@@ -112,28 +142,16 @@ function render(results: readonly Result[], only: ReadonlySet<string> | undefine
     '',
     'Every figure the docs quote is in a section below, beside the command that printed it. Wall-clock',
     'figures depend on the machine and on what else runs on it; compare figures within one section, taken',
-    'side by side in one run, not across machines.',
+    'side by side in one run, not across machines. `npm run bench -- --only NAME[,NAME…]` re-measures',
+    'some sections and keeps the others.',
     '',
-    ...environment(only),
+    `Machine: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown'}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}.`,
     '',
   ];
-  for (const { bench, output, exitCode, seconds } of results) {
-    lines.push(
-      `## ${bench.name}`,
-      '',
-      `**${bench.title}.** ${bench.what}`,
-      '',
-      '```sh',
-      commandOf(bench),
-      '```',
-      '',
-      '```',
-      output,
-      '```',
-      '',
-      `Exit code ${exitCode ?? 'none (killed)'}; ${seconds.toFixed(0)} s wall.`,
-      '',
-    );
+  for (const bench of BENCHES) {
+    const fresh = results.find((r) => r.bench === bench);
+    const text = fresh !== undefined ? section(fresh) : earlier.get(bench.name);
+    if (text !== undefined) lines.push(text, '');
   }
   return lines.join('\n');
 }
@@ -145,11 +163,12 @@ try {
   process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
   process.exit(2);
 }
+const earlier = only === undefined ? new Map<string, string>() : earlierSections();
 const results: Result[] = [];
 for (const bench of BENCHES) {
   if (only !== undefined && !only.has(bench.name)) continue;
   results.push(run(bench));
-  writeFileSync(OUT, render(results, only)); // after each section, so an interrupted run keeps what it measured
+  writeFileSync(OUT, render(results, earlier)); // after each section, so an interrupted run keeps what it measured
 }
 process.stderr.write(`bench: wrote ${OUT}\n`);
 process.exitCode = results.some((r) => r.exitCode !== 0) ? 1 : 0;
