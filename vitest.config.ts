@@ -7,7 +7,7 @@ import { defineConfig } from 'vitest/config';
 const pgAvailable = (process.env['SBKIT_PG_URL'] ?? '') !== '' || existsSync(new URL('.sbkit/pg/url', import.meta.url));
 
 // The coverage gate: vitest's V8 provider fails the run when a threshold is missed.
-// (c8 wrapped around vitest was measured to report wrong numbers and exit 0; see ../shared/FINDINGS.md.)
+// (c8 wrapped around vitest reports wrong numbers and exits 0; see docs/design/decisions.md.)
 export default defineConfig({
   test: {
     include: ['**/*.test.ts'],

@@ -331,7 +331,7 @@ export function judge(
 
 /**
  * The name a refinement failure is reported under: part counts and receivers are what users ask about
- * by name (DOMAIN.md's "part counts" and "exactly one receiver"); everything else is plain divergence.
+ * by name (docs/design/domain.md's "part counts" and "exactly one receiver"); everything else is plain divergence.
  */
 export function refinementCheck(reason: string): string {
   if (/\bappend\.(parts|batches)\b/.test(reason) || /\b(own-batch\.batch|finish-end\.received|hand\.batches)[^ ]*\.parts\b/.test(reason)) {

@@ -13,6 +13,7 @@ import { barrierByDefault, sharesAtAll, variantMeta } from '../impl/variants/ind
 import { runOnce, type RunReport } from './harness.ts';
 import { PCT_HORIZON, type Schedule } from './schedule.ts';
 import { DEFAULT_NO_DATA, DEFAULT_SINK, INLINE_SINGLE_MAX, THRESHOLD, type LoadClass, type Workload } from './workload.ts';
+import { xorshift32 } from '../random/prng.ts';
 
 export interface Candidate {
   readonly workload: Workload;
@@ -194,15 +195,7 @@ function shiftedFaults(s: Schedule): Schedule[] {
 
 /** Deterministic fresh schedules (xorshift from `salt`), keeping the starved actors. */
 function reschedules(s: Schedule, salt: number): Schedule[] {
-  let x = (salt * 2654435761 + 1) >>> 0 || 1;
-  const next = () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x;
-  };
+  const next = xorshift32((salt * 2654435761 + 1) >>> 0);
   return Array.from({ length: RESCHEDULES }, () =>
     s.pct === undefined
       ? { choices: Array.from({ length: 60 }, () => next() % 64), starve: s.starve, ...(s.faults === undefined ? {} : { faults: s.faults }) }

@@ -23,8 +23,9 @@ import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.
 import { swarmArb, swarmFlags, swarmLoad, swarmPersist, swarmShape } from './swarm.ts';
 import { barrierByDefault, sharesAtAll, variantMeta } from '../impl/variants/index.ts';
 
-export const LOAD_CLASSES = ['tiny', 'medium', 'none', 'large', 'boundary', 'inline-edge', 'cut-edge'] as const;
-export type LoadClass = (typeof LOAD_CLASSES)[number];
+import { CUT_EDGE, INLINE_EDGE, type LoadClass } from './load-classes.ts';
+
+export { CUT_EDGE, INLINE_EDGE, LOAD_CLASSES, type LoadClass } from './load-classes.ts';
 
 export interface Workload {
   readonly variant: Variant;
@@ -88,10 +89,6 @@ export const DEFAULT_SINK: SinkVersion = 'v2';
 
 export const THRESHOLD = 8192;
 export const INLINE_SINGLE_MAX = 4096;
-/** Staged bytes of an `inline-edge` load: the default inline_writes_single_max_bytes. */
-export const INLINE_EDGE = 4096;
-/** Bytes of a `cut-edge` load's first two updates: the small blob_target_size. */
-export const CUT_EDGE = 6000;
 export const DEFAULT_BLOB_TARGET = 128 * 1024 * 1024;
 export const DEFAULT_INLINE_TOTAL = 1024 * 1024;
 /** How inline_writes_total_max_bytes is chosen: the default, small (200), or at the first append's inline

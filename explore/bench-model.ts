@@ -1,7 +1,7 @@
 /**
  * The model check's part of `npm run bench`: states/s and bytes per stored state, side by side for the
- * plain search (model/search.ts, the reference) and the packed one (model/packed/), and the issue's
- * targets with their figures. Figures only; nothing is asserted. Every run is a child process
+ * plain search (model/search.ts, the reference) and the packed one (model/packed/), and the larger
+ * configurations with their figures. Figures only; nothing is asserted. Every run is a child process
  * (`node bin/sbkit.js model --check … --json`), so its peak RSS is its own. The machine's 2 cores are
  * shared with other engineers: repeat a figure before trusting it.
  *
@@ -53,7 +53,7 @@ function sideBySide(): void {
     add(`packed, symmetry + POR, --workers ${w}`, ['--workers', w, '--variant', 'best-effort']);
   }
   console.log('model check, best-effort, 1 process, 1 interval: plain search (the reference) beside the packed one');
-  console.log('(the issue measured the plain search at --workers 4: 235,239 states, 47 s, 989 MB; SBKIT_BENCH_PLAIN_W4=1 repeats it)\n');
+  console.log('(SBKIT_BENCH_PLAIN_W4=1 adds the plain search at --workers 4)\n');
   console.log(
     renderTable(
       [col('search', 'left'), col('variant', 'left'), col('states'), col('seconds'), col('states/s'), col('B/state stored'), col('peak RSS MiB'), col('RSS B/state')],
@@ -88,7 +88,7 @@ function targets(): void {
   run('--workers 4 --processes 2, review bug', ['--workers', '4', '--processes', '2', '--variant', 'best-effort', '--model-bug', 'sweep-upgrade-race']);
   run('--workers 3 --intervals 2', ['--workers', '3', '--intervals', '2']);
   run('--workers 3 --intervals 2, review bug', ['--workers', '3', '--intervals', '2', '--variant', 'best-effort', '--model-bug', 'sweep-upgrade-race']);
-  console.log(`\nthe issue's targets (packed search, symmetry + partial order; --max-seconds ${SECONDS}, --max-memory 4GiB)\n`);
+  console.log(`\nlarger configurations (packed search, symmetry + partial order; --max-seconds ${SECONDS}, --max-memory 4GiB)\n`);
   console.log(
     renderTable(
       [col('target', 'left'), col('variant', 'left'), col('states'), col('final'), col('complete', 'left'), col('seconds'), col('states/s'), col('B/state'), col('peak RSS MiB'), col('violations (events; * = shortest under POR only)', 'left')],

@@ -1,5 +1,5 @@
 /**
- * The issue's done-criteria, evaluated on a steady comparison of every registered variant: each
+ * The done-criteria, evaluated on a steady comparison of every registered variant: each
  * variant's own (explore/variants/, in registry order), then per row nothing lost, duplicated or leaked
  * and the model predicting every append. `npm start` prints them and the report shows them; they are
  * measurements, so a miss is reported, never hidden.

@@ -145,9 +145,9 @@ describe('JSON', () => {
       'variant', 'appends', 'partsPerAppend', 'batchesPerAppend', 'blobPuts', 'stateDiffBytes', 'consensusCommands', 'updatesWritten',
       'updatesAppended', 'lost', 'duplicated', 'leakedBlobs', 'threshold', 'blobBytes', 'inlineParts', 'hollowParts', 'maxBuilderShare',
       'simulatedMs', 'meanAppendLatencyMs', 'modelAgrees',
-      // issue 11: commit latency, the write path after the last worker, the compaction proxy
+      // commit latency, the write path after the last worker, the compaction proxy
       'latencyP50Ms', 'latencyP99Ms', 'latencyMaxMs', 'writeP50Ms', 'writeP99Ms', 'writeMaxMs', 'shardParts',
-      // issue 8: the fault world
+      // the fault world
       'faultsInjected', 'retries', 'aborts', 'restarts', 'leakedByAborts', 'collected',
     ]);
     expect(v?.['modelAgrees']).toBe(true);

@@ -126,7 +126,7 @@ export function checkConfig(
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The SPIN anchor's configuration (../shared/anchors/spin/sharedbatch.pml, copied to bench/spin/)
+// The SPIN anchor's configuration (bench/spin/sharedbatch.pml)
 
 /** The core's update size: at least `CHECK_PERSIST.blobTargetSize`, so every update is one (hollow) part. */
 export const CORE_UPDATE_SIZE = 100;

@@ -3,7 +3,7 @@
  * a fresh shard per case, the trace in the shard's order on the model and the spec, the audit of what
  * is stored through fresh clients, and compare-and-append latency in wall-clock ms.
  *
- * The issue's done criterion: for the same seed, `off` and `barrier` give the same parts and PUT counts
+ * The done criterion: for the same seed, `off` and `barrier` give the same parts and PUT counts
  * as the in-memory backend (they do not depend on timing); for best-effort the model predicts every
  * append of the real run exactly. On files alone (in-memory consensus) this runs everywhere; on
  * PostgreSQL + files when a server is there (the skip prints why otherwise). Canaries show the audit,

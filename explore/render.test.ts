@@ -415,7 +415,7 @@ describe('progress', () => {
   });
 });
 
-describe('report: latency, small writes, gallery, coverage (issue 11)', () => {
+describe('report: latency, small writes, gallery, coverage', () => {
   const straggled = (p: number, extra: number): Comparison => ({
     ...comparison,
     setup: { ...setup, rows: 500, rowBytes: 1000, ...(p === 0 ? {} : { stragglers: { probability: p, slowdown: 100 } }) },

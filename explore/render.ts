@@ -157,7 +157,7 @@ function configJson(scenario: Scenario, s: Setup, variants: readonly Variant[]):
 
 /**
  * One entry of `variants` in the JSON output: every field of Figures but `modelDetail`, in a fixed order
- * (the issue's fields first, later additions at the end).
+ * (the headline's fields first, then latency, the compaction proxy and the fault world).
  */
 function figuresJson(r: Figures): Omit<Figures, 'modelDetail'> {
   return {

@@ -1,6 +1,6 @@
 // What both mutation runs share (see mutation/CONTEXT.md). StrykerJS 9.6.x: the line that runs on Node 20.
 //
-// Mutated: impl/shared, impl/sink, impl/persist (issue 9, item 5), without the real backends —
+// Mutated: impl/shared, impl/sink, impl/persist, without the real backends —
 // pg-consensus.ts, pg-errors.ts, file-blob.ts, backends.ts, latency.ts. `sbkit check` runs on the
 // in-memory stores by design (real I/O waits on sockets and timers, not on scheduling points), so it
 // never loads them: each of their mutants would survive by construction and cost a full check. They

@@ -17,7 +17,7 @@ import { PluginKind, declareValuePlugin } from '@stryker-mutator/api/plugin';
 // mutants of every earlier sibling: an `if`'s test is `stryMutAct_9fa48("3") ? true : … : (stryCov_9fa48("3",
 // …), bugs.has('x'))` when the consequent is entered, and a mutated statement is `if (stryMutAct_9fa48(…))
 // {…} else { stryCov_9fa48(…); original }`. Reading the plain source shape, the rules matched expressions
-// whose test had no mutants and missed every guarded statement block (stop 21's run). `original` and
+// whose test had no mutants and would miss every guarded statement block. `original` and
 // `originalStatement` see through both wrappers; the test walks Stryker's own instrumenter.
 const isHelperCall = (node, prefix) => node?.type === 'CallExpression' && node.callee.type === 'Identifier' && node.callee.name.startsWith(prefix);
 

@@ -1,5 +1,5 @@
 /**
- * Reach: which lines and branches of impl/ `sbkit check` alone reaches — no unit tests (issue 9, item 4).
+ * Reach: which lines and branches of impl/ `sbkit check` alone reaches — no unit tests.
  *
  *   npm run coverage:check                  both checks under c8; summary + every file below 100%
  *   npm run coverage:check -- --gate        … and exit 1 below lines 95% / branches 90% (c8 --check-coverage)

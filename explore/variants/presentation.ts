@@ -28,7 +28,7 @@ export interface CriteriaInput {
 export interface ExploreVariant {
   readonly meta: VariantMeta;
   readonly style: SeriesStyle;
-  /** The issue's done-criteria this variant adds (explore/criteria.ts: in registry order, before the
+  /** The done-criteria this variant adds (explore/criteria.ts: in registry order, before the
    * criteria every variant shares — nothing lost, duplicated or leaked; the model predicts every append). */
   criteria(input: CriteriaInput): readonly Criterion[];
   /** `sbkit model --check`: why a `sometimes` property is never witnessed under this variant, by
