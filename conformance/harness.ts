@@ -22,6 +22,7 @@ import type { RunConfig } from '../impl/run-config.ts';
 import { badInputRefused } from './bad-input.ts';
 import { corruptionsJudged, storedHistory } from './stored-corruption.ts';
 import { misuseJudged } from './misuse.ts';
+import { costJudged } from './cost-check.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { predictAppends } from '../model/predict.ts';
@@ -35,7 +36,7 @@ import { barrierAt, knobAt, materialize, materializeSinks, persistOf, persistOve
 import { judgeSinks } from './multi-sink.ts';
 import type { RegistryVerdict } from './registry-check.ts';
 
-export type FailureKind = 'liveness' | 'impl-error' | 'property' | 'audit' | 'metrics' | 'refinement';
+export type FailureKind = 'liveness' | 'impl-error' | 'property' | 'audit' | 'metrics' | 'cost' | 'refinement';
 
 export interface Failure {
   readonly kind: FailureKind;
@@ -112,6 +113,11 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
   const judged = judgeRun(workload, trace, outcome, updates, plan !== undefined, store);
   /** The impl's own objects and stores, checked beyond the run itself: each adds a failure or nothing. */
   const more: Failure[] = [];
+  // Cost (conformance/cost-check.ts): the stores' counts against the model's prediction from the trace
+  // it accepted.
+  if (outcome.kind === 'settled' && store !== undefined && !judged.failures.some((f) => f.kind === 'refinement')) {
+    for (const f of costJudged(workload, updates, trace, outcome.value.metrics, store, log, plan !== undefined).failed) more.push({ kind: 'cost', ...f });
+  }
   const fail = (check: string, why: string | undefined): void => {
     if (why !== undefined) more.push({ kind: 'impl-error', check, why });
   };
