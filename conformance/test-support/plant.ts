@@ -19,6 +19,8 @@ const COPIED = ['bin', 'impl', 'model', 'vocab', 'spec', 'conformance', 'explore
 export interface Planted {
   /** Runs `node bin/sbkit.js ARGS` in the copy: its exit code and what it printed. */
   sbkit(args: readonly string[]): { readonly code: number | null; readonly output: string };
+  /** Runs a TypeScript module of the copy (`node --import tsx FILE ARGS`). */
+  tsx(file: string, args: readonly string[]): { readonly code: number | null; readonly output: string };
   /** Removes the copy. */
   dispose(): void;
 }
@@ -44,11 +46,13 @@ export function plant(...changes: readonly Change[]): Planted {
     }
     writeFileSync(path, text.replace(from, to));
   }
+  const node = (args: readonly string[]): { code: number | null; output: string } => {
+    const r = spawnSync(process.execPath, args, { cwd: dir, encoding: 'utf8', maxBuffer: 64 << 20 });
+    return { code: r.status, output: `${r.stdout}${r.stderr}` };
+  };
   return {
-    sbkit(args) {
-      const r = spawnSync(process.execPath, ['bin/sbkit.js', ...args], { cwd: dir, encoding: 'utf8', maxBuffer: 64 << 20 });
-      return { code: r.status, output: `${r.stdout}${r.stderr}` };
-    },
+    sbkit: (args) => node(['bin/sbkit.js', ...args]),
+    tsx: (file, args) => node(['--import', 'tsx', file, ...args]),
     dispose() {
       rmSync(dir, { recursive: true, force: true });
     },
