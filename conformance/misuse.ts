@@ -15,13 +15,13 @@
  *
  * The contracts are the implementation's, not only what the kit's own callers need: a real caller may
  * reuse its arrays, use ids anywhere in their declared range, run writers of different configurations
- * on one shard, or race claims for one replica (the last four scenarios: each was a blind spot where a
- * surviving mutant had been called equivalent). Each scenario is one unit (its section below).
+ * on one shard, or race claims for one replica (the last four scenarios: what a check of the kit's own
+ * callers never tries). Each scenario is one unit (its section below).
  *
  * Which scenario a run tries, and its program, follow from a hash of its workload (deterministic,
  * replayable); over the default budget each scenario runs dozens of random programs. Everything runs
- * on in-memory stores under the pass-through scheduler, after the run itself, in well under a
- * millisecond.
+ * on in-memory stores under the pass-through scheduler (reuse: one that lets the builder task read only
+ * when the program says), after the run itself, in well under a millisecond.
  */
 import type { PersistConfig, StorageFault, TraceEvent } from '../vocab/index.ts';
 import { decodePart } from '../impl/part-codec.ts';

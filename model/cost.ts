@@ -619,16 +619,16 @@ class CostWalk {
     switch (e.op) {
       case 'consensus.cas':
         if (supervisor) {
-          // The writer registry. An applied one committed (its claim or retirement counts it): the
-          // read-back of its version is one more scan. Otherwise the attempt counts, did not reach the
-          // store (or lost its race there: the store's lost count), and the loop loads again (a scan);
-          // an indeterminate one reads its version back first (a scan).
-          // (a later failure for good may cut that short: the step starts over)
-          if (e.fault === 'indeterminate-applied') t.range('consensus.scans', 0, 1, why);
-          else {
-            t.add('registry.cas', 1);
-            t.range('consensus.scans', 0, e.fault === 'transient' ? 1 : 2, why);
-            this.registryFaults += 1;
+          // The writer registry: the attempt counts as a registration; the command is made again on the
+          // registry as it is then (a scan first, unless a failure for good cuts the step short). An
+          // applied one committed a version nobody holds (a claim's: expired by the next; a
+          // retirement's: recorded twice).
+          t.add('registry.cas', 1);
+          t.range('consensus.scans', 0, 1, why);
+          this.registryFaults += 1;
+          if (e.fault === 'indeterminate-applied') {
+            t.add('registry.reached', 1);
+            this.registryExtra[s] = (this.registryExtra[s] as number) + 1;
           }
         } else {
           const w = this.writer(s, e.replica);
