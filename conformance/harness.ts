@@ -23,6 +23,8 @@ import { badInputRefused } from './bad-input.ts';
 import { corruptionsJudged, storedHistory } from './stored-corruption.ts';
 import { misuseJudged } from './misuse.ts';
 import { costJudged } from './cost-check.ts';
+import { lockstepBroken } from './pacing.ts';
+import { DEFAULT_PACING, nonDefaults } from './run-defaults.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { predictAppends } from '../model/predict.ts';
@@ -32,7 +34,7 @@ import { viewFromTrace, type StorageFacts } from '../spec/view.ts';
 import { formatLog, type DriveOutcome } from './choice-scheduler.ts';
 import { schedulerFor, type Schedule } from './schedule.ts';
 import { permanentFailuresUnheeded, SchedulePlan } from './faults.ts';
-import { barrierAt, knobAt, materialize, materializeSinks, persistOf, persistOverrides, sinksOf, type Workload } from './workload.ts';
+import { knobAt, materialize, materializeSinks, persistOf, persistOverrides, sinksOf, type Workload } from './workload.ts';
 import { judgeSinks } from './multi-sink.ts';
 import type { RegistryVerdict } from './registry-check.ts';
 
@@ -137,6 +139,8 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
   fail('writers-registered', outcome.kind === 'settled' ? await unregisteredWriters(config) : undefined);
   // A permanent storage failure an incarnation saw takes its replica down (faults.ts).
   fail('permanent-failure-downs-replica', plan === undefined ? undefined : permanentFailuresUnheeded(trace, outcome.kind === 'settled'));
+  // Lockstep pacing, the default, as configured (pacing.ts).
+  fail('pacing-as-configured', workload.pacing === DEFAULT_PACING ? lockstepBroken(trace, workload.asOf) : undefined);
   const faults: FaultTally =
     plan === undefined
       ? NO_FAULTS
@@ -189,19 +193,15 @@ export function runConfigOf(
     workersPerProcess: workload.workersPerProcess,
     intervals: workload.intervals,
     updates,
-    asOf: workload.asOf,
     maxBytes: ({ lower }) => knobAt(workload, lower),
-    barrier: ({ desired }) => barrierAt(workload, desired),
-    // (the tunables that differ from Materialize's defaults: the rest are the implementation's own)
+    // (the fields and tunables that differ from the defaults the model states: the rest are the
+    // implementation's own, judged against the model's: run-defaults.ts)
+    ...nonDefaults(workload),
     persist: persistOverrides(workload),
-    pushChunkUpdates: workload.pushChunkUpdates,
-    noData: workload.noData,
-    sink: workload.sink,
-    pacing: workload.pacing,
     bugs: bug === undefined ? [] : [bug],
     scheduler,
     observer: { event: (e) => trace.push(e) },
-    ...(faults === undefined ? {} : { faults, cleanup: true }),
+    ...(faults === undefined ? {} : { faults }),
     // Stores of our own, so that the metrics can be held against what reached them (metrics-check.ts).
     blob: new MemBlob(),
     consensus: new MemConsensus(),
