@@ -187,8 +187,8 @@ describe('more I/O than the protocol needs fails the check, counter by counter',
       [
         {
           file: 'impl/sink/mint.ts',
-          from: 'const { upper } = await r.deps.shard.fetchState();',
-          to: "await r.deps.shard.fetchState(); await pointAt(r.deps.scheduler, 'mint.poll', r.where()); if (!mayPoll(r)) continue; r.deps.trace.emit({ kind: 'poll', replica: r.settings.replica, sharedId: (r.live as Description).sharedId }); const { upper } = await r.deps.shard.fetchState();",
+          from: '({ upper } = await r.deps.shard.fetchState());',
+          to: "await r.deps.shard.fetchState(); await pointAt(r.deps.scheduler, 'mint.poll', r.where()); if (!mayPoll(r)) continue; r.deps.trace.emit({ kind: 'poll', replica: r.settings.replica, sharedId: (r.live as Description).sharedId }); ({ upper } = await r.deps.shard.fetchState());",
         },
       ],
       ['--variant', 'off', '--runs', '500'],
