@@ -7,7 +7,6 @@ import { SharedBatchHandle } from '../impl/shared/handle.ts';
 import type { Update } from '../impl/update.ts';
 import { runCheck } from './check.ts';
 import { SCENARIOS, runScenario, type Scenario } from './misuse.ts';
-import { plant, type Change } from './test-support/plant.ts';
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -114,47 +113,5 @@ describe('misuse: the model of use against the implementation', () => {
     expect(broken.output).toMatch(/misuse-refused/);
     expect(broken.output).toMatch(/builder: add\(.*\): expected push-after-finish, but it succeeded/);
     expect(broken.token).toBeDefined();
-  });
-});
-
-/** A misuse scenario's programs (seeds 1 … 150) in a copy of the kit with `change` planted: some go wrong. */
-function plantedScenario(change: Change, scenario: Scenario): string {
-  const p = plant(change);
-  try {
-    const r = p.tsx('conformance/test-support/misuse-sweep.ts', [scenario, '150']);
-    expect(r.output).toMatch(/^wrong in [1-9]\d* of 150$/m);
-    return r.output;
-  } finally {
-    p.dispose();
-  }
-}
-
-describe("misuse: the implementation's contracts, beyond the kit's own callers (each program kills its mutant)", () => {
-  it('reuse: a handle that queues the caller\'s array itself (no copy) loses what the caller reused', async () => {
-    expect((await sweep('reuse', 60)).wrong).toEqual([]);
-    const out = plantedScenario({ file: 'impl/shared/handle.ts', from: 'await this.#send(updates.slice());', to: 'await this.#send(updates);' }, 'reuse');
-    expect(out).toMatch(/the batch \(in push order\) is \[[^\]]*\], the model says/);
-  });
-
-  it('ids: a registry keyed by sequence number alone mixes two sinks\' batches of one number', async () => {
-    expect((await sweep('ids', 60)).wrong).toEqual([]);
-    const out = plantedScenario({ file: 'impl/shared/batch-id.ts', from: 'string => `${id.namespace}#${id.seq}`;', to: 'string => `#${id.seq}`;' }, 'ids');
-    expect(out).toMatch(/expected to succeed, threw conflicting-descriptions/);
-  });
-
-  it('writers: the backpressure guard without `inline > 0` spins on an empty append after another writer\'s inline bytes', async () => {
-    expect((await sweep('writers', 60)).wrong).toEqual([]);
-    const out = plantedScenario({ file: 'impl/persist/shard-writer.ts', from: 'if (inline > 0 && state.inlineBytes', to: 'if (true && state.inlineBytes' }, 'writers');
-    expect(out).toMatch(/compareAndAppend\(no batches, \d+, \d+\) on a shard with \d+ inline bytes: expected to succeed, threw Spinning/);
-  });
-
-  it('claims: a claim that reads its version back after a failed compare-and-set takes the racing claim\'s writer id', async () => {
-    expect((await sweep('claims', 60)).wrong).toEqual([]);
-    // The read-back as it was, and with its condition forced true (Stryker's surviving mutant of it).
-    for (const cond of ["e.code === 'storage-indeterminate'", 'true']) {
-      const readBack = `if (${cond}) { const mine = (await call(io, 'consensus.scan', () => consensus.scan(key, seqNo)))[0]; if (mine !== undefined && mine.seqNo === seqNo && Buffer.compare(mine.data, data) === 0) return seqNo; }`;
-      const out = plantedScenario({ file: 'impl/persist/writer-registry.ts', from: '// Transient or indeterminate alike: made again (see the header: an applied one is made harmless).', to: readBack }, 'claims');
-      expect(out).toMatch(/writer ids two claims both returned is \["w\d+-r\d+"\]/);
-    }
   });
 });
