@@ -8,9 +8,11 @@
  * proof is one of:
  * - `test`: a test (file and title) that instruments the mutated point and shows, over the check's whole
  *   budget (the killer's plain check, fault world and gallery), that the changed branch is never taken or
- *   changes no output (mutation/evidence.test.ts);
+ *   changes no output;
  * - `type`: a type-level impossibility, stated (the mutant type-checks, but no value that reaches the
  *   point can tell the two apart).
+ * mutation/evidence.test.ts holds every entry admissible (evidence-check.ts): the replaced text still in
+ * its file, a reason given, the proof's test file and title there.
  */
 export interface Evidence {
   readonly file: string;

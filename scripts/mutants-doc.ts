@@ -4,7 +4,8 @@
  * top (the honest score killed ÷ (killed + survived), and apart the evidenced equivalents).
  *
  *   npx tsx scripts/mutants-doc.ts --save    merge .sbkit/mutation/check-*.json (oldest first: a newer run
- *                                            replaces the files it covers) into the kept report,
+ *                                            replaces the mutants it ran, or a file whose source changed
+ *                                            whole: mutation-data.ts mergeFile) into the kept report,
  *                                            docs/quality/stryker/check.json.gz, then write the doc
  *   npx tsx scripts/mutants-doc.ts           write the doc from the kept report
  *   npx tsx scripts/mutants-doc.ts --check   exit 1 when the doc is not what the kept report gives
@@ -16,7 +17,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { EVIDENCE } from '../mutation/evidence.ts';
-import { honestScore, scoreTable, summarize, type Report, type Survivor } from './mutation-data.ts';
+import { honestScore, mergeFile, scoreTable, summarize, type Report, type Survivor } from './mutation-data.ts';
 import { readReport, relativeTo } from './mutation-reports.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -33,7 +34,7 @@ function merged(): Report {
   for (const path of runs) {
     const report = readReport(path);
     const rel = relativeTo(root);
-    for (const [name, f] of Object.entries(report.files)) files[rel(report, name)] = f;
+    for (const [name, f] of Object.entries(report.files)) files[rel(report, name)] = mergeFile(files[rel(report, name)], f);
   }
   return { files: Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1))) };
 }
@@ -65,6 +66,8 @@ export function render(report: Report): string {
     'edit by hand. The killer is `sbkit check` alone — plain, the fault world, the gallery — at the default',
     'budget, one job, one seed (mutation/check.stryker.mjs). A survivor counts as equivalent only with an',
     'executable argument beside it (mutation/evidence.ts); every other survivor is listed as not evidenced.',
+    '',
+    `The kept report covers ${Object.keys(report.files).length} file(s): ${Object.keys(report.files).map((f) => `\`${f}\``).join(', ')}.`,
     '',
     scoreTable(s),
     '',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Evidence } from '../mutation/evidence.ts';
-import { evidenceFor, honestScore, scoreTable, summarize, textAt, type Report } from './mutation-data.ts';
+import { evidenceFor, honestScore, mergeFile, scoreTable, summarize, textAt, type Report } from './mutation-data.ts';
 
 const source = ['const a = 1;', 'if (a > 0) go();', 'while (x <= y) {', '  more();', '}'].join('\n');
 const at = (line: number, column: number, endLine: number, endColumn: number) => ({ start: { line, column }, end: { line: endLine, column: endColumn } });
@@ -39,5 +39,15 @@ describe('Stryker reports: tallies, honest score, evidence', () => {
     expect(s.survivors.map((v) => `${v.line}:${v.column} ${v.evidence === undefined ? 'open' : 'evidenced'}`)).toEqual(['2:5 evidenced', '3:8 open']);
     expect(scoreTable(s)).toContain('| **total** | 5 | 1 | 1 | 2 | 1 | 1 | 0 | 0 | 33.3% |');
     expect(summarize([report], [{ ...evidence, original: 'b > 0' }], (_, name) => name).stale).toHaveLength(1);
+  });
+
+  it('merges a newer run mutant by mutant over the same source, and whole over a changed one', () => {
+    const kept = report.files['impl/x.ts']!;
+    const targeted = { source, mutants: [{ ...kept.mutants[1]!, status: 'Killed' }] };
+    const merged = mergeFile(kept, targeted);
+    expect(merged.mutants.map((m) => `${m.id} ${m.status}`)).toEqual(['4 CompileError', '5 Timeout', '1 Survived', '2 Killed', '3 Killed']);
+    const moved = { source: `// moved\n${source}`, mutants: [kept.mutants[0]!] };
+    expect(mergeFile(kept, moved)).toBe(moved);
+    expect(mergeFile(undefined, targeted)).toBe(targeted);
   });
 });

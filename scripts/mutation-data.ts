@@ -30,6 +30,23 @@ export interface Report {
   readonly files: Readonly<Record<string, ReportFile>>;
 }
 
+/** A mutant's identity within one source: where, which mutator, what replacement. */
+const mutantKey = (m: Mutant): string =>
+  `${m.location.start.line}:${m.location.start.column}-${m.location.end.line}:${m.location.end.column} ${m.mutatorName} ${m.replacement ?? ''}`;
+
+/**
+ * A newer run's results for one file merged into the kept ones. Over the same source, mutant by mutant
+ * (a targeted run of a few lines, `SBKIT_MUTATE=file:from-to`, replaces only the mutants it ran); over
+ * a changed source, the newer run's file whole (the kept results were made from code that is gone).
+ */
+export function mergeFile(kept: ReportFile | undefined, run: ReportFile): ReportFile {
+  if (kept === undefined || kept.source !== run.source) return run;
+  const byKey = new Map(kept.mutants.map((m) => [mutantKey(m), m]));
+  for (const m of run.mutants) byKey.set(mutantKey(m), m);
+  const mutants = [...byKey.values()].sort((a, b) => a.location.start.line - b.location.start.line || a.location.start.column - b.location.start.column);
+  return { ...run, mutants };
+}
+
 export type Tally = Record<'mutants' | 'killed' | 'timeout' | 'survived' | 'noCoverage' | 'compileError' | 'runtimeError' | 'ignored' | 'evidenced', number>;
 
 export const emptyTally = (): Tally => ({ mutants: 0, killed: 0, timeout: 0, survived: 0, noCoverage: 0, compileError: 0, runtimeError: 0, ignored: 0, evidenced: 0 });
