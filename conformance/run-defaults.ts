@@ -15,7 +15,7 @@ import { barrierAt, type Workload } from './workload.ts';
 export const DEFAULT_PACING = 'lockstep';
 
 /** The run-configuration fields of `w` that are not at their default. */
-export function nonDefaults(w: Workload): Pick<RunConfig, 'asOf' | 'barrier' | 'pushChunkUpdates' | 'noData' | 'sink' | 'pacing'> {
+export function nonDefaults(w: Workload): Partial<RunConfig> {
   const flags = new Set(w.barrierFlags);
   const barrierIsDefault = flags.size === 1 && flags.has(defaultBarrier(w.variant));
   return {
