@@ -8,6 +8,7 @@ import type { BugName, Variant } from '../vocab/index.ts';
 import { runOnce, type FaultTally, type RunReport } from './harness.ts';
 import { minimize } from './minimize.ts';
 import { reachOf } from './multi-sink.ts';
+import { rareArb, shapedFor } from './rare.ts';
 import { scheduleArb, type Schedule, type Strategy } from './schedule.ts';
 import { DEFAULT_BOUNDS, workloadArb, type Workload } from './workload.ts';
 
@@ -62,7 +63,9 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
   const schedules = scheduleArb(DEFAULT_BOUNDS.maxReplicas, DEFAULT_BOUNDS.maxWorkersPerProcess * DEFAULT_BOUNDS.maxProcesses, strategy, task.faults);
-  const property = fc.asyncProperty(workloadArb(variant, DEFAULT_BOUNDS), schedules, async (workload: Workload, schedule: Schedule) => {
+  // (the rare combinations, drawn after workload and schedule: rare.ts)
+  const drawn = fc.tuple(workloadArb(variant, DEFAULT_BOUNDS), schedules, rareArb(variant)).map(([w, s, rare]) => shapedFor(rare, w, s));
+  const property = fc.asyncProperty(drawn, async ({ workload, schedule }: { workload: Workload; schedule: Schedule }) => {
     if (firstFailure === undefined && hooks.stopped?.() === true) return;
     const report = await runOnce(workload, schedule, bug);
     if (firstFailure === undefined) {
@@ -88,7 +91,7 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
   const shrink = task.shrink !== false;
   const details = await fc.check(property, { seed, numRuns: runs, ...(shrink ? {} : { endOnFailure: true }) });
   if (!details.failed || details.counterexample === null) return { variant, runs: executed, failed: false, witnessed, reached, faults: tally };
-  const [workload, schedule] = details.counterexample;
+  const [{ workload, schedule }] = details.counterexample;
   const first = await runOnce(workload, schedule, bug);
   const minimized = shrink ? await minimize(first, bug) : { report: first, kept: 0, tried: 0 };
   return {

@@ -23,6 +23,9 @@ import type { RunConfig } from '../impl/run-config.ts';
 import { badInputRefused } from './bad-input.ts';
 import { corruptionsJudged, storedHistory } from './stored-corruption.ts';
 import { misuseJudged } from './misuse.ts';
+import { costJudged } from './cost-check.ts';
+import { lockstepBroken } from './pacing.ts';
+import { DEFAULT_PACING, nonDefaults } from './run-defaults.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { predictAppends } from '../model/predict.ts';
@@ -32,11 +35,11 @@ import { viewFromTrace, type StorageFacts } from '../spec/view.ts';
 import { formatLog, type DriveOutcome } from './choice-scheduler.ts';
 import { schedulerFor, type Schedule } from './schedule.ts';
 import { permanentFailuresUnheeded, SchedulePlan } from './faults.ts';
-import { barrierAt, knobAt, materialize, materializeSinks, persistOf, persistOverrides, sinksOf, type Workload } from './workload.ts';
+import { knobAt, materialize, materializeSinks, persistOf, persistOverrides, sinksOf, type Workload } from './workload.ts';
 import { judgeSinks } from './multi-sink.ts';
 import type { RegistryVerdict } from './registry-check.ts';
 
-export type FailureKind = 'liveness' | 'impl-error' | 'property' | 'audit' | 'metrics' | 'refinement';
+export type FailureKind = 'liveness' | 'impl-error' | 'property' | 'audit' | 'metrics' | 'cost' | 'refinement';
 
 export interface Failure {
   readonly kind: FailureKind;
@@ -113,6 +116,11 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
   const judged = judgeRun(workload, trace, outcome, updates, plan !== undefined, store);
   /** The impl's own objects and stores, checked beyond the run itself: each adds a failure or nothing. */
   const more: Failure[] = [];
+  // Cost (conformance/cost-check.ts): the stores' counts against the model's prediction from the trace
+  // it accepted.
+  if (outcome.kind === 'settled' && store !== undefined && !judged.failures.some((f) => f.kind === 'refinement')) {
+    for (const f of costJudged(workload, updates, trace, outcome.value.metrics, store, log, plan !== undefined).failed) more.push({ kind: 'cost', ...f });
+  }
   const fail = (check: string, why: string | undefined): void => {
     if (why !== undefined) more.push({ kind: 'impl-error', check, why });
   };
@@ -132,6 +140,8 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
   fail('writers-registered', outcome.kind === 'settled' ? await unregisteredWriters(config) : undefined);
   // A permanent storage failure an incarnation saw takes its replica down (faults.ts).
   fail('permanent-failure-downs-replica', plan === undefined ? undefined : permanentFailuresUnheeded(trace, outcome.kind === 'settled'));
+  // Lockstep pacing, the default, as configured (pacing.ts).
+  fail('pacing-as-configured', workload.pacing === DEFAULT_PACING ? lockstepBroken(trace, workload.asOf) : undefined);
   const faults: FaultTally =
     plan === undefined
       ? NO_FAULTS
@@ -184,19 +194,15 @@ export function runConfigOf(
     workersPerProcess: workload.workersPerProcess,
     intervals: workload.intervals,
     updates,
-    asOf: workload.asOf,
     maxBytes: ({ lower }) => knobAt(workload, lower),
-    barrier: ({ desired }) => barrierAt(workload, desired),
-    // (the tunables that differ from Materialize's defaults: the rest are the implementation's own)
+    // (the fields and tunables that differ from the defaults the model states: the rest are the
+    // implementation's own, judged against the model's: run-defaults.ts)
+    ...nonDefaults(workload),
     persist: persistOverrides(workload),
-    pushChunkUpdates: workload.pushChunkUpdates,
-    noData: workload.noData,
-    sink: workload.sink,
-    pacing: workload.pacing,
     bugs: bug === undefined ? [] : [bug],
     scheduler,
     observer: { event: (e) => trace.push(e) },
-    ...(faults === undefined ? {} : { faults, cleanup: true }),
+    ...(faults === undefined ? {} : { faults }),
     // Stores of our own, so that the metrics can be held against what reached them (metrics-check.ts).
     blob: new MemBlob(),
     consensus: new MemConsensus(),

@@ -9,7 +9,8 @@
  * bounded number of runs.
  */
 import type { BugName } from '../vocab/index.ts';
-import { barrierByDefault, sharesAtAll, variantMeta } from '../impl/variants/index.ts';
+import { sharesAtAll, variantMeta } from '../impl/variants/index.ts';
+import { defaultBarrier } from '../model/variants/index.ts';
 import { runOnce, type RunReport } from './harness.ts';
 import { PCT_HORIZON, type Schedule } from './schedule.ts';
 import { DEFAULT_NO_DATA, DEFAULT_SINK, INLINE_SINGLE_MAX, THRESHOLD, type LoadClass, type Workload } from './workload.ts';
@@ -125,7 +126,7 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
   }
   for (const [i, v] of w.knob.entries()) if (v !== THRESHOLD) yield same({ ...w, knob: w.knob.map((x, j) => (j === i ? THRESHOLD : x)) });
   if (w.asOf !== 0) yield same({ ...w, asOf: 0 });
-  const flag = barrierByDefault(w.variant);
+  const flag = defaultBarrier(w.variant);
   if (sharesAtAll(w.variant) && w.barrierFlags.some((b) => b !== flag)) yield same({ ...w, barrierFlags: [flag] });
   const defaults = Object.fromEntries(variantMeta(w.variant).options.map((o) => [o.name, o.default]));
   if (w.variantOptions !== undefined && Object.entries(w.variantOptions).some(([k, x]) => x !== defaults[k])) yield same({ ...w, variantOptions: defaults });

@@ -46,7 +46,14 @@ const RUN_SHARE = 0.75;
  * Runs the implementation once for `c` on `workload`, then replays its trace on the model.
  * `onProgress(fraction)` follows the shard's upper. Deterministic: the same setup and case give the same figures.
  */
-export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload, onProgress?: (fraction: number) => void): Promise<Figures> {
+export async function runCase(
+  setup: Setup,
+  c: Case,
+  workload: PreparedWorkload,
+  onProgress?: (fraction: number) => void,
+  /** Sees every event of the run's trace (a test holds the figures to the model's cost of it). */
+  onEvent?: (e: TraceEvent) => void,
+): Promise<Figures> {
   const timing = timingOf(setup);
   const noData = noDataOf(setup, c);
   const faults = setup.faults === undefined ? undefined : seededFaults(setup.seed, setup.faults, { replicas: setup.replicas, intervals: setup.intervals, intervalMs: timing.intervalMs });
@@ -73,6 +80,7 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
   const observer = {
     event(e: TraceEvent): void {
       trace.push(e);
+      onEvent?.(e);
       spread.event(e);
       empties.event(e);
       latency.event(e);

@@ -4,7 +4,7 @@
  * variant is written there). validateConfig (config.ts) refuses a name not listed here and an option
  * the variant does not take; system.ts asks `policyOf(cfg)`.
  */
-import type { Variant, VariantMeta, VariantOptions } from '../../vocab/index.ts';
+import type { NoDataPolicy, Variant, VariantMeta, VariantOptions } from '../../vocab/index.ts';
 import type { ModelConfig } from '../config.ts';
 import { barrier } from './barrier.ts';
 import { bestEffort } from './best-effort.ts';
@@ -44,3 +44,20 @@ export function policyOf(cfg: VariantChoice): ModelPolicy {
 
 /** Whether a description with knob `maxBytes` is shared under `cfg`'s variant. */
 export const sharingOn = (cfg: ModelConfig, maxBytes: number): boolean => policyOf(cfg).sharing && maxBytes > 0;
+
+function registered(variant: Variant): ModelVariant {
+  const v = modelVariant(variant);
+  if (v === undefined) throw new RangeError(`no model variant ${JSON.stringify(variant)}`);
+  return v;
+}
+
+/** The barrier flag a variant's mints read where the run sets none (its options at their defaults). */
+export function defaultBarrier(variant: Variant): boolean {
+  const v = registered(variant);
+  return v.policy(Object.fromEntries(v.meta.options.map((o) => [o.name, o.default]))).barrierByDefault;
+}
+
+/** What a worker with no data does where the run does not say. */
+export function defaultNoData(variant: Variant): NoDataPolicy {
+  return registered(variant).meta.defaultNoData;
+}
