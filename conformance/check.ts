@@ -100,8 +100,8 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   const faultLine = faults === undefined ? '' : `, faults at ${faults}: ${describeTally(outcomes, failed !== undefined)}`;
   const verdict = failed ? 'FAILED' : vacuous ? 'FAILED (vacuous)' : 'ok';
   const streamRuns = CONFIG_CHECKS.map((c) => `${outcomes.reduce((n, o) => n + (o.streams?.[c.name] ?? 0), 0)} ${c.unit}`).join(', ');
-  const streamLine = opts.fold === true ? ', checks derived from the configuration folded into every run' : ` + ${streamRuns}`;
-  const summary = `sbkit check: ${verdict} — ${totalRuns} runs${streamLine}, variants ${outcomes.map((o) => o.variant).join(', ')}, ${propertyCount(outcomes.map((o) => o.variant))} properties + refinement + audit + metrics checked, seed ${seed}${spread}, strategy ${strategy}${opts.bug ? `, bug ${opts.bug}` : ''}${faultLine}`;
+  const streamLine = opts.fold === true ? ' (bad input and misuse folded into every run)' : ` + ${streamRuns} in streams of their own`;
+  const summary = `sbkit check: ${verdict} — ${totalRuns} runs, variants ${outcomes.map((o) => o.variant).join(', ')}, ${propertyCount(outcomes.map((o) => o.variant))} properties + refinement + audit + metrics checked${streamLine}, seed ${seed}${spread}, strategy ${strategy}${opts.bug ? `, bug ${opts.bug}` : ''}${faultLine}`;
   return { exitCode: failed || vacuous ? 1 : 0, output, summary, variants: outcomes, ...(token === undefined ? {} : { token }) };
 }
 
