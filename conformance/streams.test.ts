@@ -61,3 +61,18 @@ describe('streams of checks derived from the configuration alone', () => {
     expect(configCheck('no-such-check')).toBeUndefined();
   });
 });
+
+describe('a stream failure as a regression test', () => {
+  it('judges the token\'s case again on its configuration', async () => {
+    const { counterexampleTestSource } = await import('./emit.ts');
+    const report = streamReport('bad-input-refused', 4, WORKLOAD, 'planted', undefined);
+    const src = counterexampleTestSource(report, tokenOf(report), 'conformance/x.test.ts');
+    expect(src).toContain("configCheck(\"bad-input-refused\")");
+    expect(src).toContain('judgeStreamCase(check, c.workload, c.stream.pick, c.bug)');
+    // What the emitted test asserts holds on the real implementation for this case.
+    const check = configCheck('bad-input-refused');
+    expect(check).toBeDefined();
+    const { judgeStreamCase } = await import('./streams.ts');
+    if (check !== undefined) expect(await judgeStreamCase(check, WORKLOAD, 4, undefined)).toBeUndefined();
+  });
+});
