@@ -20,12 +20,11 @@ import { metricsDisagreements, replicaSteps, type StoreTally } from './metrics-c
 import { shardIdOf } from '../impl/sinks.ts';
 import { readWriters } from '../impl/persist/writer-registry.ts';
 import type { RunConfig } from '../impl/run-config.ts';
-import { badInputRefused } from './bad-input.ts';
 import { corruptionsJudged, storedHistory } from './stored-corruption.ts';
-import { misuseJudged } from './misuse.ts';
 import { costJudged } from './cost-check.ts';
 import { lockstepBroken } from './pacing.ts';
 import { DEFAULT_PACING, nonDefaults } from './run-defaults.ts';
+import { configFailures } from './streams.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { predictAppends } from '../model/predict.ts';
@@ -67,6 +66,14 @@ export interface RunReport {
   /** Compare-and-sets of a settled run that lost their race (no trace event shows one: the metric,
    * which metrics-check.ts holds to the consensus store's own count). */
   readonly casRacesLost?: number;
+  /** A stream's failure (streams.ts): the check derived from the configuration and the case it tried;
+   * no run was started (trace and scheduler log empty). */
+  readonly stream?: StreamCase;
+}
+
+export interface StreamCase {
+  readonly check: string;
+  readonly pick: number;
 }
 
 /** Faults injected by kind, and what the run did about them. */
@@ -106,7 +113,14 @@ export function modelConfigOf(w: Workload, updates: readonly Update[] = material
   };
 }
 
-export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugName): Promise<RunReport> {
+export interface RunOptions {
+  /** The checks derived from the configuration alone (streams.ts CONFIG_CHECKS: bad input, misuse) on
+   * this run too, on the case its configuration picks (default true); `sbkit check` runs them as
+   * streams of their own and leaves them off its runs unless asked to fold them. */
+  readonly configChecks?: boolean;
+}
+
+export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugName, opts: RunOptions = {}): Promise<RunReport> {
   const scheduler = schedulerFor(schedule);
   const plan = schedule.faults === undefined ? undefined : new SchedulePlan(schedule.faults, () => scheduler.steps);
   const { run, trace, updates, config } = startRun(workload, scheduler, bug, plan);
@@ -124,17 +138,13 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
   const fail = (check: string, why: string | undefined): void => {
     if (why !== undefined) more.push({ kind: 'impl-error', check, why });
   };
-  // Bad input (conformance/bad-input.ts): this run's config with one field corrupted must be refused.
-  fail('bad-input-refused', await badInputRefused(config));
   // Corrupt stored data (conformance/stored-corruption.ts): the history this run wrote, corrupted each
   // way, must be refused by the implementation's readers (and one valid oddity accepted).
   const history = outcome.kind === 'settled' ? await storedHistory(config.consensus, shardIdOf(config.shardId ?? SHARD_ID, 0)) : undefined;
   const misread = history === undefined ? [] : (await corruptionsJudged(history)).wrong;
   fail('corrupt-state-refused', misread.length === 0 ? undefined : misread.join('; '));
-  // Misuse (conformance/misuse.ts): a random program over the implementation's own objects, some calls
-  // misuse, each outcome predicted by the model of use.
-  const misuse = await misuseJudged(config);
-  fail('misuse-refused', misuse.wrong.length === 0 ? undefined : `${misuse.scenario}: ${misuse.wrong.join('; ')} (program: ${misuse.program.join(', ')})`);
+  // Bad input and misuse (streams.ts): derived from the configuration alone, folded into this run.
+  if (opts.configChecks !== false) for (const f of await configFailures(config)) fail(f.check, f.why);
   // Every part in blob storage was written by a writer the shard's writer registry claimed: an
   // unregistered writer's leaks are invisible to cleanup (and its id could be minted again).
   fail('writers-registered', outcome.kind === 'settled' ? await unregisteredWriters(config) : undefined);

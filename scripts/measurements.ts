@@ -39,6 +39,12 @@ const BENCHES: readonly Bench[] = [
     args: ['conformance/bench-speed.ts'],
   },
   {
+    name: 'streams',
+    title: 'conformance: configuration checks as streams beside folded into every run',
+    what: '`sbkit check --variant best-effort --runs 2000 --jobs 1` with bad input and misuse as streams of their own, beside the same check with them folded back into every run (`--fold-streams`), alternating; CPU and wall seconds net of start-up.',
+    args: ['conformance/bench-streams.ts'],
+  },
+  {
     name: 'model',
     title: 'model check: states, states/s, bytes per state',
     what: 'The plain search beside the packed one, the larger configurations, and one search over threads beside one thread.',
