@@ -30,12 +30,14 @@ describe('the parallel packed search (--jobs) visits what one thread visits', ()
     expect(r.dropped).toBeGreaterThan(0);
   });
 
-  it('stops at --max-memory and at --max-seconds, and says so', async () => {
+  it('stops at --max-memory and at --max-seconds, and says so; reports progress level by level', async () => {
     // a thread checks memory and time as a level starts and every 4,096 states in it
-    const memory = await searchParallel(alternating('best-effort', 3), { jobs: 2, properties, maxStates: 10_000_000, maxBytes: 1, symmetry: true, por: true });
+    const levels: number[] = [];
+    const memory = await checkPackedJobs(alternating('best-effort', 3), { jobs: 2, properties, maxStates: 10_000_000, maxBytes: 1, onProgress: (_expanded, states) => levels.push(states) });
     expect(memory).toMatchObject({ complete: false, stopped: 'max-memory' });
     expect(memory.frontier).toBeGreaterThan(0);
-    const time = await searchParallel(alternating('best-effort', 3), { jobs: 2, properties, maxStates: 10_000_000, maxMillis: 0, symmetry: true, por: true });
+    expect(levels.at(-1)).toBe(memory.states);
+    const time = await checkPackedJobs(alternating('best-effort', 3), { jobs: 2, properties, maxStates: 10_000_000, maxMillis: 0 });
     expect(time).toMatchObject({ complete: false, stopped: 'max-time' });
   });
 

@@ -182,6 +182,14 @@ describe('the symmetric search keeps verdicts, witnesses and shortest counterexa
   it.each(cases)('%s', (_name, cfg) => {
     expectSymmetryKeepsVerdicts(cfg);
   });
+
+  // by content: the representative a thread of --jobs picks, whatever ids its interners gave
+  it.each<[string, ModelConfig]>([
+    ['barrier, 4 workers', alternating('barrier', 4, { maxBytesChoices: [50, 1000] })],
+    ['barrier, 2 replicas', twoReplicas('barrier')],
+  ])('%s, keys compared by content', (_name, cfg) => {
+    expectSymmetryKeepsVerdicts(cfg, 'content');
+  });
 });
 
 describe('the partial-order reduction keeps every final state and every verdict', () => {

@@ -32,12 +32,16 @@ const verdicts = (r: PackedSearchResult) => ({
   complete: r.complete,
 });
 
-/** The symmetric search keeps the full search's verdicts, witnesses and shortest lengths, with no more states; its traces are real runs. */
-export function expectSymmetryKeepsVerdicts(cfg: ModelConfig): void {
+/**
+ * The symmetric search keeps the full search's verdicts, witnesses and shortest lengths, with no more
+ * states; its traces are real runs. `order`: how the symmetry compares sort keys (by id, the default; by
+ * content, as every thread of a parallel search does).
+ */
+export function expectSymmetryKeepsVerdicts(cfg: ModelConfig, order: 'ids' | 'content' = 'ids'): void {
   const full = searchPacked(cfg, { maxStates: 1_000_000, properties });
   expect(full.complete).toBe(true); // else "the same verdicts" could mean "both stopped"
   const engine = new Engine(cfg, properties);
-  const reducer = new SymmetryReducer(engine);
+  const reducer = new SymmetryReducer(engine, { order });
   const sym = searchPacked(cfg, { maxStates: 1_000_000, reducer }, engine);
   expect(verdicts(sym)).toEqual(verdicts(full));
   expect(sym.states).toBeLessThanOrEqual(full.states);
