@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Two tiers. `npm test` runs this config: every `*.test.ts` but the `*.deep.test.ts`, with the coverage
@@ -21,6 +22,10 @@ export default defineConfig({
   test: {
     include: ['**/*.test.ts'],
     exclude: [...NOT_TESTS, DEEP_TESTS],
+    // One test file per core. vitest's default, cores − 1 (a core kept for its own process), is one file at
+    // a time on a 2-core machine, while that process mostly waits; two forks, each a test file in its own
+    // process (isolation: several files mock modules or set process.env), keep both cores busy.
+    maxWorkers: availableParallelism(),
     // No test depends on wall-clock speed: every search and check is bounded by its budget in runs or
     // states, and a run that cannot finish reports a deadlock instead of waiting. A slow or busy machine
     // makes the suite slower, never red, so there is no per-test time limit. This one guard is only
