@@ -1,7 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { passThroughScheduler } from '../impl/seams.ts';
-import { CORRUPTIONS, badInputRefused, corruptionFor } from './bad-input.ts';
+import { CORRUPTIONS, badInputRefused, corruptionFor, corruptionsFor, optionCorruptions } from './bad-input.ts';
+import { VARIANTS } from '../impl/variants/index.ts';
+import { probeMeta } from '../vocab/test-support/probe-variant.ts';
 import { runConfigOf } from './harness.ts';
 import { workloadArb } from './workload.ts';
 
@@ -15,6 +17,17 @@ describe('bad input, a property of every run', () => {
   it('over a few hundred workloads every corruption is tried', () => {
     const tried = new Set(configs.map((c) => corruptionFor(c).describe));
     expect([...tried].sort()).toEqual(CORRUPTIONS.map((k) => k.describe).sort());
+  });
+
+  it("a variant's options are corrupted too, each refused naming the option; a variant without options adds none", async () => {
+    const [own] = optionCorruptions(probeMeta);
+    expect(own?.names).toBe('variantOptions.timeout');
+    expect(own?.describe).toBe('--probe-timeout -1');
+    const c = configs[0];
+    if (c === undefined || own === undefined) throw new Error('no config');
+    // the refusal of a registered variant (which takes no option: named the same way as a bad value)
+    expect(await badInputRefused(c, own)).toBeUndefined();
+    for (const v of VARIANTS) expect(corruptionsFor(v)).toBe(CORRUPTIONS);
   });
 
   it('fails when a corrupted config is accepted, or refused without naming the field', async () => {

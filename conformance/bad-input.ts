@@ -16,6 +16,10 @@ import { resolveRunConfig, type RunConfig } from '../impl/run-config.ts';
 import type { Update } from '../impl/update.ts';
 import { MAX_ABS_DIFF } from '../impl/update.ts';
 import { DEFAULT_BLOB_TARGET, DEFAULT_INLINE_TOTAL, INLINE_SINGLE_MAX } from './workload.ts';
+import { VARIANTS, sharesAtAll, variantMeta } from '../impl/variants/index.ts';
+import type { Variant, VariantMeta } from '../vocab/index.ts';
+
+const FIRST_SHARING = VARIANTS.find(sharesAtAll) as string;
 
 export interface Corruption {
   /** What the error message must name. */
@@ -55,6 +59,7 @@ export const CORRUPTIONS: readonly Corruption[] = [
   { names: 'persist.blobTargetSize', describe: 'persist.blobTargetSize 0', corrupt: (c) => ({ ...c, persist: { ...c.persist, blobTargetSize: 0 } }) },
   { names: 'persist.inlineSingleMaxBytes', describe: 'persist.inlineSingleMaxBytes -1', corrupt: (c) => ({ ...c, persist: { ...c.persist, inlineSingleMaxBytes: -1 } }) },
   { names: 'persist.inlineTotalMaxBytes', describe: 'persist.inlineTotalMaxBytes 0.5', corrupt: (c) => ({ ...c, persist: { ...c.persist, inlineTotalMaxBytes: 0.5 } }) },
+  { names: 'persist.maxRuns', describe: 'persist.maxRuns -1', corrupt: (c) => ({ ...c, persist: { ...c.persist, maxRuns: -1 } }) },
   { names: 'updates', describe: 'updates not an array', corrupt: (c) => ({ ...c, updates: cast({}) }) },
   { names: 'updates[0]', describe: 'updates[0] null', corrupt: (c) => withUpdate(c, () => null) },
   { names: 'updates[0].id', describe: 'updates[0].id -1', corrupt: (c) => withUpdate(c, (u) => ({ ...u, id: -1 })) },
@@ -77,9 +82,26 @@ export const CORRUPTIONS: readonly Corruption[] = [
   { names: 'sinks', describe: 'sinks 5 (more than 4)', corrupt: (c) => ({ ...c, sinks: 5 }) },
   { names: 'sinkUpdates', describe: 'sinkUpdates for one sink fewer than sinks', corrupt: (c) => ({ ...c, sinks: (c.sinks ?? 1) + 1, sinkUpdates: c.sinkUpdates ?? [] }) },
   { names: 'maxBytes', describe: 'a maxBytes function returning -1', atRun: true, corrupt: (c) => ({ ...c, maxBytes: () => -1 }) },
-  // (`off` never reads the flag: the corruption runs its workload as best-effort)
-  { names: 'barrier flag', describe: 'a barrier function returning "yes"', atRun: true, corrupt: (c) => ({ ...c, variant: c.variant === 'off' ? 'best-effort' : c.variant, sink: 'v2', barrier: () => cast('yes') }) },
+  // (a variant that does not share never reads the flag: the corruption runs its workload as the first
+  // registered variant that shares)
+  { names: 'barrier flag', describe: 'a barrier function returning "yes"', atRun: true, corrupt: (c) => ({ ...c, variant: sharesAtAll(c.variant) ? c.variant : FIRST_SHARING, sink: 'v2', barrier: () => cast('yes') }) },
 ];
+
+/** Every option of a variant (vocab VariantOptionSpec), given a negative value: refused naming
+ * `variantOptions.<option>`. None for a variant without options. */
+export function optionCorruptions(meta: VariantMeta): Corruption[] {
+  return meta.options.map((o) => ({
+    names: `variantOptions.${o.name}`,
+    describe: `${o.flag} -1`,
+    corrupt: (c) => ({ ...c, variantOptions: { ...c.variantOptions, [o.name]: -1 } }),
+  }));
+}
+
+/** The corruptions a run of `variant` may try: the common ones, then its options'. */
+export const corruptionsFor = (variant: Variant): readonly Corruption[] => {
+  const own = optionCorruptions(variantMeta(variant));
+  return own.length === 0 ? CORRUPTIONS : [...CORRUPTIONS, ...own];
+};
 
 /** The corruption a run tries: from its shape and data, so the same workload tries the same one. */
 export function corruptionFor(c: RunConfig): Corruption {
@@ -91,7 +113,8 @@ export function corruptionFor(c: RunConfig): Corruption {
   for (const x of [c.updates.length, data, c.intervals, c.replicas, c.workersPerProcess, c.processes, c.asOf ?? 0, c.pushChunkUpdates ?? 0, p?.blobTargetSize ?? DEFAULT_BLOB_TARGET, p?.inlineSingleMaxBytes ?? INLINE_SINGLE_MAX, p?.inlineTotalMaxBytes ?? DEFAULT_INLINE_TOTAL, policies]) {
     k = Math.imul(k ^ x, 16777619) >>> 0;
   }
-  return CORRUPTIONS[k % CORRUPTIONS.length] as Corruption;
+  const all = corruptionsFor(c.variant);
+  return all[k % all.length] as Corruption;
 }
 
 /** Undefined when the corrupted config is refused as it must be; else why it was not. */

@@ -2,9 +2,11 @@
  * `sbkit check`: many random workloads × schedules per variant through the harness; on the first
  * failure fast-check shrinks workload and schedule together, and the report is the reproduction.
  */
-import { FAULT_BUGS, VARIANTS, type BugName, type Variant } from '../vocab/index.ts';
+import { BUG_NAMES, FAULT_BUGS, type BugName, type Variant } from '../vocab/index.ts';
+import { IMPL_VARIANTS, VARIANTS, sharesAtAll } from '../impl/variants/index.ts';
 import { DEFAULT_FAULT_RATE, parseFaultRate } from './faults.ts';
 import { properties } from '../spec/properties.ts';
+import { policyOf } from '../model/variants/index.ts';
 import type { VariantOutcome, VariantTask } from './check-variant.ts';
 import { formatEvent, runOnce, type RunReport } from './harness.ts';
 import { CheckPool, checkJobs, seedFor, shares, WHOLE, type Shard } from './parallel.ts';
@@ -16,25 +18,11 @@ import { describeSchedule, type Strategy } from './schedule.ts';
 /** Runs per variant when none are asked for: what `npm start` and `npm test` use. */
 export const DEFAULT_RUNS = 500;
 
-/** The variants on which each gallery bug can show (a barrier bug cannot show without a barrier). */
-export const BUG_VARIANTS: Readonly<Record<BugName, readonly Variant[]>> = {
-  'sweep-upgrade-race': ['best-effort'],
-  'drop-without-finish': ['best-effort', 'barrier'],
-  'late-handle-joins-finished-builder': ['best-effort'],
-  'barrier-lost-wakeup': ['barrier'],
-  'barrier-skip-double-count': ['barrier'],
-  'append-keeps-batches-on-mismatch': ['off', 'best-effort', 'barrier'],
-  'threshold-inclusive': ['best-effort', 'barrier'],
-  'indeterminate-cas-deletes-batches': ['off', 'best-effort', 'barrier'],
-  'restart-rewrites-appended-interval': ['off', 'best-effort', 'barrier'],
-  'cleanup-deletes-in-flight-part': ['off', 'best-effort', 'barrier'],
-  'mismatch-delete-error-swallowed': ['off', 'best-effort', 'barrier'],
-  'barrier-flag-read-per-worker': ['best-effort', 'barrier'],
-  'empty-finish-hands-nothing': ['best-effort', 'barrier'],
-  'stale-hand-appended': ['off', 'best-effort', 'barrier'],
-  // Two sinks' workers meet in one registry only where they share.
-  'registry-keyed-by-id': ['best-effort', 'barrier'],
-};
+/** The variants on which each gallery bug can show (a barrier bug cannot show without a barrier), in
+ * registry order: each variant's meta lists its gallery bugs (vocab VariantMeta.galleryBugs). */
+export const BUG_VARIANTS: Readonly<Record<BugName, readonly Variant[]>> = Object.fromEntries(
+  BUG_NAMES.map((bug) => [bug, IMPL_VARIANTS.filter((v) => v.meta.galleryBugs.includes(bug)).map((v) => v.meta.name)]),
+) as unknown as Record<BugName, readonly Variant[]>;
 
 export interface CheckOptions {
   readonly variant: Variant | 'all';
@@ -104,10 +92,10 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   const output = failed?.report === undefined ? passed : failureOutput(failed.report, { seed, variant: failed.variant, runsToFailure: failed.runsToFailure, shrinks: failed.shrinks, shrunk: opts.shrink !== false });
   const totalRuns = outcomes.reduce((n, o) => n + o.runs, 0);
   const token = failed?.report === undefined ? undefined : tokenOf(failed.report);
-  const spread = `${jobs > 1 ? `, ${jobs} jobs` : ''}${shard.count > 1 ? `, shard ${shard.index}/${shard.count}` : ''}`;
+  const spread = `${jobs > 1 ? `, ${jobs} jobs` : ''}${shard.count > 1 ? `, shard ${shard.index + 1}/${shard.count}` : ''}`;
   const faultLine = faults === undefined ? '' : `, faults at ${faults}: ${describeTally(outcomes, failed !== undefined)}`;
   const verdict = failed ? 'FAILED' : vacuous ? 'FAILED (vacuous)' : 'ok';
-  const summary = `sbkit check: ${verdict} — ${totalRuns} runs, variants ${outcomes.map((o) => o.variant).join(', ')}, ${propertyCount()} properties + refinement + audit + metrics checked, seed ${seed}${spread}, strategy ${strategy}${opts.bug ? `, bug ${opts.bug}` : ''}${faultLine}`;
+  const summary = `sbkit check: ${verdict} — ${totalRuns} runs, variants ${outcomes.map((o) => o.variant).join(', ')}, ${propertyCount(outcomes.map((o) => o.variant))} properties + refinement + audit + metrics checked, seed ${seed}${spread}, strategy ${strategy}${opts.bug ? `, bug ${opts.bug}` : ''}${faultLine}`;
   return { exitCode: failed || vacuous ? 1 : 0, output, summary, variants: outcomes, ...(token === undefined ? {} : { token }) };
 }
 
@@ -132,7 +120,7 @@ export function unreachedPaths(outcomes: readonly VariantOutcome[]): Unreached[]
  */
 export function describeUnreached(unreached: readonly Unreached[], vacuous: boolean, opts: CheckOptions & { readonly seed: number; readonly runs: number }): string {
   const lines = unreached.map((u) => `  ${u.variant}: ${u.paths.join(', ')} (0 of ${u.runs} runs)`);
-  const again = `sbkit check --seed ${opts.seed} --runs ${opts.runs}${opts.variant === 'all' ? '' : ` --variant ${opts.variant}`}${opts.faults === undefined ? '' : ` --faults ${opts.faults}`}${opts.strategy === undefined ? '' : ` --strategy ${opts.strategy}`}${opts.shard === undefined || opts.shard.count === 1 ? '' : ` --shard ${opts.shard.index}/${opts.shard.count}`}${opts.jobs === undefined ? '' : ` --jobs ${opts.jobs}`}`;
+  const again = `sbkit check --seed ${opts.seed} --runs ${opts.runs}${opts.variant === 'all' ? '' : ` --variant ${opts.variant}`}${opts.faults === undefined ? '' : ` --faults ${opts.faults}`}${opts.strategy === undefined ? '' : ` --strategy ${opts.strategy}`}${opts.shard === undefined || opts.shard.count === 1 ? '' : ` --shard ${opts.shard.index + 1}/${opts.shard.count}`}${opts.jobs === undefined ? '' : ` --jobs ${opts.jobs}`}`;
   if (!vacuous) return `\nnote: paths a default budget (${DEFAULT_RUNS} runs per variant) must take were not reached in this smaller one:\n${lines.join('\n')}`;
   return (
     `\nFAILED (vacuous): every check held, but these paths, which a budget of ${DEFAULT_RUNS} runs per variant takes with near certainty, never happened:\n${lines.join('\n')}\n` +
@@ -161,8 +149,9 @@ export function tokenOf(r: RunReport): string {
   return encodeToken({ workload: r.workload, schedule: r.schedule, ...(r.bug === undefined ? {} : { bug: r.bug }) });
 }
 
-function propertyCount(): number {
-  return properties.filter((p) => p.kind !== 'sometimes').length;
+/** The always/eventually properties the checked variants are judged by (model/variants/). */
+function propertyCount(variants: readonly Variant[]): number {
+  return new Set(variants.flatMap((variant) => policyOf({ variant }).properties(properties).filter((p) => p.kind !== 'sometimes').map((p) => p.name))).size;
 }
 
 function passOutput(outcomes: readonly VariantOutcome[]): string {
@@ -191,9 +180,10 @@ export function describeWorkload(w: Workload): string {
   return (
     `${w.variant}, ${w.replicas} replica(s) × ${w.processes} process(es) × ${w.workersPerProcess} worker(s), ${w.intervals} interval(s)` +
     `${w.asOf === 0 ? '' : `, as-of ${w.asOf}`}; knob by lower ${JSON.stringify(w.knob)}` +
-    `${w.variant === 'off' ? '' : `; barrier flag by desired frontier ${w.barrierFlags.map((b) => (b ? 'on' : 'off')).join(',')}`}; loads ${loads}; ` +
-    `blobTarget ${w.blobTargetSize}, inlineSingleMax ${w.inlineSingleMaxBytes}, inlineTotalMax ${w.inlineTotalMaxBytes}, pushChunk ${w.pushChunkUpdates}, pacing ${w.pacing}, noData ${w.noData}, sink ${w.sink}` +
+    `${!sharesAtAll(w.variant) ? '' : `; barrier flag by desired frontier ${w.barrierFlags.map((b) => (b ? 'on' : 'off')).join(',')}`}; loads ${loads}; ` +
+    `blobTarget ${w.blobTargetSize}, inlineSingleMax ${w.inlineSingleMaxBytes}, inlineTotalMax ${w.inlineTotalMaxBytes}${w.maxRuns === undefined ? '' : `, maxRuns ${w.maxRuns}`}, pushChunk ${w.pushChunkUpdates}, pacing ${w.pacing}, noData ${w.noData}, sink ${w.sink}` +
     (w.idOrder === 'reversed' ? '; update ids numbered from the last interval back' : '') +
+    Object.entries(w.variantOptions ?? {}).map(([k, x]) => `; ${k} ${x === Number.POSITIVE_INFINITY ? 'inf' : `${x} ms`}`).join('') +
     (w.sinkLoads ?? []).map((l, i) => `; sink ${i + 1}'s loads ${l.map((row, t) => `t${t}:[${row.join(' ')}]`).join(' ')}`).join('')
   );
 }

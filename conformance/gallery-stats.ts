@@ -6,7 +6,8 @@
  *   trace, and the prefix up to the first event where the model diverged (the whole trace when only a
  *   property, the audit or liveness failed).
  */
-import { BUG_NAMES, VARIANTS } from '../vocab/index.ts';
+import { BUG_NAMES } from '../vocab/index.ts';
+import { VARIANTS } from '../impl/variants/index.ts';
 import { runCheck } from './check.ts';
 import type { Strategy } from './schedule.ts';
 

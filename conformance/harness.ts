@@ -10,6 +10,7 @@
  *    audit of the shard (lost, duplicated) and of blob storage (leaked blobs), which no trace can see.
  */
 import type { BugName, TraceEvent } from '../vocab/index.ts';
+import { offMeta } from '../vocab/variants/off.ts';
 import type { FaultPlan, Scheduler } from '../impl/seams.ts';
 import { runSink, SHARD_ID, type RunResult } from '../impl/run.ts';
 import { MemBlob } from '../impl/persist/blob.ts';
@@ -24,6 +25,7 @@ import { misuseJudged } from './misuse.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { predictAppends } from '../model/predict.ts';
+import { policyOf } from '../model/variants/index.ts';
 import { properties } from '../spec/properties.ts';
 import { viewFromTrace, type StorageFacts } from '../spec/view.ts';
 import { formatLog, type DriveOutcome } from './choice-scheduler.ts';
@@ -83,7 +85,8 @@ export function modelConfigOf(w: Workload, updates: readonly Update[] = material
   return {
     ...(faults ? { faults: REPLAY_FAULTS } : {}),
     // The async sink (v1) never shares: to the model it is the variant off.
-    variant: w.sink === 'v1' ? 'off' : w.variant,
+    variant: w.sink === 'v1' ? offMeta.name : w.variant,
+    ...(w.sink === 'v1' || w.variantOptions === undefined ? {} : { variantOptions: w.variantOptions }),
     replicas: w.replicas,
     processes: w.processes,
     workersPerProcess: w.workersPerProcess,
@@ -174,6 +177,7 @@ export function runConfigOf(
   const trace: TraceEvent[] = [];
   const config: RunConfig = {
     variant: workload.variant,
+    ...(workload.variantOptions === undefined ? {} : { variantOptions: workload.variantOptions }),
     replicas: workload.replicas,
     processes: workload.processes,
     workersPerProcess: workload.workersPerProcess,
@@ -288,7 +292,8 @@ export function judge(
   const storage = settled ? storageFacts(outcome.value) : undefined;
   const view = viewFromTrace(cfg, trace, { final: settled, ...(storage === undefined ? {} : { storage }) });
   const witnessed: string[] = [];
-  for (const p of properties) {
+  // The properties of the run's variant (model/variants/: what it adds, drops or changes).
+  for (const p of policyOf(cfg).properties(properties)) {
     const verdict = p.check(view);
     if (p.kind === 'sometimes') {
       if (verdict.ok) witnessed.push(p.name);

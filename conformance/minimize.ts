@@ -9,6 +9,7 @@
  * bounded number of runs.
  */
 import type { BugName } from '../vocab/index.ts';
+import { barrierByDefault, sharesAtAll, variantMeta } from '../impl/variants/index.ts';
 import { runOnce, type RunReport } from './harness.ts';
 import { PCT_HORIZON, type Schedule } from './schedule.ts';
 import { DEFAULT_NO_DATA, DEFAULT_SINK, INLINE_SINGLE_MAX, THRESHOLD, type LoadClass, type Workload } from './workload.ts';
@@ -118,8 +119,10 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
   }
   for (const [i, v] of w.knob.entries()) if (v !== THRESHOLD) yield same({ ...w, knob: w.knob.map((x, j) => (j === i ? THRESHOLD : x)) });
   if (w.asOf !== 0) yield same({ ...w, asOf: 0 });
-  const flag = w.variant === 'barrier';
-  if (w.variant !== 'off' && w.barrierFlags.some((b) => b !== flag)) yield same({ ...w, barrierFlags: [flag] });
+  const flag = barrierByDefault(w.variant);
+  if (sharesAtAll(w.variant) && w.barrierFlags.some((b) => b !== flag)) yield same({ ...w, barrierFlags: [flag] });
+  const defaults = Object.fromEntries(variantMeta(w.variant).options.map((o) => [o.name, o.default]));
+  if (w.variantOptions !== undefined && Object.entries(w.variantOptions).some(([k, x]) => x !== defaults[k])) yield same({ ...w, variantOptions: defaults });
   if (w.inlineSingleMaxBytes !== INLINE_SINGLE_MAX) yield same({ ...w, inlineSingleMaxBytes: INLINE_SINGLE_MAX });
   if (w.pacing !== 'lockstep') yield same({ ...w, pacing: 'lockstep' });
   if (w.noData !== DEFAULT_NO_DATA) yield same({ ...w, noData: DEFAULT_NO_DATA });
@@ -127,6 +130,10 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
   if (w.idOrder !== undefined) {
     const { idOrder: _reversed, ...timeOrder } = w;
     yield same(timeOrder);
+  }
+  if (w.maxRuns !== undefined) {
+    const { maxRuns: _compacting, ...noRunLimit } = w;
+    yield same(noRunLimit);
   }
   if (w.pushChunkUpdates !== 256) yield same({ ...w, pushChunkUpdates: 256 });
   if (w.blobTargetSize !== 128 * 1024 * 1024) yield same({ ...w, blobTargetSize: 128 * 1024 * 1024 });

@@ -8,26 +8,35 @@ import { scheduleArb } from './schedule.ts';
 import { DEFAULT_BOUNDS, workloadArb } from './workload.ts';
 
 describe('several MV sinks: splitting a run by sink', () => {
-  it('gives each sink its events without the sink field, and each sink its part of a shared sweep', () => {
+  it("gives each sink its events without the sink field, each sink its part of a shared sweep (the sweeper's own with its worker), and a visit of another sink's entry to that sink", () => {
     const trace: TraceEvent[] = [
       { kind: 'frontier', replica: 0, upper: 1 },
       { kind: 'frontier', replica: 0, upper: 1, sink: 1 },
+      { kind: 'sweep-hold', replica: 0, process: 0, worker: 1, sharedId: 0, entrySink: 0, sink: 1 },
+      { kind: 'sweep-release', replica: 0, process: 0, worker: 1, sharedId: 0, closed: false, entrySink: 0, sink: 1 },
       {
         kind: 'sweep',
         replica: 0,
         process: 0,
+        worker: 1,
         removed: [0, 3],
         sinks: [
           { sink: 0, removed: [0] },
           { sink: 1, removed: [3] },
         ],
+        sink: 1,
       },
     ];
     const [s0, s1] = splitBySink(trace, 2);
-    expect(s0?.events).toEqual([trace[0], { kind: 'sweep', replica: 0, process: 0, removed: [0] }]);
-    expect(s0?.at).toEqual([0, 2]);
-    expect(s1?.events).toEqual([{ kind: 'frontier', replica: 0, upper: 1 }, { kind: 'sweep', replica: 0, process: 0, removed: [3] }]);
-    expect(s1?.at).toEqual([1, 2]);
+    expect(s0?.events).toEqual([
+      trace[0],
+      { kind: 'sweep-hold', replica: 0, process: 0, sharedId: 0 },
+      { kind: 'sweep-release', replica: 0, process: 0, sharedId: 0, closed: false },
+      { kind: 'sweep', replica: 0, process: 0, removed: [0] },
+    ]);
+    expect(s0?.at).toEqual([0, 2, 3, 4]);
+    expect(s1?.events).toEqual([{ kind: 'frontier', replica: 0, upper: 1 }, { kind: 'sweep', replica: 0, process: 0, worker: 1, removed: [3] }]);
+    expect(s1?.at).toEqual([1, 4]);
     expect(() => splitBySink([{ kind: 'frontier', replica: 0, upper: 1, sink: 2 }], 2)).toThrow(/names sink 2; the run has 2/);
   });
 });

@@ -7,7 +7,9 @@
  * started each sweep and that it covered every sink.
  *
  * Splitting: an event goes to the sink it names (`sink`, absent = 0) with that field dropped; a sweep of
- * a registry serving several sinks goes to each of them, with what it removed of that sink's entries.
+ * a registry serving several sinks goes to each of them, with what it removed of that sink's entries —
+ * naming its worker only in the sweeper's own sink (an environment step in the others); a hold or release
+ * of another sink's entry (`entrySink`) goes to that sink as an environment step.
  */
 import type { TraceEvent } from '../vocab/index.ts';
 import type { RunResult } from '../impl/run.ts';
@@ -35,8 +37,18 @@ export function splitBySink(trace: readonly TraceEvent[], sinks: number): SinkTr
     part.at.push(at);
   };
   for (const [at, e] of trace.entries()) {
+    const sweeper = e.sink ?? 0;
     if (e.kind === 'sweep' && e.sinks !== undefined) {
-      for (const { sink, removed } of e.sinks) put(sink, { kind: 'sweep', replica: e.replica, process: e.process, removed }, at);
+      // The sweeper's sink sees its worker's sweep; every other sink an environment step (no worker).
+      for (const { sink, removed } of e.sinks) {
+        put(sink, { kind: 'sweep', replica: e.replica, process: e.process, ...(sink === sweeper && e.worker !== undefined ? { worker: e.worker } : {}), removed }, at);
+      }
+      continue;
+    }
+    if ((e.kind === 'sweep-hold' || e.kind === 'sweep-release') && e.entrySink !== undefined) {
+      // A visit of another sink's entry: that sink's environment step.
+      const { sink: _sweeperSink, entrySink, worker: _worker, ...rest } = e;
+      put(entrySink, rest as TraceEvent, at);
       continue;
     }
     if (e.sink === undefined) {
@@ -92,8 +104,8 @@ export function judgeSinks(
 
 /** Reach counters of several sinks sharing registries (counted by `sbkit check`, asserted by tests):
  * - `two-sinks`: the run had more than one sink;
- * - `cross-sink-removed`: a sweep started by one sink's entry creation removed another sink's entry;
- * - `cross-sink-sweep`: a sweep started by one sink's entry creation held another sink's entry while
+ * - `cross-sink-removed`: a sweep one sink's builder() call ran removed another sink's entry;
+ * - `cross-sink-sweep`: a sweep one sink's builder() call ran held another sink's entry while
  *   that sink's last finish began, so its release dropped the last reference (the review's race across
  *   sinks, sweep-upgrade-race only: the batch goes to nobody). */
 export const SINK_REACH = ['two-sinks', 'cross-sink-removed', 'cross-sink-sweep'] as const;

@@ -15,7 +15,7 @@ describe("the implementation's persist defaults are checked, not bypassed", () =
   });
 
   it("agree with the kit's own statement of Materialize's, and most runs use them", () => {
-    expect(saved).toEqual({ blobTargetSize: DEFAULT_BLOB_TARGET, inlineSingleMaxBytes: INLINE_SINGLE_MAX, inlineTotalMaxBytes: DEFAULT_INLINE_TOTAL });
+    expect(saved).toEqual({ blobTargetSize: DEFAULT_BLOB_TARGET, inlineSingleMaxBytes: INLINE_SINGLE_MAX, inlineTotalMaxBytes: DEFAULT_INLINE_TOTAL, maxRuns: 1 });
     const ws = fc.sample(workloadArb('best-effort'), { numRuns: 200, seed: 3 });
     const onDefaults = ws.filter((w) => Object.keys(persistOverrides(w)).length === 0).length;
     expect(onDefaults).toBeGreaterThan(20);

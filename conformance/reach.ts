@@ -36,7 +36,8 @@
  *   the run's metrics (no trace event shows it), in multi-sink.ts `reachOf`. Stryker found the gap: while
  *   read and send were one step, a consensus whose compare-and-set always succeeded passed the check.
  */
-import type { TraceEvent } from '../vocab/index.ts';
+import type { TraceEvent, Variant } from '../vocab/index.ts';
+import { barrierByDefault, sharesAtAll } from '../impl/variants/index.ts';
 import type { Workload } from './workload.ts';
 import { DEFAULT_BLOB_TARGET, materializeSinks } from './workload.ts';
 
@@ -219,18 +220,19 @@ function bump(m: Map<string, number>, k: string, by: number): void {
  * best-effort (about 10 per 500), `supersede-skip-reported` (about 5, under the barrier); the suite
  * asserts those at a fixed seed (conformance.test.ts).
  */
-export function requiredReach(variant: 'off' | 'best-effort' | 'barrier'): readonly string[] {
-  // Too rare to require: supersede-skip-reported everywhere, empty-finish-receives under best-effort; and
-  // off never shares (no flag to flip, no empty finish).
-  const rare: readonly Limit[] =
-    variant === 'off'
-      ? ['barrier-flag-flip', 'empty-finish', 'empty-finish-receives', 'supersede-skip-reported']
-      : variant === 'best-effort'
-        ? ['empty-finish-receives', 'supersede-skip-reported']
-        : ['supersede-skip-reported'];
+export function requiredReach(variant: Variant): readonly string[] {
+  // Too rare to require, by what the variant does (impl/variants/): supersede-skip-reported everywhere;
+  // empty-finish-receives where the barrier flag is off by default (an empty finish receives only when it
+  // drops the last reference); and where nothing is shared, no flag to flip and no empty finish.
+  const sharing = sharesAtAll(variant);
+  const rare: readonly Limit[] = !sharing
+    ? ['barrier-flag-flip', 'empty-finish', 'empty-finish-receives', 'supersede-skip-reported']
+    : !barrierByDefault(variant)
+      ? ['empty-finish-receives', 'supersede-skip-reported']
+      : ['supersede-skip-reported'];
   const limits = LIMITS.filter((l) => !rare.includes(l));
-  // multi-sink.ts SINK_REACH: two sinks in a quarter of the runs; a sweep one sink's open started removing
-  // another sink's entry, 30–40 per 500 where entries exist.
-  if (variant === 'off') return ['replica-overtakes', ...limits, 'two-sinks'];
+  // multi-sink.ts SINK_REACH: two sinks in a quarter of the runs; a sweep one sink's builder() call ran
+  // removing another sink's entry, wherever both sinks have entries.
+  if (!sharing) return ['replica-overtakes', ...limits, 'two-sinks'];
   return [...ORDERS, ...limits, 'two-sinks', 'cross-sink-removed'];
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { VARIANTS } from '../vocab/index.ts';
+import { VARIANTS } from '../impl/variants/index.ts';
 import { decodeToken, encodeToken, ReplayTokenError } from './token.ts';
 import { workloadArb } from './workload.ts';
 import { scheduleArb } from './schedule.ts';
@@ -56,6 +56,9 @@ describe('replay tokens', () => {
     ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"sl":[["0","0"]]}').toString('base64url'), /invalid sink loads/],
     ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"sl":[]}').toString('base64url'), /invalid sink loads/],
     ['sb1.' + Buffer.from('{"v":"off","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"sl":[["00"]]}').toString('base64url'), /invalid loads row/],
+    // options the variant does not take (no registered variant takes one yet)
+    ['sb1.' + Buffer.from('{"v":"barrier","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"vo":{"timeout":"inf"}}').toString('base64url'), /invalid variant options/],
+    ['sb1.' + Buffer.from('{"v":"barrier","s":[1,1,1,1,8192,6000,100,1],"k":[0],"l":["0"],"p":"free","z":[],"c":[],"vo":[]}').toString('base64url'), /invalid variant options/],
   ])('rejects %s with a typed error naming the problem', (token, message) => {
     expect(() => decodeToken(token)).toThrow(ReplayTokenError);
     expect(() => decodeToken(token)).toThrow(message);

@@ -3,7 +3,8 @@
  * string, so `sbkit check --replay <token>` reruns exactly the failing run, independent of how
  * fast-check generated it.
  */
-import { BUG_NAMES, VARIANTS, type BugName } from '../vocab/index.ts';
+import { BUG_NAMES, type BugName, type VariantOptionValues } from '../vocab/index.ts';
+import { VARIANTS, barrierByDefault, variantMeta } from '../impl/variants/index.ts';
 import type { Schedule } from './schedule.ts';
 import { FAULT_CODES, type FaultSchedule } from './faults.ts';
 import { NO_DATA_POLICIES, SINK_VERSIONS } from '../vocab/index.ts';
@@ -36,6 +37,9 @@ export function encodeToken(c: Counterexample): string {
     ...(w.sink === DEFAULT_SINK ? {} : { sk: w.sink }),
     ...(w.sinkLoads === undefined ? {} : { sl: w.sinkLoads.map((loads) => loads.map((row) => row.map((l) => LOAD_CLASSES.indexOf(l)).join(''))) }),
     ...(w.idOrder === undefined || w.idOrder === 'time' ? {} : { io: w.idOrder }),
+    ...(w.maxRuns === undefined ? {} : { mr: w.maxRuns }),
+    // The variant's options (a variant without options has none): `inf` as text, JSON has no Infinity.
+    ...(w.variantOptions === undefined ? {} : { vo: Object.fromEntries(Object.entries(w.variantOptions).map(([k, x]) => [k, x === Number.POSITIVE_INFINITY ? 'inf' : x])) }),
     c: c.schedule.choices,
     z: c.schedule.starve.map((a) => [a.replica, a.worker]),
     ...(c.schedule.pct === undefined ? {} : { q: c.schedule.pct.priorities, x: c.schedule.pct.changes }),
@@ -79,7 +83,7 @@ export function decodeToken(token: string): Counterexample {
   // Fields added later default to what tokens made before them meant.
   const asOf = o['a'] ?? 0;
   if (!isNat(asOf) || (asOf > 0 && asOf >= intervals)) return bad('as-of');
-  const flagsRaw = o['g'] ?? (variant === 'barrier' ? '1' : '0');
+  const flagsRaw = o['g'] ?? (barrierByDefault(variant) ? '1' : '0');
   if (typeof flagsRaw !== 'string' || flagsRaw.length === 0 || ![...flagsRaw].every((ch) => ch === '0' || ch === '1')) return bad('barrier flags');
   const inlineSingleMaxBytes = o['i'] ?? INLINE_SINGLE_MAX;
   if (!isNat(inlineSingleMaxBytes)) return bad('inline single max bytes');
@@ -102,6 +106,9 @@ export function decodeToken(token: string): Counterexample {
   const sink = SINK_VERSIONS.find((v) => v === (o['sk'] ?? DEFAULT_SINK)) ?? bad('sink');
   const idOrderRaw = o['io'];
   if (idOrderRaw !== undefined && idOrderRaw !== 'reversed') return bad('id order');
+  const maxRunsRaw = o['mr'];
+  if (maxRunsRaw !== undefined && !isNat(maxRunsRaw)) return bad('max runs');
+  const variantOptions = o['vo'] === undefined ? undefined : decodeOptions(variant, o['vo']) ?? bad('variant options');
   const starveRaw = o['z'];
   if (!Array.isArray(starveRaw)) return bad('starve list');
   const starve = starveRaw.map((a: unknown) => {
@@ -159,9 +166,26 @@ export function decodeToken(token: string): Counterexample {
     sink,
     ...(sinkLoads === undefined ? {} : { sinkLoads }),
     ...(idOrderRaw === undefined ? {} : { idOrder: idOrderRaw }),
+    ...(maxRunsRaw === undefined ? {} : { maxRuns: maxRunsRaw as number }),
+    ...(variantOptions === undefined ? {} : { variantOptions }),
   };
   const schedule = { choices: choices as number[], starve, ...(pct === undefined ? {} : { pct }), ...(faults === undefined ? {} : { faults }) };
   return { workload, schedule, ...(bug === undefined ? {} : { bug }) };
+}
+
+/** A token's `vo`: options of the variant only, each a duration in ms ≥ 0 (or `inf` where allowed);
+ * undefined if anything else is there. */
+function decodeOptions(variant: string, raw: unknown): VariantOptionValues | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const out: Record<string, number> = {};
+  for (const [k, x] of Object.entries(raw)) {
+    const spec = variantMeta(variant).options.find((o) => o.name === k);
+    if (spec === undefined) return undefined;
+    if (x === 'inf' && spec.inf) out[k] = Number.POSITIVE_INFINITY;
+    else if (typeof x === 'number' && Number.isFinite(x) && x >= 0) out[k] = x;
+    else return undefined;
+  }
+  return out;
 }
 
 function isNat(x: unknown): x is number {

@@ -18,9 +18,10 @@
  * the inline bytes the first description's append carries (lockstep), minus one, exactly, or plus one.
  */
 import fc from 'fast-check';
-import type { NoDataPolicy, PersistConfig, SinkVersion, Variant } from '../vocab/index.ts';
+import type { NoDataPolicy, PersistConfig, SinkVersion, Variant, VariantOptionSpec, VariantOptionValues } from '../vocab/index.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 import { swarmArb, swarmFlags, swarmLoad, swarmPersist, swarmShape } from './swarm.ts';
+import { barrierByDefault, sharesAtAll, variantMeta } from '../impl/variants/index.ts';
 
 export const LOAD_CLASSES = ['tiny', 'medium', 'none', 'large', 'boundary', 'inline-edge', 'cut-edge'] as const;
 export type LoadClass = (typeof LOAD_CLASSES)[number];
@@ -66,6 +67,12 @@ export interface Workload {
    * intervals are out of id order and a description spanning them must sort them (the staged order is
    * by id). */
   readonly idOrder?: IdOrder;
+  /** The variant's options (impl RunConfig.variantOptions; absent: a variant without options). */
+  readonly variantOptions?: VariantOptionValues;
+  /** persist_batch_max_runs (absent: 1, Materialize's default, which no builder compacts at): own
+   * batches compact their runs to at most this many (vocab PersistConfig.maxRuns); the shared builder
+   * ignores it. */
+  readonly maxRuns?: number;
 }
 
 export type IdOrder = 'time' | 'reversed';
@@ -111,6 +118,22 @@ export const DEFAULT_BOUNDS: WorkloadBounds = {
  * the shape, the loads and the knob all shrink on their own.
  */
 export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_BOUNDS): fc.Arbitrary<Workload> {
+  const base = workloadWithoutOptions(variant, bounds);
+  // The variant's options (vocab VariantOptionSpec), drawn after everything else: a variant without
+  // options draws exactly what it drew before options existed.
+  const options = variantMeta(variant).options;
+  if (options.length === 0) return base;
+  const optionsArb = fc.record(Object.fromEntries(options.map((o) => [o.name, fc.constantFrom(...optionChoices(o))])));
+  return fc.tuple(base, optionsArb).map(([w, variantOptions]) => ({ ...w, variantOptions }));
+}
+
+/** The values the check tries for an option: its default, 0, and `inf` where allowed (under a choice
+ * scheduler a duration matters only as zero, some or never: the scheduler decides when a timer fires). */
+function optionChoices(o: VariantOptionSpec): number[] {
+  return [...new Set([o.default, 0, ...(o.inf ? [Number.POSITIVE_INFINITY] : [])])];
+}
+
+function workloadWithoutOptions(variant: Variant, bounds: WorkloadBounds): fc.Arbitrary<Workload> {
   const maxWorkers = bounds.maxWorkersPerProcess * bounds.maxProcesses;
   return fc
     .record({
@@ -162,10 +185,14 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
           }),
         },
       ),
-      // Update ids out of time order in a quarter of runs (drawn last: every other field as before).
+      // Update ids out of time order in a quarter of runs (drawn after every other field but the last).
       idOrder: fc.constantFrom<IdOrder>('time', 'time', 'time', 'reversed'),
+      // persist_batch_max_runs 2 in a quarter of runs, with a blob target of 1 byte (every update a part
+      // of its own) and every part hollow, so own batches have more parts than runs and compact them,
+      // and the parts are blobs the audit sees; drawn last.
+      maxRuns: fc.constantFrom(1, 1, 1, 2),
     })
-    .map(({ swarm, moreSinks, idOrder, ...drawn }) => {
+    .map(({ swarm, moreSinks, idOrder, maxRuns, ...drawn }) => {
       const g = { ...drawn, ...swarmShape(swarm, drawn), ...swarmPersist(swarm, drawn) };
       const workers = g.workersPerProcess * g.processes;
       const asOf = Math.min(g.asOf, g.intervals - 1);
@@ -178,7 +205,7 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
         asOf,
         threshold: THRESHOLD,
         knob: g.knob.slice(0, g.intervals),
-        barrierFlags: variant === 'off' ? [false] : swarmFlags(swarm, g.barrierFlags, g.intervals, variant === 'barrier'),
+        barrierFlags: sharesAtAll(variant) ? swarmFlags(swarm, g.barrierFlags, g.intervals, barrierByDefault(variant)) : [false],
         loads: g.loads.slice(0, g.intervals).map((row, t) => row.slice(0, workers).map((l, worker) => (t < asOf ? 'none' : swarmLoad(swarm, l, worker, g.workersPerProcess)))),
         blobTargetSize: g.blobTargetSize,
         inlineSingleMaxBytes: g.inlineSingleMaxBytes,
@@ -195,6 +222,7 @@ export function workloadArb(variant: Variant, bounds: WorkloadBounds = DEFAULT_B
               ),
             }),
         ...(idOrder === 'time' ? {} : { idOrder }),
+        ...(maxRuns === 1 ? {} : { maxRuns, blobTargetSize: 1, inlineSingleMaxBytes: 0 }),
       };
       return { ...w, inlineTotalMaxBytes: inlineTotalFor(w, g.inlineTotal) };
     });
@@ -231,7 +259,7 @@ function firstAppendInlineBytes(w: Workload): number {
   const t = w.asOf;
   const row = w.loads[t] ?? [];
   const knob = knobAt(w, t);
-  const sharing = w.variant !== 'off' && knob > 0;
+  const sharing = sharesAtAll(w.variant) && knob > 0;
   const workers = w.processes * w.workersPerProcess;
   let inline = 0;
   const addBatch = (sizes: readonly number[]): void => {
@@ -271,6 +299,7 @@ export function persistOf(w: Workload): PersistConfig {
     blobTargetSize: w.blobTargetSize,
     inlineSingleMaxBytes: w.inlineSingleMaxBytes,
     inlineTotalMaxBytes: w.inlineTotalMaxBytes,
+    ...(w.maxRuns === undefined ? {} : { maxRuns: w.maxRuns }),
   };
 }
 
@@ -287,6 +316,7 @@ export function persistOverrides(w: Workload): Partial<PersistConfig> {
     ...(all.blobTargetSize === DEFAULT_BLOB_TARGET ? {} : { blobTargetSize: all.blobTargetSize }),
     ...(all.inlineSingleMaxBytes === INLINE_SINGLE_MAX ? {} : { inlineSingleMaxBytes: all.inlineSingleMaxBytes }),
     ...(all.inlineTotalMaxBytes === DEFAULT_INLINE_TOTAL ? {} : { inlineTotalMaxBytes: all.inlineTotalMaxBytes }),
+    ...(all.maxRuns === undefined ? {} : { maxRuns: all.maxRuns }),
   };
 }
 

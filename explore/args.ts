@@ -225,25 +225,42 @@ export function rateFlag(opts: { help: string; whenAlone: number }): Flag<number
   };
 }
 
-/** `i/n`: slice i (0-based) of n, e.g. `--shard 2/4`. */
-export function shardFlag(help: string): Flag<{ readonly index: number; readonly count: number } | undefined> {
+/** The largest N of `--shard I/N`. */
+export const MAX_SHARDS = 4096;
+
+/** What `--shard` means, said the same way by every command that takes it. */
+export const SHARD_CONVENTION = `I/N, 1-based: shard I of N, 1 ≤ I ≤ N ≤ ${MAX_SHARDS} (a CI matrix of N machines passes 1/N … N/N)`;
+
+/** A shard as the commands use it: `index` 0-based (shard `I/N` on the command line is index I − 1). */
+export interface ShardSpec {
+  readonly index: number;
+  readonly count: number;
+}
+
+/** Parses `I/N` (1-based: 1 ≤ I ≤ N ≤ MAX_SHARDS) into a 0-based `ShardSpec`. The one parser of `--shard`. */
+export function parseShard(raw: string): Parsed<ShardSpec> {
+  const m = /^(\d+)\/(\d+)$/.exec(raw.trim());
+  const i = Number(m?.[1]);
+  const n = Number(m?.[2]);
+  if (m === null || !(Number.isSafeInteger(n) && n >= 1 && n <= MAX_SHARDS && i >= 1 && i <= n)) {
+    return bad(`expected I/N with 1 ≤ I ≤ N ≤ ${MAX_SHARDS} (e.g. 2/4: the second of four shards), got ${quote(raw)}`);
+  }
+  return good({ index: i - 1, count: n });
+}
+
+/** `I/N` as the command line writes a 0-based shard. */
+export const formatShard = (s: ShardSpec): string => `${s.index + 1}/${s.count}`;
+
+/** `--shard I/N` (see SHARD_CONVENTION); undefined unless given. */
+export function shardFlag(help: string, defaultText?: string): Flag<ShardSpec | undefined> {
   return {
-    help,
+    help: `${help}; ${SHARD_CONVENTION}`,
     placeholder: 'I/N',
     takesValue: true,
     repeatable: false,
     defaultValue: undefined,
-    defaultText: '0/1 (the whole budget)',
-    parse: (raw) => {
-      const m = /^(\d+)\/(\d+)$/.exec(raw.trim());
-      if (m === null) return bad(`expected I/N with 0 ≤ I < N (e.g. 0/4), got ${quote(raw)}`);
-      const index = Number(m[1]);
-      const count = Number(m[2]);
-      if (!Number.isSafeInteger(count) || count < 1 || count > 10_000 || index >= count) {
-        return bad(`expected I/N with 0 ≤ I < N ≤ 10000 (e.g. 0/4), got ${quote(raw)}`);
-      }
-      return good({ index, count });
-    },
+    ...(defaultText === undefined ? {} : { defaultText }),
+    parse: (raw) => parseShard(raw),
   };
 }
 

@@ -38,6 +38,22 @@ function specFlag(flag: string, help: string, placeholder: string, check: (spec:
 export const consensusFlag = (help: string): Flag<string> => specFlag('--consensus', help, 'mem|postgres://…', parseConsensusSpec);
 export const blobFlag = (help: string): Flag<string> => specFlag('--blob', help, 'mem|file:DIR', parseBlobSpec);
 
+const SHARED = 'replica processes share the shard: an in-memory store cannot be shared';
+
+/** `--consensus` of the crash test: a postgres:// URL only (its help offers nothing else). */
+export const postgresFlag = (help: string): Flag<string> =>
+  specFlag('--consensus', help, 'postgres://…', (spec, flag) => {
+    if (!/^postgres(ql)?:\/\//.test(spec)) throw new SbkitError('invalid-backend', `${flag} must be a postgres:// URL (${SHARED})`);
+    parseConsensusSpec(spec, flag);
+  });
+
+/** `--blob` of the crash test: file:DIR only. */
+export const fileBlobFlag = (help: string): Flag<string> =>
+  specFlag('--blob', help, 'file:DIR', (spec, flag) => {
+    if (!spec.startsWith('file:')) throw new SbkitError('invalid-backend', `${flag} must be file:DIR (${SHARED})`);
+    parseBlobSpec(spec, flag);
+  });
+
 /** A real store is given: the run is in production mode (real I/O, real concurrency, wall clock). */
 export const isReal = (spec: string): boolean => spec !== 'mem';
 

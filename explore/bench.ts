@@ -2,7 +2,7 @@
  * `npm run bench`: speed and memory figures of `compare` on defaults. Prints figures only; nothing here
  * is asserted (tests never assert timing).
  */
-import { VARIANTS } from '../vocab/index.ts';
+import { VARIANTS } from './variants/index.ts';
 import { prepareWorkload, runCase } from './experiment.ts';
 import { fixed, thousands } from './format.ts';
 import { DEFAULT_SETUP } from './main.ts';

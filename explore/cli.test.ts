@@ -7,7 +7,7 @@ import { COMMANDS, main } from './cli.ts';
 import { captureIo } from './io.ts';
 import { jobExitCode } from './job.ts';
 import { runMain } from './main.ts';
-import type { ModelCheckResult } from './model-check.ts';
+import { DEFAULT_MODEL_CHECK, type ModelCheckResult } from './model-check.ts';
 
 /** A small workload so every run here takes milliseconds. */
 const SMALL = ['--workers', '4', '--intervals', '6', '--rows', '80'];
@@ -41,6 +41,15 @@ describe('sbkit: dispatch and help', () => {
     expect(r.err).toBe('');
   });
 
+  it('says the --shard convention the same way in every command that takes it (1-based I/N)', async () => {
+    const { SHARD_CONVENTION } = await import('./args.ts');
+    for (const name of ['check', 'model']) {
+      const r = await run([name, '--help']);
+      expect(r.out.replace(/\s+/g, ' '), name).toContain(SHARD_CONVENTION);
+    }
+    expect(SHARD_CONVENTION).toMatch(/^I\/N, 1-based/);
+  });
+
   it.each([
     [['frob'], 'unknown command "frob"'],
     [['--workers', '3'], 'unknown flag --workers'],
@@ -52,12 +61,14 @@ describe('sbkit: dispatch and help', () => {
     [['compare', '--sweep', 'workers=1,0'], 'sbkit compare: --sweep: workers=0: expected an integer from 1 to 128'],
     [['compare', '--scenario', 'panic'], 'sbkit compare: --scenario: expected one of steady, hydration'],
     [['compare', '--rows', '5000000', '--intervals', '2'], 'sbkit compare: --intervals × --rows: at most 5,000,000 updates'],
-    [['compare', '--no-data', 'maybe'], 'sbkit compare: --no-data: expected one of skip, finish, got "maybe"'],
+    [['compare', '--no-data', 'maybe'], 'sbkit compare: --no-data: expected one of default, skip, finish, both, got "maybe"'],
     [['check', '--variant', 'both'], 'sbkit check: --variant: expected one of off, best-effort, barrier, all'],
     [['check', '--runs', '0'], 'sbkit check: --runs: expected an integer from 1'],
     [['check', '--strategy', 'chaos'], 'sbkit check: --strategy: expected one of random, pct, mixed'],
     [['check', '--jobs', '0'], 'sbkit check: --jobs: expected an integer from 1 to 256'],
-    [['check', '--shard', '3/2'], 'sbkit check: --shard: expected I/N with 0 ≤ I < N'],
+    [['check', '--shard', '3/2'], 'sbkit check: --shard: expected I/N with 1 ≤ I ≤ N ≤ 4096'],
+    [['check', '--shard', '0/2'], 'sbkit check: --shard: expected I/N with 1 ≤ I ≤ N ≤ 4096 (e.g. 2/4: the second of four shards), got "0/2"'],
+    [['model', '--check', '--shard', '0/2'], 'sbkit model: --shard: expected I/N with 1 ≤ I ≤ N ≤ 4096 (e.g. 2/4: the second of four shards), got "0/2"'],
     [['check', '--shard', 'half'], 'sbkit check: --shard: expected I/N'],
     [['check', '--faults', '1.5'], 'sbkit check: --faults: expected a rate in [0, 1], got "1.5"'],
     [['check', '--faults', 'NaN'], 'sbkit check: --faults: expected a rate in [0, 1], got "NaN"'],
@@ -132,14 +143,14 @@ describe('sbkit compare', () => {
   it('--no-data finish: workers with no data finish empty handles; the table counts them and the model agrees', async () => {
     // 8 workers and 8 updates per interval: about a third of the workers have no data in an interval.
     const argv = ['compare', '--workers', '8', '--intervals', '10', '--rows', '8', '--row-bytes', '5000', '--variants', 'best-effort,barrier'];
-    const skip = await run([...argv, '--json']);
+    const skip = await run([...argv, '--no-data', 'skip', '--json']);
     const finish = await run([...argv, '--no-data', 'finish', '--json']);
     expect(finish.code).toBe(0);
-    type Row = { variant: string; partsPerAppend: number; modelAgrees: boolean; emptyFinishes?: { finished: number; received: number } };
+    type Row = { variant: string; partsPerAppend: number; modelAgrees: boolean; emptyFinishes?: { finished: number; received: number; skips: number } };
     const rowsOf = (out: string) => JSON.parse(out) as { config: Record<string, unknown>; variants: Row[] };
     const s = rowsOf(skip.out);
     const f = rowsOf(finish.out);
-    expect(s.config).not.toHaveProperty('noData');
+    expect(s.config['noData']).toBe('skip');
     expect(f.config['noData']).toBe('finish');
     for (const r of s.variants) expect(r.emptyFinishes).toBeUndefined();
     for (const r of f.variants) {
@@ -152,6 +163,33 @@ describe('sbkit compare', () => {
     expect(text.out).toMatch(/seed 1, no-data finish\n/);
     expect(text.out).toContain('empty finishes');
     expect((await run(argv)).out).not.toContain('empty finishes');
+  });
+
+  it('--no-data both: each sharing variant under skip and under finish, side by side, with what each costs (empty finishes, skips)', async () => {
+    const argv = ['compare', '--workers', '8', '--intervals', '10', '--rows', '8', '--row-bytes', '5000'];
+    const both = await run([...argv, '--no-data', 'both', '--json']);
+    expect(both.code).toBe(0);
+    type Row = { variant: string; noData?: string; partsPerAppend: number; modelAgrees: boolean; emptyFinishes?: { finished: number; received: number; skips: number } };
+    const rows = (JSON.parse(both.out) as { config: Record<string, unknown>; variants: Row[] }).variants;
+    expect(rows.map((r) => `${r.variant}${r.noData === undefined ? '' : `/${r.noData}`}`)).toEqual(['off', 'best-effort/skip', 'best-effort/finish', 'barrier/skip', 'barrier/finish']);
+    for (const r of rows) expect(r.modelAgrees).toBe(true);
+    const row = (variant: string, noData: string) => rows.find((r) => r.variant === variant && r.noData === noData)?.emptyFinishes;
+    // skip: no empty finish; the barrier reports the empty workers by skips. finish: no skip from them.
+    expect(row('best-effort', 'skip')).toMatchObject({ finished: 0, skips: 0 });
+    expect(row('barrier', 'skip')?.finished).toBe(0);
+    expect(row('barrier', 'skip')?.skips).toBeGreaterThan(0);
+    expect(row('barrier', 'finish')?.finished).toBeGreaterThan(0);
+    expect(row('barrier', 'finish')?.skips).toBe(0);
+    // Every barrier row is one batch per process whatever the policy.
+    for (const r of rows.filter((x) => x.variant === 'barrier')) expect(r.partsPerAppend).toBe(1);
+    const text = await run([...argv, '--no-data', 'both']);
+    expect(text.out).toMatch(/seed 1, no-data both\n/);
+    expect(text.out).toMatch(/^barrier, no-data finish +\d/m);
+    expect(text.out).toContain('skips');
+    // The default (finish under the barrier, skip otherwise) shows no policy columns and no policy in the header.
+    const plain = await run(argv);
+    expect(plain.out).not.toContain('no-data');
+    expect(plain.out).not.toContain('empty finishes');
   });
 
   it('shows the fallback in the hydration scenario', async () => {
@@ -191,24 +229,36 @@ describe('sbkit bugs and model', () => {
 });
 
 describe('sbkit report', () => {
-  // The check, its model coverage and the gallery (every bug found and drawn) are skipped here: the main
-  // job below draws them into its report, and cli.deep.test.ts runs this report with both.
-  it('writes a self-contained report and prints its path', async () => {
+  it('writes a self-contained report, prints its path, and says in JSON and on stderr why it exits non-zero', async () => {
     const out = join(dir, 'sub', 'r.html');
-    const r = await run(['report', ...SMALL, '--sweep', 'workers=1,2', '--sweep-intervals', '3', '--runs', '3', '--hydration-rows', '400', '--threshold', '8KiB', '--skip-check', '--skip-gallery', '--out', out]);
-    expect(r.out).toContain(`report written to ${out}`);
+    const r = await run(['report', ...SMALL, '--sweep', 'workers=1,2', '--sweep-intervals', '3', '--runs', '3', '--hydration-rows', '400', '--threshold', '8KiB', '--out', out, '--json', '--skip-gallery']);
+    const j = JSON.parse(r.out) as { exitCode: number; path: string; reasons: string[]; criteria: { name: string; ok: boolean; detail: string }[]; gallery: unknown };
+    // the gallery (every bug found and drawn) is the main job's test's and cli.deep.test.ts's: here its skipped section
+    expect(j.gallery).toEqual({ ran: false, reason: '--skip-gallery was given' });
+    const { validate } = await import('./json-schema.ts');
+    const schema = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'docs', 'reference', 'report.schema.json'), 'utf8')) as Record<string, unknown>;
+    expect(validate(schema, j)).toEqual([]);
+    expect(j.path).toBe(out);
     expect(existsSync(out)).toBe(true);
     const html = readFileSync(out, 'utf8');
     expect(html).toContain('<svg');
     expect(html).toContain('Sweep: workers');
     expect(html).toContain('Hydration');
-    expect(html).toContain('Not run: --skip-check was given');
     expect(html).toContain('Not run: --skip-gallery was given');
     expect(html).not.toMatch(/<script|<link|src=/i);
     // 80 updates of ~100 B over 4 workers stay below the 4 KiB inline limit, so off writes no blob at all
     // while the barrier's combined part does: that criterion misses, and a missed criterion is exit 1.
-    expect(r.out).toMatch(/^ {2}MISS barrier blob PUTs at most 20% of off \(\d+ of 0 = —\)$/m);
+    expect(j.criteria.filter((c) => !c.ok)).toEqual([{ name: 'barrier blob PUTs at most 20% of off', ok: false, detail: expect.stringMatching(/^\d+ of 0 = —$/) }]);
     expect(r.code).toBe(1);
+    expect(j.exitCode).toBe(1);
+    expect(j.reasons).toContainEqual(expect.stringMatching(/^done-criterion missed: barrier blob PUTs at most 20% of off \(/));
+    // three runs per variant cannot take every reachable transition: incomplete, and the reason says the budget
+    expect(j.reasons).toContainEqual(expect.stringMatching(/^model coverage: \d+ reachable transitions? never taken in 3 runs per variant .*\(a small budget: --runs 500, the default, takes every one\)$/));
+    expect(r.err).toMatch(/^sbkit report: exit 1:\n {2}- violation: done-criterion missed: /);
+    expect(r.err).toMatch(/^ {2}- incomplete: model coverage: /m);
+    // the report's headline says the same, each line in the colour of what it says
+    expect(html).toMatch(/<div class="findings missed"><p class="verdict"><strong class="miss">Failed: done-criterion missed: barrier blob PUTs/);
+    expect(html).toMatch(/<strong class="warn">Incomplete: model coverage: /);
   });
 });
 
@@ -272,7 +322,7 @@ describe('sbkit check', () => {
     expect(r.out).toContain(`shortest counterexample written as a sequence diagram: ${path}`);
     const m = readFileSync(path, 'utf8');
     expect(m.startsWith('sequenceDiagram\n  title model best-effort with model bug sweep-upgrade-race: shortest counterexample to ')).toBe(true);
-    expect(m).toContain('R0_0->>B0_0_0_1: 9: sweep holds a reference');
+    expect(m).toContain("R0_0->>B0_0_0_1: 7: w1's builder(): sweep holds a reference");
     expect(m).toMatch(/Note over M0,S: ✘ always \S+ VIOLATED/);
     const none = await run(['model', '--check', '--variant', 'off', '--emit-diagram', join(dir, 'none2.mmd')]);
     expect(none.code).toBe(0);
@@ -314,8 +364,8 @@ describe('the main job', () => {
     // the exhaustive model check runs after compare and before the conformance check, as a short table.
     expect(out.indexOf('== model check (npx sbkit model --check) ==')).toBeGreaterThan(out.indexOf('done criteria:'));
     expect(out.indexOf('== model check')).toBeLessThan(out.indexOf('== check (npx sbkit check'));
-    expect(out).toMatch(/^best-effort +161 +\d+ +yes +13\/13 hold /m);
-    expect(out).toContain('sbkit model --check: ok (3 variants, 334 states; every always/eventually property holds)');
+    expect(out).toMatch(/^best-effort +109 +\d+ +yes +8\/13 hold, 5 vacuous /m);
+    expect(out).toContain('sbkit model --check: ok (3 variants, 220 states; every always/eventually property holds, 15 of them vacuously)');
     expect(out).toContain('sbkit check: ok');
     expect(out).toContain('report: main/index.html');
     expect(existsSync(join(dir, 'main', 'index.html'))).toBe(true);
@@ -334,11 +384,12 @@ describe('the main job', () => {
     // the one missed criterion makes the job exit 1.
     expect(out.match(/^ {2}MISS .*$/gm)).toEqual([expect.stringMatching(/^ {2}MISS barrier blob PUTs at most 20% of off \(\d+ of \d+ = 2\d%\)$/)]);
     expect(code).toBe(1);
+    expect(io.stderr()).toMatch(/^npm start: exit 1:\n {2}- violation: done-criterion missed: barrier blob PUTs at most 20% of off /m);
   });
 });
 
 describe('the job\'s exit code', () => {
-  const model = (exitCode: 0 | 1) => ({ exitCode }) as ModelCheckResult;
+  const model = (exitCode: 0 | 1): ModelCheckResult => ({ exitCode, variants: [], summary: `sbkit model --check: ${exitCode === 0 ? 'ok' : 'FAILED'}`, request: DEFAULT_MODEL_CHECK });
   const ok = { name: 'c', ok: true, detail: '' };
   const ran = (exitCode: number) => ({ kind: 'ran', exitCode, summary: '', output: '' }) as const;
   it('is 0 only when every criterion holds and every check that ran passed', () => {

@@ -2,7 +2,8 @@
  * `sbkit`: the command-line entry point (bin/sbkit.js calls `main`). Dispatches to a subcommand;
  * returns the exit code instead of exiting, so tests call it directly.
  */
-import { type Command, EXIT } from './command.ts';
+import { readFileSync } from 'node:fs';
+import { type Command, EXIT, EXIT_CODES_TEXT } from './command.ts';
 import { bugsCommand } from './commands/bugs.ts';
 import { checkCommand } from './commands/check.ts';
 import { compareCommand } from './commands/compare.ts';
@@ -24,10 +25,16 @@ export function topHelp(): string {
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     '',
-    'Run "sbkit <command> --help" for its flags.',
-    'Exit codes: 0 ok, 1 a check failed or a criterion was missed, 2 bad command line, 3 a run broke.',
+    'Run "sbkit <command> --help" for its flags, "sbkit --version" for the version.',
+    EXIT_CODES_TEXT,
     '',
   ].join('\n');
+}
+
+/** The package's version (package.json), as `sbkit --version` prints it. */
+export function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version?: unknown };
+  return typeof pkg.version === 'string' ? pkg.version : 'unknown';
 }
 
 export async function main(argv: readonly string[], io: Io = processIo()): Promise<number> {
@@ -38,6 +45,10 @@ export async function main(argv: readonly string[], io: Io = processIo()): Promi
   }
   if (name === '--help' || name === '-h' || name === 'help') {
     io.out(topHelp());
+    return EXIT.ok;
+  }
+  if (name === '--version' || name === '-V' || name === 'version') {
+    io.out(`sbkit ${version()}\n`);
     return EXIT.ok;
   }
   const command = COMMANDS.find((c) => c.name === name);

@@ -29,8 +29,9 @@ export const COLUMN_DOCS: readonly (readonly [column: string, meaning: string])[
   ['restarts', '--faults only: new incarnations started at the shard\'s upper (one per abort)'],
   ['leaked by aborts', '--faults only: blobs aborted incarnations wrote and never appended (expected: they leak until cleanup)'],
   ['collected', '--faults only: leaked blobs that leaked-blob cleanup deleted; "leaked" (after the last cleanup) must be 0'],
-  ['empty finishes', '--no-data finish only: workers with no data for an interval that opened a handle on its shared id and finished it without pushing (one per worker and interval)'],
-  ['received', '--no-data finish only: empty finishes that returned the shared batch (the handle held the last reference, or was the barrier\'s deliverer) and handed it to the append'],
+  ['empty finishes', '--no-data finish/both only: workers with no data for an interval that opened a handle on its shared id and finished it without pushing (one per worker and interval)'],
+  ['received', '--no-data finish/both only: empty finishes that returned the shared batch (the handle held the last reference, or was the barrier\'s deliverer) and handed it to the append'],
+  ['skips', '--no-data finish/both only: barrier skips reported (note_skip): a worker with no data under --no-data skip, and a superseded description under either policy'],
   ['model', 'agrees = the model replayed this run\'s trace and predicted every append\'s batches and parts exactly; DIVERGES = it rejected an event or predicted one differently (where and why is printed under the table; without --bug that is a defect of the implementation or the model)'],
 ];
 

@@ -37,7 +37,7 @@ export function runComparison(
   memo: RunMemo = newRunMemo(),
 ): Promise<Comparison> {
   return remembered(memo.comparisons, JSON.stringify([scenario, setup, variants]), async () => {
-    const cases = casesFor(scenario, variants, setup.threshold);
+    const cases = casesFor(scenario, variants, setup.threshold, setup.noData);
     const labels = caseLabels(cases);
     // The workload depends on these fields of the setup alone (experiment.ts prepareWorkload).
     const workload = remembered(memo.workloads, JSON.stringify([setup.seed, setup.intervals, setup.rows, setup.rowBytes]), () => prepareWorkload(setup));

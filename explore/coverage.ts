@@ -12,12 +12,15 @@
  *
  * model/ and conformance/ are imported lazily.
  */
-import { type TraceEvent, VARIANTS, type Variant } from '../vocab/index.ts';
+import type { TraceEvent, Variant } from '../vocab/index.ts';
 import type { ModelConfig } from '../model/config.ts';
 import type { MachineTransitions, TransitionCounts } from '../model/coverage.ts';
 import { plural, thousands } from './format.ts';
 import { type ModelCheckShape, checkConfig, describeShape } from './model-check.ts';
 import { col, renderTable } from './table.ts';
+import { VARIANTS, presentationOf, sharesAtAll } from './variants/index.ts';
+import { DEFAULT_CHECK_RUNS } from './budgets.ts';
+import { type Reason, incomplete, violation } from './command.ts';
 
 /** conformance/faults.ts's default rate, repeated so this module loads nothing of conformance/ up front. */
 export const DEFAULT_FAULT_RATE = 0.1;
@@ -44,23 +47,32 @@ const SEARCH_FAULTS = { aborts: 1, indeterminate: 1, cleanup: true } as const;
 /**
  * Why a transition that no search and no run reaches cannot happen (the machine on its own can take it:
  * model/machines.test.ts reaches every transition with xstate/graph; the system never offers the event).
- * Keyed `machine|transition`, or `variant|machine|transition` for one variant.
+ * Keyed `machine|transition`; a variant's own reasons are its presentation's `neverReached`
+ * (explore/variants/), which come first.
  */
 export const NEVER_REACHED: Readonly<Record<string, string>> = {
   'builder|notLive_dead --> notLive_dead : SKIP [completesEarlySkips]':
     'a skip meets a dead entry only when a worker reports after every participant already finished: over-reporting, which the barrier forbids (off and best-effort never skip)',
   'builder|notLive_dead --> notLive_dead : SKIP [isBarrier]':
     'a skip meets a dead entry only when a worker reports after every participant already finished: over-reporting, which the barrier forbids (off and best-effort never skip)',
-  'barrier|builder|live --> notLive_dead : SWEEP_RELEASE [holdsLastRef]':
-    "under the barrier every handle keeps its reference until its finish returns, so a sweep's release is never the last one while the builder is live",
+  'builder|finalized --> finalized : SWEEP_HOLD':
+    "the review bug's sweep holds an entry only inside another worker's builder() call of the process; once a barrier entry finalized every worker of the process has reported, and no one opens again before that description is appended, after every finish-end dropped the entry: only another sink's call (several sinks, not searched here) can hold it",
+  'builder|finalized --> finalized : SWEEP_RELEASE':
+    "the release of a hold no one-sink search reaches (a finalized entry is held only by another sink's builder() call)",
+  'builder|finalized --> notLive_dead : SWEEP_RELEASE [holdsLastRef]':
+    "the release of a hold no one-sink search reaches (a finalized entry is held only by another sink's builder() call)",
+  'sweep|visiting --> holding : SWEEP_HOLD [holdsNextLiveEntry]':
+    "a second visit in one sweep needs two live entries in one registry at once: one sink has that only around a supersede (two replicas, searched by no bug shape here), or several sinks share the registry",
+  'sweep|visiting --> idle : SWEEP [endsEnvironmentVisits]':
+    "another sink's sweep that visited this sink's live entries: only in one sink's replay of a run of several sinks with the review bug, and coverage counts runs without bugs",
   'handle|pushing --> pushing : PUSH [continuesStagedOrder]':
     "a second push of one handle: the exhaustive search pushes a worker's staged updates in one push; only an implementation pushing in chunks (conformance's pushChunk) takes it",
   'mint|sealed --> sealed : FRONTIER [desiredBelowIntervals]':
     'needs a replica whose lower reached K (another replica sealed the shard) before its own frontier did: 2 replicas over 2+ intervals, searched by no shape here',
 };
 
-/** Conformance workloads flip the barrier flag per mint (best-effort and barrier), so the searches do. */
-const withFlags = (cfg: ModelConfig): ModelConfig => (cfg.variant === 'off' ? cfg : { ...cfg, barrierChoices: [false, true] });
+/** Conformance workloads flip the barrier flag per mint (every variant that shares), so the searches do. */
+const withFlags = (cfg: ModelConfig): ModelConfig => (sharesAtAll(cfg.variant) ? { ...cfg, barrierChoices: [false, true] } : cfg);
 
 /** The as-of ahead of the shard (the first append bumps it), in the fault world: an unanswered bump. */
 function asOfConfig(variant: Variant): ModelConfig {
@@ -98,7 +110,7 @@ export interface CoverageResult {
   readonly seed: number;
   readonly shapes: readonly string[];
   readonly rows: readonly CoverageRow[];
-  /** Transitions reachable in the model (search or replay) that the runs never took: the goal is none. */
+  /** (variant, transition) pairs reachable in the model (search or replay) that the runs never took: the goal is none. */
   readonly gaps: readonly { readonly variant: Variant; readonly machine: string; readonly transition: string }[];
   readonly exitCode: 0 | 1;
   readonly summary: string;
@@ -166,7 +178,7 @@ export async function coverageResult(collector: CoverageCollector, seed: number,
     reach.set(v, clean);
     const bug = new Counts();
     onProgress?.(done++ / jobs, `${v}: with the model's bugs`);
-    if (v !== 'off') exploreCounting(shapeConfig(v, { ...(COVERAGE_SHAPES[0] as (typeof COVERAGE_SHAPES)[number]) }, true), bug, STATE_LIMIT);
+    if (sharesAtAll(v)) exploreCounting(shapeConfig(v, { ...(COVERAGE_SHAPES[0] as (typeof COVERAGE_SHAPES)[number]) }, true), bug, STATE_LIMIT);
     const misreading = { ...checkConfig(v, COVERAGE_FAULT_SHAPE), faults: SEARCH_FAULTS, bugs: { indeterminateAsMismatch: true } };
     exploreCounting(misreading, bug, STATE_LIMIT);
     exploreCounting({ ...misreading, updates: [] }, bug, STATE_LIMIT); // an empty append misread: nothing to delete
@@ -206,7 +218,8 @@ export async function coverageResult(collector: CoverageCollector, seed: number,
           cells[v] = { verdict: 'bug-only', taken, why: `only with a model bug, under ${bugIn.join(', ')}` };
           continue;
         }
-        const known = NEVER_REACHED[`${v}|${machine}|${transition}`] ?? NEVER_REACHED[`${machine}|${transition}`];
+        const key = `${machine}|${transition}`;
+        const known = presentationOf(v)?.neverReached[key] ?? NEVER_REACHED[key];
         cells[v] = { verdict: 'unreached', taken, why: known ?? 'reached by no search and no run (no reason recorded: look into it)' };
       }
       rows.push({ machine, transition, cells });
@@ -214,11 +227,15 @@ export async function coverageResult(collector: CoverageCollector, seed: number,
   }
   const runs = collector.runs;
   const totalRuns = variants.reduce((n, v) => n + (runs[v] ?? 0), 0);
-  const takenCount = (v: Variant): number => rows.filter((r) => r.cells[v]?.verdict === 'taken').length;
+  const count = (v: Variant, verdicts: readonly CellVerdict[]): number => rows.filter((r) => verdicts.includes(r.cells[v]?.verdict ?? 'unreached')).length;
+  // Distinct transitions never taken where the model reaches them, with the variants of each.
+  const gapRows = rows.filter((r) => variants.some((v) => r.cells[v]?.verdict === 'gap'));
+  const gapText = gapRows.map((r) => `${r.machine}: ${r.transition} (${variants.filter((v) => r.cells[v]?.verdict === 'gap').join(', ')})`).join('; ');
   const summary =
     `sbkit model --coverage: ${gaps.length === 0 ? 'ok' : 'GAPS'} — ${plural(totalRuns, 'conformance run')} (seed ${seed}) took ` +
-    variants.map((v) => `${v} ${takenCount(v)}`).join(', ') +
-    ` of ${rows.length} transitions; ${gaps.length === 0 ? 'every transition the model can reach in a variant was taken there' : `${plural(gaps.length, 'reachable transition')} never taken`}`;
+    variants.map((v) => `${v} ${count(v, ['taken'])} of ${count(v, ['taken', 'gap'])}`).join(', ') +
+    ` transitions the model reaches there (of ${rows.length} in the machines); ` +
+    (gaps.length === 0 ? 'every one was taken' : `${plural(gapRows.length, 'reachable transition')} never taken: ${gapText}`);
   return {
     variants,
     runs,
@@ -229,6 +246,22 @@ export async function coverageResult(collector: CoverageCollector, seed: number,
     exitCode: gaps.length === 0 ? 0 : 1,
     summary,
   };
+}
+
+/**
+ * Why coverage exits non-zero: the reachable transitions no run took. Below the default budget (runs per
+ * variant, without and again with faults) that is a budget too small: incomplete (4); at or above it, the
+ * generators or the implementation lost a path: a violation (1).
+ */
+export function coverageReasons(r: CoverageResult, runsPerVariant: number): Reason[] {
+  const rows = r.rows.filter((row) => r.variants.some((v) => row.cells[v]?.verdict === 'gap'));
+  if (rows.length === 0) return [];
+  const named = rows.slice(0, 3).map((row) => `${row.machine}: ${row.transition} (${r.variants.filter((v) => row.cells[v]?.verdict === 'gap').join(', ')})`);
+  const more = rows.length > named.length ? `, and ${rows.length - named.length} more` : '';
+  const what = `model coverage: ${plural(rows.length, 'reachable transition')} never taken in ${plural(runsPerVariant, 'run')} per variant (seed ${r.seed}): ${named.join('; ')}${more}`;
+  return runsPerVariant < DEFAULT_CHECK_RUNS
+    ? [incomplete(`${what} (a small budget: --runs ${DEFAULT_CHECK_RUNS}, the default, takes every one)`)]
+    : [violation(`${what} (at the default budget: the generators or the implementation lost a path; sbkit model --coverage lists why)`)];
 }
 
 /** What a guard name says about where a transition can happen. */

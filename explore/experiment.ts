@@ -13,6 +13,8 @@ import { VirtualTimeScheduler, seededTiming, timingOf } from './timing.ts';
 import type { Case, Figures, Setup } from './types.ts';
 import { generateUpdates } from './workload.ts';
 import { seededFaults } from './faults.ts';
+import { variantOptionsOf } from './variant-options.ts';
+import { noDataOf, showsEmptyFinishes } from './cases.ts';
 
 /** A workload with the per-update sizes the figures need. Generated once, shared by every case. */
 export interface PreparedWorkload {
@@ -45,6 +47,7 @@ const RUN_SHARE = 0.75;
  */
 export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload, onProgress?: (fraction: number) => void): Promise<Figures> {
   const timing = timingOf(setup);
+  const noData = noDataOf(setup, c);
   const faults = setup.faults === undefined ? undefined : seededFaults(setup.seed, setup.faults, { replicas: setup.replicas, intervals: setup.intervals, intervalMs: timing.intervalMs });
   const scheduler = new VirtualTimeScheduler(seededTiming(setup.seed, timing), faults?.aborts ?? []);
   const spread = new BuilderSpread(workload.sizes);
@@ -72,6 +75,7 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
   };
   const run = runSink({
     variant: c.variant,
+    ...variantOptionsOf(setup, c.variant),
     replicas: setup.replicas,
     processes: setup.processes,
     workersPerProcess: setup.workers,
@@ -79,7 +83,7 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
     updates: workload.updates,
     maxBytes: c.threshold,
     bugs: setup.bug === undefined ? [] : [setup.bug],
-    ...(setup.noData === undefined ? {} : { noData: setup.noData }),
+    ...(noData === undefined ? {} : { noData }),
     scheduler,
     observer,
     ...(faults === undefined ? {} : { faults: faults.plan, cleanup: true }),
@@ -109,14 +113,16 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
     collected: leaks.collected,
     modelAgrees: model.agrees,
     modelDetail: model.detail,
-    ...(setup.noData === 'finish' ? { emptyFinishes: { finished: empties.finished, received: empties.received } } : {}),
+    ...(showsEmptyFinishes(setup) ? { emptyFinishes: { finished: empties.finished, received: empties.received, skips: empties.skips } } : {}),
   };
 }
 
-/** Empty finishes (route `empty`: a worker with no data opened and finished a handle) and how many returned a batch. */
+/** Empty finishes (route `empty`: a worker with no data opened and finished a handle), how many returned a
+ * batch, and the barrier skips reported (the other way a worker without data reports). */
 class EmptyFinishes {
   finished = 0;
   received = 0;
+  skips = 0;
   /** replica/worker of the workers whose live description routed empty. */
   private readonly empty = new Set<string>();
 
@@ -128,6 +134,8 @@ class EmptyFinishes {
     } else if (e.kind === 'finish-end' && this.empty.has(`${e.replica}/${e.worker}`)) {
       this.finished += 1;
       if (e.received !== null) this.received += 1;
+    } else if (e.kind === 'skip') {
+      this.skips += 1;
     }
   }
 }
@@ -161,10 +169,11 @@ export function countFigures(
   c: Case,
   m: RunResult['metrics'],
   audit: Pick<RunResult['audit'], 'lost' | 'duplicated' | 'leakedBlobs'>,
-): Pick<Figures, 'variant' | 'threshold' | 'appends' | 'partsPerAppend' | 'batchesPerAppend' | 'blobPuts' | 'blobBytes' | 'consensusCommands' | 'stateDiffBytes' | 'inlineParts' | 'hollowParts' | 'updatesWritten' | 'updatesAppended' | 'lost' | 'duplicated' | 'leakedBlobs'> {
+): Pick<Figures, 'variant' | 'threshold' | 'noData' | 'appends' | 'partsPerAppend' | 'batchesPerAppend' | 'blobPuts' | 'blobBytes' | 'consensusCommands' | 'stateDiffBytes' | 'inlineParts' | 'hollowParts' | 'updatesWritten' | 'updatesAppended' | 'lost' | 'duplicated' | 'leakedBlobs'> {
   return {
     variant: c.variant,
     threshold: c.threshold,
+    ...(c.noData === undefined ? {} : { noData: c.noData }),
     appends: m.appends,
     partsPerAppend: m.partsPerAppend,
     batchesPerAppend: m.batchesPerAppend,

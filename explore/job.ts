@@ -7,21 +7,28 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
 import { BUG_NAMES, type BugName, type Variant } from '../vocab/index.ts';
 import { BUG_DESCRIPTIONS } from '../impl/bugs.ts';
-import { EXIT } from './command.ts';
-import { runConformance } from './commands/check.ts';
+import { type Reason, exitCodeOf, violation } from './command.ts';
+import { type CheckFailure, runConformance } from './commands/check.ts';
+import { DEFAULT_CHECK_RUNS } from './budgets.ts';
 import { runComparison, runSweeps } from './compare.ts';
 import type { Comparison, Setup, SweepResult, SweepSpec } from './types.ts';
 import { type Criterion, evaluateCriteria } from './criteria.ts';
 import { loadDiagrams } from './diagrams.ts';
-import { DEFAULT_MODEL_CHECK, type ModelCheckResult, runModelCheck } from './model-check.ts';
+import { DEFAULT_MODEL_CHECK, type ModelCheckResult, modelCheckReasons, runModelCheck } from './model-check.ts';
 import type { Io } from './io.ts';
 import { createProgress, withProgress } from './progress.ts';
 import { type CheckSection, type ReportData, renderReport } from './report.ts';
 import { SCENARIO_DEFAULTS } from './setup-flags.ts';
-import { type CoverageCollector, coverageCollector, coverageResult } from './coverage.ts';
+import { type CoverageCollector, coverageCollector, coverageReasons, coverageResult } from './coverage.ts';
 import { modelCounterexampleSequence } from './model-diagram.ts';
 import type { CoverageSection, FaultsSection, GalleryEntry, GallerySection, LatencySection, SmallWritesSection } from './report-sections.ts';
 import { failureSequence } from './sequence.ts';
+import { EXPLORE_VARIANTS } from './variants/index.ts';
+
+/** The gallery's model counterexample: the review bug of #37591, under the first variant whose gallery
+ * lists it (vocab VariantMeta.galleryBugs). */
+const MODEL_BUG = 'sweep-upgrade-race';
+const MODEL_BUG_VARIANT = EXPLORE_VARIANTS.find((v) => v.meta.galleryBugs.includes(MODEL_BUG))?.meta.name as Variant;
 
 export const DEFAULT_REPORT_PATH = 'report/index.html';
 
@@ -88,13 +95,13 @@ export async function runGallery(io: Io, seed: number, bugs: readonly BugName[] 
     });
   }
   progress.update(bugs.length / (bugs.length + 1), 'model');
-  const model = await runModelCheck({ ...DEFAULT_MODEL_CHECK, variants: ['best-effort'], modelBug: 'sweep-upgrade-race' }, { now: () => io.now() });
+  const model = await runModelCheck({ ...DEFAULT_MODEL_CHECK, variants: [MODEL_BUG_VARIANT], modelBug: MODEL_BUG }, { now: () => io.now() });
   progress.done();
   const sequence = modelCounterexampleSequence(model);
   return {
     kind: 'ran',
     entries,
-    ...(sequence === undefined ? {} : { model: { sequence, command: 'npx sbkit model --check --variant best-effort --model-bug sweep-upgrade-race --emit-diagram race.md' } }),
+    ...(sequence === undefined ? {} : { model: { sequence, command: `npx sbkit model --check --variant ${MODEL_BUG_VARIANT} --model-bug ${MODEL_BUG} --emit-diagram race.md` } }),
   };
 }
 
@@ -102,10 +109,11 @@ export async function runGallery(io: Io, seed: number, bugs: readonly BugName[] 
 export const REPORT_FAULT_RATE = 0.1;
 
 /** The fault world: the check with faults on every variant, and the headline comparison with faults. */
-export async function runFaults(io: Io, setup: Setup, variants: readonly Variant[], runs: number | undefined, coverage?: CoverageCollector): Promise<FaultsSection> {
+export async function runFaults(io: Io, setup: Setup, variants: readonly Variant[], runs: number | undefined, coverage?: CoverageCollector): Promise<Extract<FaultsSection, { kind: 'ran' }> & { readonly reasons: readonly Reason[]; readonly failures: readonly CheckFailure[] }> {
   const r = await runConformance({ variant: 'all', runs, seed: setup.seed, faults: REPORT_FAULT_RATE, onRun: coverage?.onRun }, createProgress(io, { json: false, title: 'check --faults' }));
   const comparison = await withProgress(io, { title: 'compare --faults' }, (update) => runComparison('steady', { ...setup, faults: REPORT_FAULT_RATE }, variants, update));
-  return { kind: 'ran', rate: REPORT_FAULT_RATE, seed: setup.seed, check: { exitCode: r.exitCode, summary: r.summary, variants: r.variants }, comparison };
+  const reasons = r.reasons.map((x) => ({ ...x, text: `check --faults ${REPORT_FAULT_RATE}: ${x.text}` }));
+  return { kind: 'ran', rate: REPORT_FAULT_RATE, seed: setup.seed, check: { exitCode: r.exitCode, summary: r.summary, variants: r.variants }, comparison, reasons, failures: r.failure === undefined ? [] : [r.failure] };
 }
 
 /** The headline: the steady scenario on `setup`, and the done-criteria evaluated on it. */
@@ -132,9 +140,9 @@ export function runDefaultModelCheck(io: Io): Promise<ModelCheckResult> {
 }
 
 /** The conformance check on every variant (`sbkit check --variant all`), as the report shows it; `coverage` sees its runs. */
-export async function runReportCheck(io: Io, runs: number | undefined, seed: number, coverage?: CoverageCollector): Promise<Extract<CheckSection, { kind: 'ran' }>> {
+export async function runReportCheck(io: Io, runs: number | undefined, seed: number, coverage?: CoverageCollector): Promise<Extract<CheckSection, { kind: 'ran' }> & { readonly reasons: readonly Reason[]; readonly failures: readonly CheckFailure[] }> {
   const r = await runConformance({ variant: 'all', runs, seed, onRun: coverage?.onRun }, createProgress(io, { json: false, title: 'check' }));
-  return { kind: 'ran', exitCode: r.exitCode, summary: r.summary, output: r.output };
+  return { kind: 'ran', exitCode: r.exitCode, summary: r.summary, output: r.output, reasons: r.reasons.map((x) => ({ ...x, text: `check: ${x.text}` })), failures: r.failure === undefined ? [] : [r.failure] };
 }
 
 /**
@@ -146,29 +154,63 @@ export async function runReportCheckWithCoverage(
   runs: number | undefined,
   setup: Setup,
   variants: readonly Variant[],
-): Promise<{ check: Extract<CheckSection, { kind: 'ran' }>; faults: FaultsSection; coverage: CoverageSection }> {
+): Promise<{ check: Extract<CheckSection, { kind: 'ran' }>; faults: FaultsSection; coverage: CoverageSection; reasons: readonly Reason[]; failures: readonly CheckFailure[] }> {
   const collector = await coverageCollector();
   const check = await runReportCheck(io, runs, setup.seed, collector);
   const faults = await runFaults(io, setup, variants, runs, collector);
   const result = await withProgress(io, { title: 'coverage' }, (update) => coverageResult(collector, setup.seed, update));
-  return { check, faults, coverage: { kind: 'ran', result } };
+  return { check, faults, coverage: { kind: 'ran', result }, reasons: [...check.reasons, ...faults.reasons], failures: [...check.failures, ...faults.failures] };
+}
+
+/** What the job judged: each part that ran (omitted or skipped: not judged). */
+export interface JobVerdicts {
+  readonly criteria: readonly Criterion[];
+  readonly modelCheck: ModelCheckResult;
+  readonly check: CheckSection;
+  /** The checks' own reasons (runReportCheckWithCoverage): failures with their replay tokens. */
+  readonly checkReasons?: readonly Reason[];
+  readonly gallery?: GallerySection;
+  readonly coverage?: CoverageSection;
+  /** Conformance runs per variant behind the coverage (default: the check's default budget). */
+  readonly runs?: number | undefined;
+  readonly faults?: FaultsSection;
 }
 
 /**
- * The job's exit code: ok only if every done-criterion holds, every check that ran passed, every gallery
- * bug was caught and the coverage has no gap (a transition the model reaches that no run took).
+ * Why the job exits non-zero, one line each with what would change it: a missed done-criterion, a
+ * failed check (with its replay command), a model-check violation or incomplete search, a gallery bug
+ * the check missed, faults that cost data, a coverage gap. Empty: exit 0.
  */
+export function jobReasons(j: JobVerdicts): Reason[] {
+  const out: Reason[] = [];
+  for (const c of j.criteria.filter((x) => !x.ok)) out.push(violation(`done-criterion missed: ${c.name} (${c.detail}; measured on this workload: --workers, --rows, --row-bytes and --threshold change it, the defaults meet it)`));
+  out.push(...modelCheckReasons(j.modelCheck).map((r) => ({ ...r, text: `model check: ${r.text}` })));
+  if (j.modelCheck.exitCode !== 0 && modelCheckReasons(j.modelCheck).length === 0) out.push(violation(`model check: ${j.modelCheck.summary}`));
+  const given = j.checkReasons ?? [];
+  out.push(...given);
+  if (j.check.kind === 'ran' && j.check.exitCode !== 0 && !given.some((r) => r.text.startsWith('check: '))) out.push(violation(j.check.summary));
+  const f = j.faults;
+  if (f?.kind === 'ran') {
+    if (f.check.exitCode !== 0 && !given.some((r) => r.text.startsWith('check --faults'))) out.push(violation(`check --faults ${f.rate}: ${f.check.summary}`));
+    for (const r of f.comparison.rows.filter((x) => !x.modelAgrees || x.lost + x.duplicated + x.leakedBlobs > 0)) {
+      out.push(violation(`compare --faults ${f.rate}: ${r.variant} lost ${r.lost}, duplicated ${r.duplicated}, leaked ${r.leakedBlobs}${r.modelAgrees ? '' : `, the model diverged (${r.modelDetail})`}`));
+    }
+  }
+  if (j.gallery?.kind === 'ran') {
+    for (const e of j.gallery.entries.filter((x) => x.sequence === undefined)) out.push(violation(`gallery: ${e.bug} went uncaught (${e.missing ?? 'no counterexample'}; another --seed)`));
+  }
+  if (j.coverage?.kind === 'ran') out.push(...coverageReasons(j.coverage.result, j.runs ?? DEFAULT_CHECK_RUNS));
+  return out;
+}
+
+/** The job's exit code: 0 only if nothing in `jobReasons`; 1 with a violation; 4 if only incomplete. */
 export function jobExitCode(
   criteria: readonly Criterion[],
   modelCheck: ModelCheckResult,
   check: CheckSection,
-  extra: { gallery?: GallerySection; coverage?: CoverageSection; faults?: FaultsSection } = {},
+  extra: { gallery?: GallerySection; coverage?: CoverageSection; faults?: FaultsSection; runs?: number } = {},
 ): number {
-  const faultsOk = extra.faults === undefined || extra.faults.kind === 'skipped' || (extra.faults.check.exitCode === 0 && extra.faults.comparison.rows.every((r) => r.modelAgrees && r.lost === 0 && r.duplicated === 0 && r.leakedBlobs === 0));
-  const galleryOk = extra.gallery === undefined || extra.gallery.kind === 'skipped' || extra.gallery.entries.every((e) => e.sequence !== undefined);
-  const coverageOk = extra.coverage === undefined || extra.coverage.kind === 'skipped' || extra.coverage.result.exitCode === 0;
-  const passed = criteria.every((c) => c.ok) && modelCheck.exitCode === 0 && (check.kind === 'skipped' || check.exitCode === 0) && galleryOk && coverageOk && faultsOk;
-  return passed ? EXIT.ok : EXIT.failed;
+  return exitCodeOf(jobReasons({ criteria, modelCheck, check, ...extra }));
 }
 
 /** What the report shows; the diagrams are loaded when it is written. */

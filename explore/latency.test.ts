@@ -21,7 +21,7 @@ describe('LatencyRecorder', () => {
   const desc = (lower: number, upper: number, sharedId: number) => ({ lower, upper, appendWorker: 0, sharedId, maxBytes: 1, barrier: false });
   const stage = (worker: number, sharedId: number): TraceEvent => ({ kind: 'stage', replica: 0, process: 0, worker, sharedId, updates: [], bytes: 0, route: 'none' });
   const append = (lower: number, upper: number, ok = true): TraceEvent => ({
-    kind: 'append', replica: 0, lower, upper, batches: 0, parts: { hollow: 0, inline: 0 }, updates: [], result: ok ? { ok: true } : { ok: false, current: upper },
+    kind: 'append', replica: 0, lower, upper, batches: 0, parts: { hollow: 0, inline: 0 }, runs: 0, updates: [], result: ok ? { ok: true } : { ok: false, current: upper },
   });
 
   it('measures each interval from the frontier past it to the append containing it, and splits off the wait for the last worker', () => {

@@ -4,8 +4,9 @@
  * of the implementation against the model on its default budget, then write report/index.html and print
  * its path. Exit 0 only if every done-criterion holds and both checks pass.
  */
-import { VARIANTS } from '../vocab/index.ts';
+import { VARIANTS } from './variants/index.ts';
 import { reportRunError } from './commands/errors.ts';
+import { exitWith } from './command.ts';
 import { renderComparison } from './render.ts';
 import { renderCriteria } from './criteria.ts';
 import type { Setup } from './types.ts';
@@ -16,7 +17,7 @@ import {
   DEFAULT_SWEEPS,
   DEFAULT_SWEEP_INTERVALS,
   type StragglerSweepOptions,
-  jobExitCode,
+  jobReasons,
   runDefaultModelCheck,
   runGallery,
   runHeadline,
@@ -70,7 +71,7 @@ export async function runMain(io: Io, opts: MainOptions = {}): Promise<number> {
     io.out(renderModelCheckTable(modelCheck));
 
     io.out('\n== check (npx sbkit check --variant all), then with faults (npx sbkit check --faults) ==\n\n');
-    const { check, faults, coverage } = await runReportCheckWithCoverage(io, opts.runs, setup, VARIANTS);
+    const { check, faults, coverage, reasons: checkReasons } = await runReportCheckWithCoverage(io, opts.runs, setup, VARIANTS);
     io.out(`${check.output}\n${check.summary}\n`);
     if (faults.kind === 'ran') {
       io.out(`${faults.check.summary}\n\n`);
@@ -86,13 +87,14 @@ export async function runMain(io: Io, opts: MainOptions = {}): Promise<number> {
     const smallWrites = await runSmallWrites(io, setup, VARIANTS, opts.smallWritesRows, opts.smallWritesIntervals);
     const hydration = await runHydration(io, setup, VARIANTS, opts.hydrationRows);
     const gallery = await runGallery(io, setup.seed, opts.galleryBugs);
+    const reasons = jobReasons({ criteria, modelCheck, check, checkReasons, gallery, coverage, faults, runs: opts.runs });
     const path = await writeReport(
       io,
-      { command: 'npm start', comparison, criteria, sweeps, hydration, check, faults, modelCheck: { kind: 'ran', result: modelCheck }, latency, smallWrites, gallery, coverage },
+      { command: 'npm start', comparison, criteria, sweeps, hydration, check, faults, modelCheck: { kind: 'ran', result: modelCheck }, latency, smallWrites, gallery, coverage, reasons },
       opts.out ?? DEFAULT_REPORT_PATH,
     );
     io.out(`report: ${path}\n`);
-    return jobExitCode(criteria, modelCheck, check, { gallery, coverage, faults });
+    return exitWith(io, 'npm start', reasons);
   } catch (e) {
     return reportRunError(io, 'npm start', e);
   }

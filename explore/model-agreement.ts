@@ -9,8 +9,10 @@ import type { TraceEvent } from '../vocab/index.ts';
 import { DEFAULT_PERSIST_CONFIG } from '../impl/persist/config.ts';
 import { partitionWorker } from '../impl/update.ts';
 import type { ModelConfig, Update as ModelUpdate } from '../model/config.ts';
+import { noDataOf } from './cases.ts';
 import type { PreparedWorkload } from './experiment.ts';
 import type { Case, Setup } from './types.ts';
+import { variantOptionsOf } from './variant-options.ts';
 
 export interface ModelAgreement {
   /** The model accepted every event, predicted every append exactly and ended where the run ended. */
@@ -44,6 +46,7 @@ export function modelUpdates(workload: PreparedWorkload, workers: number): reado
 export function modelConfigFor(setup: Setup, c: Case, workload: PreparedWorkload): ModelConfig {
   return {
     variant: c.variant,
+    ...variantOptionsOf(setup, c.variant),
     replicas: setup.replicas,
     processes: setup.processes,
     workersPerProcess: setup.workers,
@@ -51,7 +54,7 @@ export function modelConfigFor(setup: Setup, c: Case, workload: PreparedWorkload
     updates: modelUpdates(workload, setup.processes * setup.workers),
     persist: DEFAULT_PERSIST_CONFIG,
     maxBytesChoices: [c.threshold],
-    ...(setup.noData === undefined ? {} : { noData: setup.noData }),
+    ...(noDataOf(setup, c) === undefined ? {} : { noData: noDataOf(setup, c) }),
     // With faults: as many aborts and indeterminate commits as the run had; cleanup runs (experiment.ts).
     ...(setup.faults === undefined ? {} : { faults: { aborts: Number.POSITIVE_INFINITY, indeterminate: Number.POSITIVE_INFINITY, cleanup: true } }),
   };

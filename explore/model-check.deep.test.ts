@@ -19,8 +19,8 @@ describe('sbkit model --check, deep', () => {
     const all = await run(['model', '--check', '--faults', '--search', 'plain']);
     expect(all.code).toBe(0);
     expect(all.out).toMatch(/^off: 871 states explored/m);
-    expect(all.out).toMatch(/^best-effort: 47,196 states explored/m);
-    expect(all.out).toMatch(/^barrier: 19,448 states explored/m);
+    expect(all.out).toMatch(/^best-effort: 25,484 states explored/m);
+    expect(all.out).toMatch(/^barrier: 9,614 states explored/m);
     expect(all.out).not.toContain('VIOLATED');
   });
 

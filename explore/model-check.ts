@@ -12,10 +12,14 @@
  * model/ and spec/ are imported lazily, so other subcommands do not load the model. Wall time is
  * measured with the injected clock and printed as a diagnostic; it never enters the HTML report.
  */
-import { type BatchSummary, type PartsSummary, type PersistConfig, type TraceEvent, VARIANTS, type Variant } from '../vocab/index.ts';
+import type { BatchSummary, PartsSummary, PersistConfig, TraceEvent, Variant } from '../vocab/index.ts';
 import type { ModelConfig, Update } from '../model/config.ts';
 import { bytes, fixed, millis, plural, thousands } from './format.ts';
 import { col, renderTable } from './table.ts';
+import { VARIANTS, presentationOf } from './variants/index.ts';
+import { type OptionsByVariant, variantOptionsOf } from './variant-options.ts';
+import { type Reason, incomplete, violation } from './command.ts';
+import { vacuousBecause } from './vacuity.ts';
 
 /** The bugs the model itself can exhibit (model/config.ts `ModelBugs`), by their gallery names. */
 export const MODEL_BUG_NAMES = ['sweep-upgrade-race', 'indeterminate-cas-deletes-batches'] as const;
@@ -65,6 +69,8 @@ export interface ModelCheckRequest extends ModelCheckShape {
   readonly shard?: { readonly index: number; readonly count: number } | undefined;
   /** The SPIN anchor's configuration: each worker holds 0..parts one-part updates (see `coreConfigs`). */
   readonly core?: { readonly parts: number } | undefined;
+  /** Variants' options by variant (`--barrier-timeout T` …: variant-options.ts). Omitted: the defaults. */
+  readonly variantOptions?: OptionsByVariant | undefined;
 }
 
 /** What `npm start`, `sbkit report` and a bare `sbkit model --check` run. */
@@ -97,10 +103,14 @@ export function checkUpdates(shape: ModelCheckShape): Update[] {
   return out;
 }
 
-export function checkConfig(variant: Variant, req: ModelCheckShape & { readonly modelBug?: ModelBugName | undefined; readonly faults?: boolean | undefined }): ModelConfig {
+export function checkConfig(
+  variant: Variant,
+  req: ModelCheckShape & { readonly modelBug?: ModelBugName | undefined; readonly faults?: boolean | undefined; readonly variantOptions?: OptionsByVariant | undefined },
+): ModelConfig {
   const faults = req.faults === true || req.modelBug === 'indeterminate-cas-deletes-batches';
   return {
     variant,
+    ...variantOptionsOf(req, variant),
     replicas: req.replicas,
     processes: req.processes,
     workersPerProcess: req.workers,
@@ -127,9 +137,10 @@ export const CORE_UPDATE_SIZE = 100;
  * chooses the count as it runs; here each load vector is its own configuration, and `coreConfigs` lists
  * them all — with symmetry only one per orbit: worker 0 (the append worker) keeps its count, workers
  * 1…W−1 take the counts in ascending order (renaming them maps every other vector onto one of these).
- * Differences that make state counts incomparable one to one: our model has steps Promela folds
- * (stage, open, finish-begin/-end, hand, mint, append), and a best-effort worker with no data does
- * nothing, where Promela's still joins and finishes empty.
+ * Promela's workers with no data join and finish empty under best-effort and skip under the barrier:
+ * the no-data policies `finish` and `skip` here. Differences that make state counts incomparable one to
+ * one: our model has steps Promela folds (stage, open, finish-begin/-end, hand, mint, append), and our
+ * sweep runs inside a worker's builder() call, where Promela's is a process of its own.
  */
 export function coreConfigs(
   variant: Variant,
@@ -163,6 +174,7 @@ export function coreConfigs(
       persist: CHECK_PERSIST,
       maxBytesChoices: [1000],
       pushChunkUpdates: 1,
+      noData: variant === 'barrier' ? 'skip' : 'finish',
       ...(modelBug === 'sweep-upgrade-race' ? { bugs: { sweepUpgradeRace: true } } : {}),
     };
     return { loads, cfg };
@@ -188,11 +200,12 @@ export type PropertyKind = 'always' | 'sometimes' | 'eventually';
 
 /**
  * - `holds`: no reachable state violates it (complete search);
+ * - `vacuous`: it holds, but the configuration gives it nothing to judge (`note` says what it needs: vacuity.ts);
  * - `violated`: a shortest counterexample is in `trace`;
  * - `unknown`: no violation among the states visited, but the search hit --max-states;
  * - `witnessed` / `not-witnessed`: for `sometimes`.
  */
-export type PropertyVerdict = 'holds' | 'violated' | 'unknown' | 'witnessed' | 'not-witnessed';
+export type PropertyVerdict = 'holds' | 'vacuous' | 'violated' | 'unknown' | 'witnessed' | 'not-witnessed';
 
 export interface PropertyOutcome {
   readonly name: string;
@@ -204,7 +217,8 @@ export interface PropertyOutcome {
   readonly trace?: readonly TraceEvent[];
   /** For `violated`: false when the trace is shortest only within the partial-order-reduced graph. */
   readonly shortest?: boolean;
-  /** For `not-witnessed` in a complete search: why this configuration cannot show it, when known. */
+  /** For `not-witnessed` in a complete search: why this configuration cannot show it, when known; for
+   * `vacuous`: what it needs. */
   readonly note?: string;
 }
 
@@ -248,24 +262,31 @@ export interface VariantCheck {
 }
 
 export interface ModelCheckResult {
-  readonly exitCode: 0 | 1;
+  /** 0 every search complete and nothing violated; 1 a violation (whether or not every search completed); 4 incomplete. */
+  readonly exitCode: 0 | 1 | 4;
   readonly request: ModelCheckRequest;
   readonly variants: readonly VariantCheck[];
-  /** One line: `sbkit model --check: ok …` or `… FAILED …`. */
+  /** One line: `sbkit model --check: ok …`, `… FAILED …` or `… INCOMPLETE …`. */
   readonly summary: string;
+  /** `--combine`: the shards (`I/N`) whose files were not given. */
+  readonly missingShards?: readonly string[];
 }
 
-/** A check failed when any search is incomplete or any always/eventually property is violated. */
-const variantFailed = (v: VariantCheck): boolean => !v.complete || v.properties.some((p) => p.verdict === 'violated');
+const violatedIn = (v: VariantCheck): boolean => v.properties.some((p) => p.verdict === 'violated');
 
 /** Why a `sometimes` property cannot be witnessed in this configuration, when that is structural. */
 function unwitnessedNote(name: string, variant: Variant, shape: ModelCheckShape & { readonly faults?: boolean | undefined; readonly modelBug?: ModelBugName | undefined }): string | undefined {
   const faultWorld = shape.faults === true || shape.modelBug === 'indeterminate-cas-deletes-batches';
   if (!faultWorld && (name === 'sometimes-replica-restarted' || name === 'sometimes-indeterminate-commit')) return 'needs --faults';
   if (name === 'sometimes-refused-append' && shape.replicas < 2) return 'needs --replicas 2';
-  if (variant === 'off' && (name === 'sometimes-several-batches-for-one-id' || name === 'sometimes-fallback-and-shared-in-one-append')) return 'off never shares';
-  if (variant === 'barrier' && name === 'sometimes-several-batches-for-one-id') return 'the barrier builds one batch per id';
-  return undefined;
+  return presentationOf(variant)?.unwitnessed[name];
+}
+
+/** A property no reachable state violates: `holds`, or `vacuous` where the configuration gives it nothing to judge. */
+export function heldIn(p: { readonly name: string; readonly kind: PropertyKind }, variant: Variant, req: ModelCheckRequest): PropertyOutcome {
+  const faults = req.faults === true || req.modelBug === 'indeterminate-cas-deletes-batches';
+  const needs = vacuousBecause(p.name, { variant, replicas: req.replicas, faults });
+  return needs === undefined ? { name: p.name, kind: p.kind, verdict: 'holds' } : { name: p.name, kind: p.kind, verdict: 'vacuous', note: needs };
 }
 
 export interface ModelCheckHooks {
@@ -291,10 +312,11 @@ const peakRss = (): number => process.resourceUsage().maxRSS * 1024;
 
 /** Runs the exhaustive search for each requested variant (lazily loading model/ and spec/). */
 export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHooks): Promise<ModelCheckResult> {
-  const [{ search }, { checkPackedJobs }, { properties }] = await Promise.all([
+  const [{ search }, { checkPackedJobs }, { properties: all }, { policyOf }] = await Promise.all([
     import('../model/search.ts'),
     import('../model/packed/check.ts'),
     import('../spec/properties.ts'),
+    import('../model/variants/index.ts'),
   ]);
   const kind = searchOf(req);
   const variants: VariantCheck[] = [];
@@ -304,6 +326,8 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
         ? [{ loads: [] as readonly number[], cfg: checkConfig(variant, req) }]
         : coreConfigs(variant, req.workers, req.core.parts, req.symmetry !== false, req.modelBug);
     const started = hooks.now();
+    // The properties this variant is judged by (model/variants/: what it adds, drops or changes).
+    const properties = policyOf(configs[0]?.cfg ?? checkConfig(variant, req)).properties(all);
     const found: Found[] = [];
     for (const [j, { cfg }] of configs.entries()) {
       const onProgress =
@@ -366,8 +390,28 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
 
 /** The result of these variant checks: exit code and summary line. */
 export function combineSummary(req: ModelCheckRequest, variants: readonly VariantCheck[]): ModelCheckResult {
-  const failed = variants.filter(variantFailed);
-  return { exitCode: failed.length === 0 ? 0 : 1, request: req, variants, summary: summaryLine(req, variants) };
+  const exitCode = variants.some(violatedIn) ? 1 : variants.every((v) => v.complete) ? 0 : 4;
+  return { exitCode, request: req, variants, summary: summaryLine(req, variants) };
+}
+
+/** Why the check exits non-zero, one line each, with the flag that would change it. */
+export function modelCheckReasons(r: ModelCheckResult): Reason[] {
+  const req = r.request;
+  const out: Reason[] = [];
+  for (const v of r.variants) {
+    for (const p of v.properties.filter((x) => x.verdict === 'violated')) {
+      const cause = req.modelBug === undefined ? 'its shortest counterexample is printed above' : `--model-bug ${req.modelBug} switched the bug on`;
+      out.push(violation(`${v.variant}: ${p.kind} ${p.name} VIOLATED in ${plural(p.trace?.length ?? 0, 'event')}: ${p.why ?? ''} (${cause})`));
+    }
+    if (!v.complete && v.figures.stopped !== null) {
+      const raise = v.figures.stopped === 'max-memory' ? '--max-memory' : v.figures.stopped === 'max-time' ? '--max-seconds' : '--max-states';
+      out.push(incomplete(`${v.variant}: search incomplete, ${stopText(v, req)} (raise ${raise}, search a smaller shape, or split it with --shard I/N)`));
+    }
+  }
+  if (r.missingShards !== undefined && r.missingShards.length > 0) {
+    out.push(incomplete(`shards ${r.missingShards.join(', ')} missing: no verdict without every shard (run each with --shard I/N --json and give every file to --combine)`));
+  }
+  return out;
 }
 
 /** The reductions of several searches (one per load vector) in words. */
@@ -394,7 +438,7 @@ function variantCheck(variant: Variant, req: ModelCheckRequest, found: readonly 
     }
     const v = shortestOf(found.map((f) => f.violations.find((x) => x.property === p.name)));
     if (v !== undefined) return { name: p.name, kind: p.kind, verdict: 'violated', why: v.why, trace: v.trace, shortest: v.shortest };
-    return { name: p.name, kind: p.kind, verdict: complete ? 'holds' : 'unknown' };
+    return complete ? heldIn(p, variant, req) : { name: p.name, kind: p.kind, verdict: 'unknown' };
   });
   const first = found[0]?.figures;
   const sum = (f: (x: Found) => number) => found.reduce((n, x) => n + f(x), 0);
@@ -433,9 +477,9 @@ function summaryLine(req: ModelCheckRequest, variants: readonly VariantCheck[]):
     if (!v.complete) problems.push(`${v.variant}: search incomplete (${stopText(v, req)})`);
   }
   const what = `${plural(variants.length, 'variant')}, ${plural(states, 'state')}`;
-  return problems.length === 0
-    ? `sbkit model --check: ok (${what}; every always/eventually property holds)`
-    : `sbkit model --check: FAILED (${what}): ${problems.join('; ')}`;
+  const vacuous = variants.reduce((n, v) => n + v.properties.filter((p) => p.verdict === 'vacuous').length, 0);
+  if (problems.length === 0) return `sbkit model --check: ok (${what}; every always/eventually property holds${vacuous === 0 ? '' : `, ${vacuous} of them vacuously`})`;
+  return `sbkit model --check: ${variants.some(violatedIn) ? 'FAILED' : 'INCOMPLETE'} (${what}): ${problems.join('; ')}`;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -444,6 +488,8 @@ function summaryLine(req: ModelCheckRequest, variants: readonly VariantCheck[]):
 const parts = (p: PartsSummary): string => `${p.hollow} hollow + ${p.inline} inline`;
 const ids = (xs: readonly number[]): string => `[${xs.join(', ')}]`;
 const batch = (b: BatchSummary): string => `${ids(b.updates)} (${parts(b.parts)})`;
+/** Who runs a sweep: the worker whose builder() call it is (another sink's: its process). */
+const sweepBy = (e: { readonly process: number; readonly worker?: number }): string => (e.worker === undefined ? `p${e.process}` : `w${e.worker}`);
 
 /** A protocol event as one readable line: who, what, and the predicted outcome after `→`. */
 export function formatTraceEvent(e: TraceEvent): string {
@@ -485,11 +531,11 @@ export function formatTraceEvent(e: TraceEvent): string {
     case 'bump':
       return `${r} bump the shard [${e.from}, ${e.to}) with an empty append (the shard was behind the lower)`;
     case 'sweep':
-      return `${r} p${e.process} sweep → removed ${ids(e.removed)}`;
+      return `${r} ${sweepBy(e)} sweep → removed ${ids(e.removed)}`;
     case 'sweep-hold':
-      return `${r} p${e.process} sweep-hold id=${e.sharedId}`;
+      return `${r} ${sweepBy(e)} sweep-hold id=${e.sharedId}`;
     case 'sweep-release':
-      return `${r} p${e.process} sweep-release id=${e.sharedId} → closed=${e.closed}`;
+      return `${r} ${sweepBy(e)} sweep-release id=${e.sharedId} → closed=${e.closed}`;
     case 'drop':
       return `${r} w${e.worker} drop id=${e.sharedId} → closed=${e.closed}`;
     case 'fault':
@@ -512,6 +558,7 @@ export function formatTrace(trace: readonly TraceEvent[], indent: string): strin
 /** Why an incomplete search stopped, and how far it got. */
 function stopText(v: VariantCheck, req: ModelCheckRequest): string {
   const f = v.figures;
+  if (f.stopped === null && f.search === 'packed') return 'not every shard was searched';
   if (f.search === 'plain') return `hit --max-states ${thousands(req.maxStates)}`;
   if (f.stopped === 'max-time') {
     return `hit --max-seconds ${thousands(req.maxSeconds ?? 0)}: ${plural(v.states, 'state')} stored, ${thousands(f.frontier)} not yet expanded, BFS depth ${f.depth}`;
@@ -525,6 +572,8 @@ function verdictText(p: PropertyOutcome): string {
   switch (p.verdict) {
     case 'holds':
       return 'holds';
+    case 'vacuous':
+      return `vacuous (${p.note ?? 'nothing to judge'})`;
     case 'violated':
       return `VIOLATED (${plural(p.trace?.length ?? 0, 'event')}${p.shortest === false ? '; shortest under the partial-order reduction only' : ''})`;
     case 'unknown':
@@ -582,6 +631,21 @@ function figuresLine(v: VariantCheck): string {
   );
 }
 
+/** The command line that runs this check again (flags at their defaults left out). */
+export function modelCheckCommand(q: ModelCheckRequest): string {
+  const flags: string[] = ['sbkit model --check'];
+  if (q.variants.length === 1) flags.push(`--variant ${q.variants[0]}`);
+  for (const k of ['workers', 'processes', 'replicas', 'intervals'] as const) if (q[k] !== DEFAULT_SHAPE[k]) flags.push(`--${k} ${q[k]}`);
+  if (q.modelBug !== undefined) flags.push(`--model-bug ${q.modelBug}`);
+  if (q.faults === true) flags.push('--faults');
+  if (searchOf(q) === 'plain') flags.push('--search plain');
+  if (q.symmetry === false) flags.push('--symmetry off');
+  if (q.por === false) flags.push('--por off');
+  if (q.core !== undefined) flags.push(`--core${q.core.parts === 1 ? '' : ` --parts ${q.core.parts}`}`);
+  if (q.shard !== undefined) flags.push(`--shard ${q.shard.index + 1}/${q.shard.count}`);
+  return flags.join(' ');
+}
+
 /** The full text output: header, then per variant its counts and every property with its verdict. */
 export function renderModelCheck(r: ModelCheckResult): string {
   const lines = headerLines(r.request);
@@ -604,6 +668,7 @@ export function renderModelCheckTable(r: ModelCheckResult): string {
   const rows = r.variants.map((v) => {
     const judged = v.properties.filter((p) => p.kind !== 'sometimes');
     const held = judged.filter((p) => p.verdict === 'holds').length;
+    const vacuous = judged.filter((p) => p.verdict === 'vacuous').length;
     const violated = judged.filter((p) => p.verdict === 'violated').map((p) => p.name);
     const sometimes = v.properties.filter((p) => p.kind === 'sometimes');
     return [
@@ -611,7 +676,7 @@ export function renderModelCheckTable(r: ModelCheckResult): string {
       thousands(v.states),
       thousands(v.finals),
       v.complete ? 'yes' : 'NO',
-      violated.length > 0 ? `VIOLATED: ${violated.join(', ')}` : `${held}/${judged.length} hold`,
+      violated.length > 0 ? `VIOLATED: ${violated.join(', ')}` : `${held}/${judged.length} hold${vacuous === 0 ? '' : `, ${vacuous} vacuous`}`,
       `${sometimes.filter((p) => p.verdict === 'witnessed').length}/${sometimes.length}`,
       millis(v.ms),
     ];
@@ -626,9 +691,26 @@ export function renderModelCheckTable(r: ModelCheckResult): string {
 /** The `--json` object: the request, the workload, and per variant its counts and property outcomes. */
 export function modelCheckJson(r: ModelCheckResult): unknown {
   const q = r.request;
+  const reasons = modelCheckReasons(r);
   return {
     exitCode: r.exitCode,
     summary: r.summary,
+    reasons: reasons.map((x) => x.text),
+    // Per violated property: what a CI job needs to see and reproduce it (the search is exhaustive and
+    // deterministic: the same command finds the same shortest counterexample; there is no seed).
+    failures: r.variants.flatMap((v) =>
+      v.properties
+        .filter((p) => p.verdict === 'violated')
+        .map((p) => ({
+          variant: v.variant,
+          property: p.name,
+          kind: p.kind,
+          why: p.why ?? '',
+          events: (p.trace ?? []).map(formatTraceEvent),
+          shortest: p.shortest !== false,
+          command: modelCheckCommand({ ...q, variants: [v.variant] }),
+        })),
+    ),
     config: {
       workers: q.workers,
       processes: q.processes,

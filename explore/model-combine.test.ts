@@ -37,13 +37,14 @@ describe('sbkit model --check --shard and --combine', () => {
     expect(text.out).toContain('no-loss-no-duplication');
   });
 
-  it('a missing shard leaves the check incomplete (never "holds"), and exits 1', async () => {
+  it('a missing shard leaves the check incomplete (never "holds"), and exits 4 naming it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sbkit-shards-'));
     const r = await run(['model', '--check', '--variant', 'barrier', '--workers', '3', '--shard', '1/2', '--json']);
     expect(r.code).toBe(0);
     writeFileSync(join(dir, 'one.json'), r.out);
     const c = await run(['model', '--combine', 'one.json'], dir);
-    expect(c.code).toBe(1);
+    expect(c.code).toBe(4);
+    expect(c.err).toMatch(/^ {2}- incomplete: shards 2\/2 missing: no verdict without every shard/m);
     expect(c.out).not.toMatch(/ holds$/m);
     expect(c.out).toMatch(/UNKNOWN/);
     expect(c.out).toMatch(/\(shards 2\/2 missing\)$/m);
@@ -65,7 +66,9 @@ describe('sbkit model --check --core (the SPIN anchor\'s configuration)', () => 
     expect(coreConfigs('best-effort', 3, 1, false).map((c) => c.loads.join(''))).toEqual(['000', '001', '010', '011', '100', '101', '110', '111']);
     expect(coreConfigs('best-effort', 3, 1, true).map((c) => c.loads.join(''))).toEqual(['000', '001', '011', '100', '101', '111']);
     const { cfg } = coreConfigs('barrier', 2, 2, true).at(-1) as ReturnType<typeof coreConfigs>[number];
-    expect(cfg).toMatchObject({ processes: 1, intervals: 1, workersPerProcess: 2, maxBytesChoices: [1000], pushChunkUpdates: 1 });
+    expect(cfg).toMatchObject({ processes: 1, intervals: 1, workersPerProcess: 2, maxBytesChoices: [1000], pushChunkUpdates: 1, noData: 'skip' });
+    // Promela's best-effort workers with no data still join and finish empty
+    expect(coreConfigs('best-effort', 2, 1, true)[0]?.cfg.noData).toBe('finish');
     expect(cfg.updates.map((u) => [u.worker, u.size])).toEqual([[0, 100], [0, 100], [1, 100], [1, 100]]);
   });
 

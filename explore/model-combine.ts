@@ -10,7 +10,7 @@
  */
 import type { TraceEvent, Variant } from '../vocab/index.ts';
 import type { ModelCheckRequest, ModelCheckResult, PropertyOutcome, SearchFigures, VariantCheck } from './model-check.ts';
-import { combineSummary } from './model-check.ts';
+import { combineSummary, heldIn } from './model-check.ts';
 
 interface ShardJson {
   readonly config: {
@@ -112,7 +112,7 @@ export function combineModelChecks(files: readonly { readonly file: string; read
         const note = outcomes.find((o) => o?.note !== undefined)?.note;
         return { name: p.name, kind: p.kind, verdict: 'not-witnessed', ...(complete ? (note === undefined ? {} : { note }) : { note: 'search incomplete' }) };
       }
-      return { name: p.name, kind: p.kind, verdict: complete ? 'holds' : 'unknown' };
+      return complete ? heldIn(p, variant, request) : { name: p.name, kind: p.kind, verdict: 'unknown' };
     });
     const sum = (f: (v: VariantCheck) => number) => parts.reduce((n, v) => n + f(v), 0);
     const figures: SearchFigures = {
@@ -132,7 +132,8 @@ export function combineModelChecks(files: readonly { readonly file: string; read
   });
   const result = combineSummary(request, variants);
   if (missing.length > 0) {
-    return { ...result, exitCode: 1, summary: `${result.summary} (shards ${missing.map((i) => `${i + 1}/${count}`).join(', ')} missing)` };
+    const names = missing.map((i) => `${i + 1}/${count}`);
+    return { ...result, missingShards: names, summary: `${result.summary} (shards ${names.join(', ')} missing)` };
   }
   return result;
 }

@@ -25,7 +25,7 @@ import { redactUrl } from '../impl/persist/pg-consensus.ts';
 import { loadShardState } from '../impl/persist/state.ts';
 import { runSink } from '../impl/run.ts';
 import type { Scheduler } from '../impl/seams.ts';
-import { casesFor } from './cases.ts';
+import { casesFor, noDataOf } from './cases.ts';
 import { countFigures, prepareWorkload, type PreparedWorkload } from './experiment.ts';
 import { latencyStats } from './latency.ts';
 import { modelConfigFor } from './model-agreement.ts';
@@ -33,6 +33,7 @@ import { checkRealTrace } from './real-check.ts';
 import { caseLabels } from './render.ts';
 import type { Case, Comparison, Figures, RealFigures, Scenario, Setup } from './types.ts';
 import type { ProgressFn } from './compare.ts';
+import { variantOptionsOf } from './variant-options.ts';
 
 /** The stores of a production comparison, as the command line gave them. */
 export interface ProductionBackends {
@@ -72,7 +73,7 @@ export async function runProductionComparison(
   backends: ProductionBackends,
   progress?: ProgressFn,
 ): Promise<Comparison> {
-  const cases = casesFor(scenario, variants, setup.threshold);
+  const cases = casesFor(scenario, variants, setup.threshold, setup.noData);
   const labels = caseLabels(cases);
   const workload = prepareWorkload(setup);
   const rows: Figures[] = [];
@@ -127,6 +128,7 @@ export async function runProductionCase(setup: Setup, c: Case, workload: Prepare
   try {
     result = await runSink({
       variant: c.variant,
+      ...variantOptionsOf(setup, c.variant),
       replicas: setup.replicas,
       processes: setup.processes,
       workersPerProcess: setup.workers,
@@ -134,7 +136,7 @@ export async function runProductionCase(setup: Setup, c: Case, workload: Prepare
       updates: workload.updates,
       maxBytes: c.threshold,
       bugs: setup.bug === undefined ? [] : [setup.bug],
-      ...(setup.noData === undefined ? {} : { noData: setup.noData }),
+      ...(noDataOf(setup, c) === undefined ? {} : { noData: noDataOf(setup, c) }),
       scheduler,
       observer,
       consensus: stores.consensus,

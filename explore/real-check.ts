@@ -34,11 +34,11 @@ export async function checkRealTrace(cfg: ModelConfig, trace: readonly TraceEven
     return { trace, moved: 0, model, propertyFailures: [], witnessed: [] };
   }
   const model = await agreementOn(cfg, linear.trace);
-  const [{ properties }, { viewFromTrace }] = await Promise.all([import('../spec/properties.ts'), import('../spec/view.ts')]);
+  const [{ properties }, { viewFromTrace }, { policyOf }] = await Promise.all([import('../spec/properties.ts'), import('../spec/view.ts'), import('../model/variants/index.ts')]);
   const view = viewFromTrace(cfg, linear.trace, { final: true, ...(storage === undefined ? {} : { storage }) });
   const propertyFailures: string[] = [];
   const witnessed: string[] = [];
-  for (const p of properties) {
+  for (const p of policyOf(cfg).properties(properties)) {
     const verdict = p.check(view);
     if (p.kind === 'sometimes') {
       if (verdict.ok) witnessed.push(p.name);

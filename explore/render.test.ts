@@ -141,13 +141,16 @@ describe('criteria', () => {
   it('reports misses', () => {
     const bad: Comparison = { ...comparison, rows: [fig('off', 8, 800), fig('best-effort', 1, 100), fig('barrier', 1.01, 300, { lost: 3 })] };
     const misses = evaluateCriteria(bad).filter((c) => !c.ok).map((c) => c.name);
+    // each variant's own criteria in registry order (explore/variants/), then the shared ones per row
     expect(misses).toEqual([
-      'barrier: exactly one part per append',
       'best-effort strictly between barrier (1.0) and off',
+      'barrier: exactly one part per append',
       'barrier blob PUTs at most 20% of off',
       'barrier: nothing lost, duplicated or leaked',
     ]);
-    expect(evaluateCriteria({ ...comparison, rows: [fig('off', 8, 8)] })[0]?.ok).toBe(false);
+    expect(evaluateCriteria({ ...comparison, rows: [fig('off', 8, 8)] })).toEqual([
+      { name: 'every registered variant compared', ok: false, detail: 'run compare with --variants off,best-effort,barrier' },
+    ]);
   });
 
   it('has one model criterion per variant, ok exactly when the model agreed, with its detail', () => {
@@ -319,8 +322,18 @@ describe('report', () => {
   it('flags misses in the headline', () => {
     const bad: Comparison = { ...comparison, rows: [fig('off', 8, 800), fig('best-effort', 1.4, 140), fig('barrier', 1, 100, { lost: 3 })] };
     const html = renderReport({ command: 't', comparison: bad, criteria: evaluateCriteria(bad), sweeps: [], hydration: undefined, check: { kind: 'ran', exitCode: 1, summary: 'FAILED', output: '' }, diagrams: { kind: 'unavailable', reason: 'x' } });
-    expect(html).toContain('<div class="findings missed"><strong class="miss">1 of 10 done-criteria missed.</strong>');
+    expect(html).toContain('<div class="findings missed"><p class="verdict"><strong class="miss">1 of 10 done-criteria missed.</strong></p>');
     expect(html).toContain('Storage audit FAILED for barrier.');
+  });
+
+  it('says in the headline what failed, each line in the colour of what it says', () => {
+    const base = { command: 't', comparison, criteria: evaluateCriteria(comparison), sweeps: [], hydration: undefined, check: { kind: 'skipped', reason: 'x' }, diagrams: { kind: 'unavailable', reason: 'x' } } as const;
+    const gap = renderReport({ ...base, reasons: [{ exit: 4, text: 'model coverage: 1 reachable transition never taken in 50 runs per variant' }] });
+    expect(gap).toContain('<div class="findings incomplete"><p class="verdict"><strong class="warn">Incomplete: model coverage: 1 reachable transition never taken in 50 runs per variant</strong></p><p class="verdict"><strong class="ok">All 10 done-criteria hold.</strong></p>');
+    const failed = renderReport({ ...base, reasons: [{ exit: 1, text: 'check: best-effort: [audit] x failed' }, { exit: 4, text: 'model check: y' }] });
+    expect(failed).toContain('<div class="findings missed"><p class="verdict"><strong class="miss">Failed: check: best-effort: [audit] x failed</strong></p><p class="verdict"><strong class="warn">Incomplete: model check: y</strong></p>');
+    const clean = renderReport({ ...base, reasons: [] });
+    expect(clean).toContain('<div class="findings"><p class="verdict"><strong class="ok">All 10 done-criteria hold.</strong></p><p class="verdict"><strong class="ok">Every check passed.</strong></p>');
   });
 
   it('says in the findings whether the model agreed with every run, and names where it diverged', () => {
@@ -329,7 +342,7 @@ describe('report', () => {
     const detail = 'diverged at event #9 (r0 w6 open id=0) after 0/100 appends predicted exactly: predicted field differs: open.created expected true, got false';
     const bad: Comparison = { ...comparison, rows: [fig('off', 8, 800), fig('best-effort', 1.4, 140, { modelAgrees: false, modelDetail: detail }), fig('barrier', 1, 100)] };
     const html = renderReport({ command: 't', comparison: bad, criteria: evaluateCriteria(bad), sweeps: [], hydration: undefined, check: { kind: 'skipped', reason: 'x' }, diagrams: { kind: 'unavailable', reason: 'x' } });
-    expect(html).toContain('<div class="findings missed"><strong class="miss">1 of 10 done-criteria missed.</strong>');
+    expect(html).toContain('<div class="findings missed"><p class="verdict"><strong class="miss">1 of 10 done-criteria missed.</strong></p>');
     expect(html).toContain('Model cross-check: the model DIVERGED from 1 of 3 runs: best-effort (comparison): diverged at event #9 (r0 w6 open id=0)');
     expect(html).toContain('<td class="l bad">DIVERGES</td>');
   });
@@ -466,11 +479,11 @@ describe('report: latency, small writes, gallery, coverage (issue 11)', () => {
       'Blob PUTs per append',
       'p50 commit latency',
       'Parts the shard holds after the run (compaction proxy)',
-      'Machine transitions taken by the conformance runs',
+      'Reachable machine transitions taken by the conformance runs',
     ]);
     for (const svg of charts) {
       expect(textOf(svg, 'chart-subtitle')).toMatch(/seed 1$/);
-      expect(textOf(svg, 'axis-title y')).toMatch(/\((virtual ms|count)\)$/);
+      expect(textOf(svg, 'axis-title y')).toMatch(/\((virtual ms|count|%)\)$/);
       expect(textOf(svg, 'axis-title x').length).toBeGreaterThan(0);
     }
   });

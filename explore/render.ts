@@ -2,13 +2,20 @@
 import type { Variant } from '../vocab/index.ts';
 import { formatBytesShort } from './args.ts';
 import { bytes, fixed, millis, percent, plural, thousands } from './format.ts';
+import { showsEmptyFinishes } from './cases.ts';
 import { type Column, col, renderTable } from './table.ts';
+import { BASELINE, sharesAtAll } from './variants/index.ts';
+import { optionFlagsOf, optionsJson } from './variant-options.ts';
 import type { Case, Comparison, Figures, Scenario, Setup, Stragglers, SweepParam, SweepResult } from './types.ts';
 
-/** Each case's name in tables and charts: the variant, plus the threshold when the cases mix thresholds. */
+/** Each case's name in tables and charts: the variant, plus the threshold when the cases mix thresholds,
+ * plus its no-data policy under `--no-data both`. */
 export function caseLabels(cases: readonly Case[]): string[] {
   const mixed = new Set(cases.map((x) => x.threshold)).size > 1;
-  return cases.map((c) => (mixed && c.variant !== 'off' ? `${c.variant} @ ${formatBytesShort(c.threshold)}` : c.variant));
+  return cases.map((c) => {
+    const name = mixed && sharesAtAll(c.variant) ? `${c.variant} @ ${formatBytesShort(c.threshold)}` : c.variant;
+    return c.noData === undefined ? name : `${name}, no-data ${c.noData}`;
+  });
 }
 
 export function formatParam(param: SweepParam, value: number): string {
@@ -22,10 +29,11 @@ export function describeSetup(scenario: Scenario, s: Setup): string {
   const stragglers = s.stragglers === undefined ? '' : `, stragglers ${describeStragglers(s.stragglers)}`;
   const faults = s.faults === undefined ? '' : `, faults at ${s.faults}`;
   const noData = s.noData === undefined ? '' : `, no-data ${s.noData}`;
+  const options = optionFlagsOf(s.variantOptions).map((f) => `, ${f.replace(/^--/, '')}`).join('');
   return (
     `scenario ${scenario}: ${plural(s.replicas, 'replica')} × ${plural(s.processes, 'process', 'processes')} × ${s.workers} workers, ` +
     `${thousands(s.intervals)} intervals × ${thousands(s.rows)} updates of ~${s.rowBytes} B, ` +
-    `threshold ${formatBytesShort(s.threshold)}, seed ${s.seed}${noData}${stragglers}${faults}${bug}`
+    `threshold ${formatBytesShort(s.threshold)}, seed ${s.seed}${noData}${options}${stragglers}${faults}${bug}`
   );
 }
 
@@ -86,7 +94,7 @@ function divergences(rows: readonly Figures[], labels: readonly string[], prefix
 
 /** The comparison's cells. "% off" columns appear when `off` was run. */
 export function comparisonGrid(c: Comparison): Grid {
-  const off = c.rows.find((r) => r.variant === 'off');
+  const off = c.rows.find((r) => r.variant === BASELINE);
   const labels = caseLabels(c.rows);
   const hydration = c.scenario === 'hydration';
   const small = c.scenario === 'small-writes';
@@ -112,7 +120,7 @@ export function comparisonGrid(c: Comparison): Grid {
     col('leaked'),
     ...(hydration ? [col('max builder share'), col('mint→append')] : []),
     ...(c.setup.faults === undefined ? [] : [col('faults'), col('retries'), col('aborts'), col('restarts'), col('leaked by aborts'), col('collected')]),
-    ...(c.setup.noData === 'finish' ? [col('empty finishes'), col('received')] : []),
+    ...(showsEmptyFinishes(c.setup) ? [col('empty finishes'), col('received'), col('skips')] : []),
     ...(real ? [col('spec', 'left')] : []),
     col('model', 'left'),
   ];
@@ -137,7 +145,7 @@ export function comparisonGrid(c: Comparison): Grid {
     thousands(r.leakedBlobs),
     ...(hydration ? [percent(r.maxBuilderShare, 1), millis(r.meanAppendLatencyMs)] : []),
     ...(c.setup.faults === undefined ? [] : [r.faultsInjected, r.retries, r.aborts, r.restarts, r.leakedByAborts, r.collected].map(thousands)),
-    ...(c.setup.noData === 'finish' ? [thousands(r.emptyFinishes?.finished ?? 0), thousands(r.emptyFinishes?.received ?? 0)] : []),
+    ...(showsEmptyFinishes(c.setup) ? [thousands(r.emptyFinishes?.finished ?? 0), thousands(r.emptyFinishes?.received ?? 0), thousands(r.emptyFinishes?.skips ?? 0)] : []),
     ...(real ? [r.real?.propertiesHold === true ? 'holds' : 'FAILS'] : []),
     modelCell(r),
   ]);
@@ -175,7 +183,7 @@ export function sweepGrid(s: SweepResult): Grid {
   ];
   const rows: string[][] = [];
   for (const p of s.points) {
-    const off = p.comparison.rows.find((r) => r.variant === 'off');
+    const off = p.comparison.rows.find((r) => r.variant === BASELINE);
     const labels = caseLabels(p.comparison.rows);
     for (const [i, r] of p.comparison.rows.entries()) {
       rows.push([
@@ -224,6 +232,7 @@ function configJson(scenario: Scenario, s: Setup, variants: readonly Variant[]):
     bug: s.bug ?? null,
     stragglers: s.stragglers ?? null,
     ...(s.noData === undefined ? {} : { noData: s.noData }),
+    ...(s.variantOptions === undefined ? {} : { variantOptions: optionsJson(s.variantOptions) }),
   };
 }
 
@@ -234,6 +243,7 @@ function configJson(scenario: Scenario, s: Setup, variants: readonly Variant[]):
 function figuresJson(r: Figures): Omit<Figures, 'modelDetail'> {
   return {
     variant: r.variant,
+    ...(r.noData === undefined ? {} : { noData: r.noData }),
     appends: r.appends,
     partsPerAppend: r.partsPerAppend,
     batchesPerAppend: r.batchesPerAppend,

@@ -2,16 +2,19 @@
  * The self-contained HTML report: inline CSS, inline SVG charts, tables and the model's Mermaid sources
  * as text. No scripts, no network. Deterministic for the same inputs (no timestamps).
  */
-import type { Variant } from '../vocab/index.ts';
+import type { Variant, VariantMeta, VariantOptionValues } from '../vocab/index.ts';
 import { formatBytesShort } from './args.ts';
 import { headlineRow } from './cases.ts';
 import { type Grid, caseLabels, comparisonGrid, describeSetup, formatParam, sweepGrid } from './render.ts';
 import type { Comparison, Figures, Setup, SweepParam, SweepResult } from './types.ts';
 import { COLUMN_DOCS } from './columns.ts';
 import type { Criterion } from './criteria.ts';
+import type { Reason } from './command.ts';
 import { bytes, fixed, millis, percent, plural, thousands } from './format.ts';
 import { type Bar, barChart, byteUnit, escapeXml, lineChart } from './svg.ts';
 import { type TimingParams, timingOf } from './timing.ts';
+import { BASELINE, EXPLORE_VARIANTS, VARIANTS } from './variants/index.ts';
+import { formatDuration, optionFlagsOf } from './variant-options.ts';
 import { type ModelCheckResult, type PropertyOutcome, WORKLOAD_LINES, describeSearch, describeShape, formatTrace } from './model-check.ts';
 import {
   type CoverageSection,
@@ -55,12 +58,14 @@ export interface ReportData {
   readonly coverage?: CoverageSection | undefined;
   /** Issue 8: the fault world; omitted: not in the report. */
   readonly faults?: FaultsSection | undefined;
+  /** Why the job exits non-zero (job.ts jobReasons): the headline says them. Omitted: judged from the sections. */
+  readonly reasons?: readonly Reason[] | undefined;
 }
 
 const esc = escapeXml;
 
 const CSS = `
-:root{--muted:#5a5a5a;--line:#dcdcdc;--ok:#0a7a2f;--miss:#b00020}
+:root{--muted:#5a5a5a;--line:#dcdcdc;--ok:#0a7a2f;--miss:#b00020;--warn:#8a5a00}
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;max-width:1200px;padding:0 1rem;color:#1d1d1d;line-height:1.45}
 h1{font-size:1.6rem;margin-bottom:.2rem}h2{margin-top:2.6rem;border-bottom:1px solid var(--line);padding-bottom:.2rem}h3{margin-top:1.8rem}
 .sub{color:var(--muted);margin-top:0}
@@ -87,6 +92,8 @@ dl.kv{display:grid;grid-template-columns:max-content 1fr;gap:.25rem 1.2rem;margi
 .note{color:var(--muted);font-size:.9rem}
 .findings{background:#f3f8f4;border-left:4px solid var(--ok);padding:.6rem 1rem;margin:1rem 0}
 .findings.missed{background:#fbf1f2;border-left-color:var(--miss)}
+.findings.incomplete{background:#fdf7e8;border-left-color:var(--warn)}.warn{color:var(--warn);font-weight:600}
+.findings p.verdict{margin:.15rem 0}
 .findings ul{margin:.3rem 0;padding-left:1.2rem}
 details{border:1px solid #e5e5e5;border-radius:4px;margin:.5rem 0;padding:.3rem .7rem}
 details>summary{cursor:pointer;font-weight:600}details>summary .note{font-weight:400}
@@ -221,16 +228,12 @@ export function compareCommand(scenario: string, s: Setup, extra: readonly strin
     ...(s.stragglers === undefined ? [] : [`--stragglers ${s.stragglers.probability},${s.stragglers.slowdown}`]),
     ...(s.faults === undefined ? [] : [`--faults ${s.faults}`]),
     ...(s.noData === undefined ? [] : [`--no-data ${s.noData}`]),
+    ...optionFlagsOf(s.variantOptions),
     ...(s.bug === undefined ? [] : [`--bug ${s.bug}`]),
     ...extra,
   ].join(' ');
 }
 
-const VARIANT_DOCS: readonly (readonly [Variant, string])[] = [
-  ['off', 'sharing disabled: every worker writes its own batch and the append commits one batch per worker (the baseline).'],
-  ['best-effort', '#37591: one shared batch per process, which a worker joins only while an earlier handle to it is still alive; late workers start a new one.'],
-  ['barrier', '#37617: the shared batch waits until every worker of the process has joined (or reported a skip), so each process contributes one batch.'],
-];
 
 function timingText(t: TimingParams): string {
   return (
@@ -241,10 +244,16 @@ function timingText(t: TimingParams): string {
   );
 }
 
+/** A variant's options as the run used them (each option at its value or default), or nothing. */
+function optionsText(meta: VariantMeta, given: VariantOptionValues | undefined): string {
+  if (meta.options.length === 0) return '';
+  return ` Options: ${meta.options.map((o) => `${o.flag} ${formatDuration(given?.[o.name] ?? o.default)}`).join(', ')}.`;
+}
+
 function setupSection(c: Comparison): string {
   const s = c.setup;
   const timing = timingOf(s);
-  const variants = VARIANT_DOCS.filter(([v]) => c.variants.includes(v));
+  const variants = EXPLORE_VARIANTS.filter((v) => c.variants.includes(v.meta.name)).map((v) => [v.meta.name, `${v.meta.meaning}${optionsText(v.meta, s.variantOptions?.[v.meta.name])}`] as const);
   return `<dl class="kv">
 <dt>system</dt><dd>${esc(`${plural(s.replicas, 'replica')} × ${plural(s.processes, 'process', 'processes')} × ${plural(s.workers, 'worker')} per process, all writing one persist shard (in-memory blob + consensus)`)}</dd>
 <dt>workload</dt><dd>${esc(`${plural(s.intervals, 'batch interval')} × ${thousands(s.rows)} updates of ~${thousands(s.rowBytes)} B, spread over the workers by key hash (≈${bytes(bytesPerWorker(s))} per worker per interval)`)}</dd>
@@ -295,9 +304,9 @@ function findings(
   check: CheckSection,
   model: ModelCheckSection | undefined,
   runs: readonly { where: string; row: Figures; label: string }[],
-  more: Pick<ReportData, 'latency' | 'smallWrites' | 'gallery' | 'coverage'> = {},
+  more: Pick<ReportData, 'latency' | 'smallWrites' | 'gallery' | 'coverage' | 'reasons'> = {},
 ): string {
-  const off = headlineRow(c, 'off');
+  const off = headlineRow(c, BASELINE);
   const items: string[] = [];
   const ppa = c.rows.map((r) => `${r.variant} ${fixed(r.partsPerAppend, 2)}`).join(', ');
   items.push(`Parts per append: ${ppa}${off === undefined ? '' : ` (${c.setup.workers * c.setup.processes} workers; 1.00 is ideal)`}.`);
@@ -319,13 +328,13 @@ function findings(
   if (lastPoint !== undefined && firstPoint !== undefined && lastPoint !== firstPoint) {
     const p99 = (x: Comparison, v: Variant) => headlineRow(x, v)?.latencyP99Ms ?? 0;
     items.push(
-      `Stragglers (p = ${formatParam('stragglers', lastPoint.value)}, larger intervals): p99 ${(['off', 'best-effort', 'barrier'] as const).filter((v) => headlineRow(lastPoint.comparison, v) !== undefined).map((v) => `${v} ${millis(p99(firstPoint.comparison, v))} → ${millis(p99(lastPoint.comparison, v))}`).join(', ')}: every variant waits for the straggler's hand; the barrier also uploads its whole batch after it.`,
+      `Stragglers (p = ${formatParam('stragglers', lastPoint.value)}, larger intervals): p99 ${VARIANTS.filter((v) => headlineRow(lastPoint.comparison, v) !== undefined).map((v) => `${v} ${millis(p99(firstPoint.comparison, v))} → ${millis(p99(lastPoint.comparison, v))}`).join(', ')}: every variant waits for the straggler's hand; the barrier also uploads its whole batch after it.`,
     );
   }
   const sw = more.smallWrites?.comparison;
   if (sw !== undefined) {
-    const o = headlineRow(sw, 'off');
-    const others = sw.rows.filter((r) => r.variant !== 'off');
+    const o = headlineRow(sw, BASELINE);
+    const others = sw.rows.filter((r) => r.variant !== BASELINE);
     if (o !== undefined && others.length > 0) {
       items.push(
         `Small writes: off ${fixed(o.blobPuts / Math.max(1, o.appends), 2)} PUTs per append (inline parts), ${others.map((r) => `${r.variant} ${fixed(r.blobPuts / Math.max(1, r.appends), 2)} PUTs per append, p50 +${millis(r.latencyP50Ms - o.latencyP50Ms)}, ${fixed(o.shardParts / Math.max(1, r.shardParts), 1)}× fewer parts in the shard`).join('; ')} (the PRs: one PUT per append, about +10 ms p50, 2.5× fewer compaction parts).`,
@@ -342,12 +351,24 @@ function findings(
   if (model?.kind === 'ran') items.push(`Model check (exhaustive): ${model.result.summary.replace(/^sbkit model --check: /, '')}.`);
   if (check.kind === 'ran') items.push(`Conformance check: ${check.summary.replace(/^sbkit check: /, '')}.`);
   const missed = criteria.filter((x) => !x.ok).length;
-  const verdict = missed === 0 ? `All ${criteria.length} done-criteria hold.` : `${missed} of ${criteria.length} done-criteria missed.`;
+  const criteriaLine = missed === 0 ? `All ${criteria.length} done-criteria hold.` : `${missed} of ${criteria.length} done-criteria missed.`;
   const galleryMissed = more.gallery?.kind === 'ran' && more.gallery.entries.some((e) => e.sequence === undefined);
   const coverageGaps = more.coverage?.kind === 'ran' && more.coverage.result.exitCode !== 0;
   const bad =
     missed > 0 || dirty.length > 0 || agreement.bad || (check.kind === 'ran' && check.exitCode !== 0) || (model?.kind === 'ran' && model.result.exitCode !== 0) || galleryMissed || coverageGaps;
-  return `<div class="findings${bad ? ' missed' : ''}"><strong class="${bad ? 'miss' : 'ok'}">${esc(verdict)}</strong><ul>${items.map((i) => `<li>${esc(i)}</li>`).join('')}</ul></div>`;
+  // The headline says what failed, each line in the colour of what it says; the box takes the worst.
+  const reasons = more.reasons;
+  const lines: { cls: 'ok' | 'miss' | 'warn'; text: string }[] =
+    reasons === undefined
+      ? [{ cls: bad ? 'miss' : 'ok', text: bad && missed === 0 ? 'Something failed: see the findings below.' : criteriaLine }]
+      : [
+          ...reasons.map((r) => ({ cls: r.exit === 1 ? ('miss' as const) : ('warn' as const), text: `${r.exit === 1 ? 'Failed' : 'Incomplete'}: ${r.text}` })),
+          ...(missed === 0 ? [{ cls: 'ok' as const, text: criteriaLine }] : []),
+          ...(reasons.length === 0 ? [{ cls: 'ok' as const, text: 'Every check passed.' }] : []),
+        ];
+  const box = lines.some((l) => l.cls === 'miss') ? ' missed' : lines.some((l) => l.cls === 'warn') ? ' incomplete' : '';
+  const head = lines.map((l) => `<p class="verdict"><strong class="${l.cls}">${esc(l.text)}</strong></p>`).join('');
+  return `<div class="findings${box}">${head}<ul>${items.map((i) => `<li>${esc(i)}</li>`).join('')}</ul></div>`;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -438,7 +459,7 @@ function sweepCharts(s: SweepResult): string {
 /** The sweep pivoted: one row per value, the key figures per variant side by side. */
 export function sweepPivot(s: SweepResult): { grid: Grid; groups: { label: string; span: number }[] } {
   const variants = sweepVariants(s);
-  const hasOff = variants.includes('off');
+  const hasOff = variants.includes(BASELINE);
   const columns: Grid['columns'] = [
     { header: s.param, align: 'left' },
     ...variants.map((v) => ({ header: v, align: 'right' as const })),
@@ -448,9 +469,9 @@ export function sweepPivot(s: SweepResult): { grid: Grid; groups: { label: strin
     { header: 'model', align: 'left' },
   ];
   const rows = s.points.map((p) => {
-    const off = headlineRow(p.comparison, 'off');
+    const off = headlineRow(p.comparison, BASELINE);
     const rel = (r: Figures, f: (x: Figures) => number, show: (n: number) => string) =>
-      hasOff && off !== undefined && r.variant !== 'off' ? `${show(f(r))} (${percent(f(r), f(off))})` : show(f(r));
+      hasOff && off !== undefined && r.variant !== BASELINE ? `${show(f(r))} (${percent(f(r), f(off))})` : show(f(r));
     const rs = variants.map((v) => headlineRow(p.comparison, v));
     const audit = rs.reduce((a, r) => a + (r === undefined ? 0 : r.lost + r.duplicated + r.leakedBlobs), 0);
     const diverged = p.comparison.rows.filter((r) => !r.modelAgrees);
@@ -569,6 +590,8 @@ function modelVerdictCell(p: PropertyOutcome | undefined): string {
   switch (p.verdict) {
     case 'holds':
       return '<td class="l zero">holds</td>';
+    case 'vacuous':
+      return `<td class="l muted">vacuous <span class="note">(${esc(p.note ?? '')})</span></td>`;
     case 'violated':
       return `<td class="l bad">VIOLATED (${n} events)</td>`;
     case 'unknown':

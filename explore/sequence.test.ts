@@ -21,7 +21,7 @@ const trace: TraceEvent[] = [
   { kind: 'hand', ...ref(0), batches: [batch] },
   { kind: 'hand', ...ref(1), batches: [] },
   { kind: 'sweep', replica: 0, process: 0, removed: [0] },
-  { kind: 'append', replica: 0, lower: 0, upper: 1, batches: 1, parts: { hollow: 1, inline: 0 }, updates: [0, 1], result: { ok: true } },
+  { kind: 'append', replica: 0, lower: 0, upper: 1, batches: 1, parts: { hollow: 1, inline: 0 }, runs: 1, updates: [0, 1], result: { ok: true } },
 ];
 
 describe('sequenceOf', () => {

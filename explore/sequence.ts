@@ -61,6 +61,8 @@ const partsText = (p: PartsSummary): string => {
   const kinds = [...(p.hollow > 0 ? [`${p.hollow} hollow`] : []), ...(p.inline > 0 ? [`${p.inline} inline`] : [])];
   return kinds.length === 0 ? 'no parts' : kinds.join(' + ');
 };
+/** Whose builder() call a sweep event belongs to, as a prefix (none for another sink's). */
+const sweeper = (e: { readonly worker?: number }): string => (e.worker === undefined ? '' : `w${e.worker}'s builder(): `);
 const batchText = (b: BatchSummary): string => `${updatesText(b.updates.length)}, ${partsText(b.parts)}`;
 const ids = (xs: readonly number[]): string => (xs.length <= 6 ? `[${xs.join(',')}]` : `[${xs.slice(0, 5).join(',')},…+${xs.length - 5}]`);
 
@@ -201,12 +203,13 @@ function stepsOf(lanes: LaneSet, e: TraceEvent, index: number): Step[] {
       return [msg(lanes.shard(), lanes.append(e.replica), `inline backpressure: flush ${e.flushed} inline part${e.flushed === 1 ? '' : 's'} to blob, retry`, true)];
     case 'bump':
       return [msg(lanes.append(e.replica), lanes.shard(), `bump: empty append [${e.from},${e.to})`)];
+    // a sweep is a builder() call's, under the registry's lock: drawn on the registry's lane, naming the caller
     case 'sweep':
-      return [note(lanes.registry(e.replica, e.process), `sweep: removed ${ids(e.removed)}`)];
+      return [note(lanes.registry(e.replica, e.process), `${sweeper(e)}sweep: removed ${ids(e.removed)}`)];
     case 'sweep-hold':
-      return [msg(lanes.registry(e.replica, e.process), lanes.builder(e.replica, e.process, e.sharedId), 'sweep holds a reference')];
+      return [msg(lanes.registry(e.replica, e.process), lanes.builder(e.replica, e.process, e.sharedId), `${sweeper(e)}sweep holds a reference`)];
     case 'sweep-release':
-      return [msg(lanes.registry(e.replica, e.process), lanes.builder(e.replica, e.process, e.sharedId), `sweep releases${e.closed ? ': closes it, batch to nobody' : ''}`)];
+      return [msg(lanes.registry(e.replica, e.process), lanes.builder(e.replica, e.process, e.sharedId), `${sweeper(e)}sweep releases${e.closed ? ': closes it, batch to nobody' : ''}`)];
     case 'drop':
       return [msg(lanes.worker(e.replica, e.worker), lanes.handle(e.replica, e.process, e.worker, e.sharedId), `drop without finish${e.closed ? ': closes it, batch to nobody' : ''}`)];
     default:

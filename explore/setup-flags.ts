@@ -2,7 +2,8 @@
  * The flags that describe an experiment (shared by `compare` and `report`) and how they resolve into a
  * `Setup`. Scenario-dependent defaults are resolved here, in one place.
  */
-import { BUG_NAMES, type BugName, NO_DATA_POLICIES, type NoDataPolicy, VARIANTS, type Variant } from '../vocab/index.ts';
+import { BUG_NAMES, type BugName, NO_DATA_POLICIES, type NoDataPolicy, type Variant } from '../vocab/index.ts';
+import { VARIANTS } from './variants/index.ts';
 import {
   type Flag,
   type FlagValues,
@@ -19,6 +20,7 @@ import {
 import { SCENARIOS, SWEEP_PARAMS, type Scenario, type Setup, type Stragglers, type SweepParam, type SweepSpec } from './types.ts';
 import { thousands } from './format.ts';
 import { DEFAULT_STRAGGLER_SLOWDOWN } from './timing.ts';
+import { VARIANT_OPTION_FLAGS, optionsFromFlags } from './variant-options.ts';
 
 /** Defaults per scenario for the workload flags a scenario changes. */
 export const SCENARIO_DEFAULTS: Readonly<Record<Scenario, { readonly intervals: number; readonly rows: number; readonly rowBytes: number }>> = {
@@ -124,7 +126,7 @@ function scenarioDefaults(field: 'intervals' | 'rows' | 'rowBytes'): string {
   return SCENARIOS.map((sc) => (sc === 'steady' ? `${SCENARIO_DEFAULTS[sc][field]}` : `${sc}: ${SCENARIO_DEFAULTS[sc][field]}`)).join('; ');
 }
 
-export const SETUP_FLAGS = {
+const FIXED_SETUP_FLAGS = {
   workers: BASE.workers,
   processes: BASE.processes,
   replicas: BASE.replicas,
@@ -144,16 +146,22 @@ export const SETUP_FLAGS = {
   variants: choiceListFlag<Variant>({ help: 'variants to run, comma-separated', choices: VARIANTS, defaultValue: VARIANTS }),
   scenario: choiceFlag({ help: 'steady: the PR workload; hydration: a few huge intervals, threshold vs unlimited; small-writes: per-worker data below the inline limit', choices: SCENARIOS, defaultValue: 'steady' }),
   bug: optional(choiceFlag<BugName>({ help: 'switch on a bug of the gallery (see sbkit bugs)', choices: BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' })),
-  'no-data': choiceFlag<NoDataPolicy>({
-    help: 'what a worker with no data for a shared interval does: skip (nothing; a skip under the barrier) or finish (opens a handle on the shared id and finishes it empty, as #37591\'s doc asks)',
-    choices: NO_DATA_POLICIES,
-    defaultValue: 'skip',
+  'no-data': choiceFlag<NoDataPolicy | 'default' | 'both'>({
+    help:
+      "what a worker with no data for a shared interval does: skip (nothing; a skip under the barrier), finish (opens a handle on the shared id and finishes it empty, as #37591's doc asks), " +
+      'default (finish under the barrier, skip otherwise), or both (each sharing variant under skip and under finish, side by side: what each costs)',
+    choices: ['default', ...NO_DATA_POLICIES, 'both'],
+    defaultValue: 'default',
   }),
   faults: rateFlag({
     help: 'storage faults at RATE per call (transient RATE, permanent RATE/20, indeterminate RATE/4 of writes) and replica crashes (RATE/10 per replica and interval), with leaked-blob cleanup',
     whenAlone: 0.1,
   }),
 } as const;
+
+/** The experiment's flags, then every registered variant's options (variant-options.ts: `--barrier-timeout T`
+ * …), which resolveSetup reads by their flag names. */
+export const SETUP_FLAGS = { ...FIXED_SETUP_FLAGS, ...VARIANT_OPTION_FLAGS } as typeof FIXED_SETUP_FLAGS;
 
 export interface ResolvedSetup {
   readonly scenario: Scenario;
@@ -164,6 +172,7 @@ export interface ResolvedSetup {
 /** Applies scenario defaults and cross-flag limits. An error names the flags involved. */
 export function resolveSetup(v: FlagValues<typeof SETUP_FLAGS>, sweeps: readonly SweepSpec[] = []): Parsed<ResolvedSetup> {
   const d = SCENARIO_DEFAULTS[v.scenario];
+  const variantOptions = optionsFromFlags(v);
   const setup: Setup = {
     replicas: v.replicas,
     processes: v.processes,
@@ -176,7 +185,8 @@ export function resolveSetup(v: FlagValues<typeof SETUP_FLAGS>, sweeps: readonly
     bug: v.bug,
     ...(v.stragglers === undefined || v.stragglers.probability === 0 ? {} : { stragglers: v.stragglers }),
     ...(v.faults === undefined ? {} : { faults: v.faults }),
-    ...(v['no-data'] === 'skip' ? {} : { noData: v['no-data'] }),
+    ...(v['no-data'] === 'default' ? {} : { noData: v['no-data'] }),
+    ...(variantOptions === undefined ? {} : { variantOptions }),
   };
   const maxOf = (param: SweepParam, base: number) => Math.max(base, ...sweeps.filter((s) => s.param === param).flatMap((s) => s.values));
   const updates = maxOf('intervals', setup.intervals) * maxOf('rows', setup.rows);

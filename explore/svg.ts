@@ -8,6 +8,7 @@
  * and draw each variant with its own colour, dash and marker so lines that coincide stay visible.
  */
 import { fixed } from './format.ts';
+import { presentationOf, type SeriesStyle } from './variants/index.ts';
 
 export interface Bar {
   readonly label: string;
@@ -43,24 +44,14 @@ const LINE_HEIGHT = 330;
 const BAR_MARGIN = { top: 56, right: 16, bottom: 62, left: 64 } as const;
 const LINE_MARGIN = { top: 66, right: 112, bottom: 48, left: 64 } as const;
 
-interface Style {
-  readonly color: string;
-  readonly dash: string;
-  readonly width: number;
-  readonly marker: 'circle' | 'square' | 'diamond' | 'triangle';
-}
+type Style = SeriesStyle;
 
-const STYLES: Readonly<Record<string, Style>> = {
-  off: { color: '#8c8c8c', dash: '', width: 5, marker: 'circle' },
-  'best-effort': { color: '#e69f00', dash: '', width: 3, marker: 'square' },
-  barrier: { color: '#0072b2', dash: '6 4', width: 2, marker: 'diamond' },
-};
 const FALLBACK_COLORS = ['#009e73', '#cc79a7', '#d55e00', '#56b4e9'] as const;
 
-/** How a series is drawn: fixed for the three variants, then a colour-blind-safe cycle. */
+/** How a series is drawn: a registered variant's style (explore/variants/), else a colour-blind-safe cycle. */
 function styleFor(name: string, index: number): Style {
   const base = name.split(' ')[0] ?? name;
-  return STYLES[base] ?? { color: FALLBACK_COLORS[index % FALLBACK_COLORS.length] ?? '#000', dash: index % 2 === 0 ? '2 3' : '8 3', width: 2, marker: 'triangle' };
+  return presentationOf(base)?.style ?? { color: FALLBACK_COLORS[index % FALLBACK_COLORS.length] ?? '#000', dash: index % 2 === 0 ? '2 3' : '8 3', width: 2, marker: 'triangle' };
 }
 
 export function escapeXml(s: string): string {

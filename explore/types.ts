@@ -2,7 +2,7 @@
  * The data explore/ passes around: what an experiment is (Setup, Case), what a run measured (Figures),
  * and comparisons and sweeps of runs. Types and constant lists only.
  */
-import type { BugName, NoDataPolicy, Variant } from '../vocab/index.ts';
+import type { BugName, NoDataPolicy, Variant, VariantOptionValues } from '../vocab/index.ts';
 import type { TimingParams } from './timing.ts';
 
 /** The shape of one experiment: a workload, the system's size and the knob. */
@@ -25,8 +25,13 @@ export interface Setup {
   readonly stragglers?: Stragglers | undefined;
   /** Storage faults and replica aborts at this rate (`--faults [RATE]`, explore/faults.ts). Omitted: none. */
   readonly faults?: number | undefined;
-  /** What a worker with no data does (`--no-data finish|skip`, impl RunConfig.noData). Omitted: 'skip'. */
-  readonly noData?: NoDataPolicy | undefined;
+  /** What a worker with no data does (`--no-data`, impl RunConfig.noData): one policy for every variant, or
+   * `both` — each sharing variant once under each policy, side by side. Omitted: each variant's default
+   * (vocab defaultNoData: finish under the barrier, skip otherwise). */
+  readonly noData?: NoDataPolicy | 'both' | undefined;
+  /** Variants' options by variant (`--barrier-timeout T` …: variant-options.ts), passed to the runs and
+   * the model of that variant. Omitted: every option at its default. */
+  readonly variantOptions?: Readonly<Record<Variant, VariantOptionValues>> | undefined;
 }
 
 /** Each worker straggles on a description with `probability`; a straggler's own work is `slowdown` × slower (timing.ts). */
@@ -35,16 +40,19 @@ export interface Stragglers {
   readonly slowdown: number;
 }
 
-/** One row of a comparison: a variant at a threshold. */
+/** One row of a comparison: a variant at a threshold (under one no-data policy with `--no-data both`). */
 export interface Case {
   readonly variant: Variant;
   readonly threshold: number;
+  readonly noData?: NoDataPolicy;
 }
 
 /** What one run of the implementation measured. */
 export interface Figures {
   readonly variant: Variant;
   readonly threshold: number;
+  /** `--no-data both` only: the policy of this row's run. */
+  readonly noData?: NoDataPolicy;
   readonly appends: number;
   readonly partsPerAppend: number;
   readonly batchesPerAppend: number;
@@ -89,10 +97,10 @@ export interface Figures {
   readonly modelDetail: string;
   /** Production mode only (`--consensus`/`--blob` given: explore/production.ts). */
   readonly real?: RealFigures;
-  /** `--no-data finish` only: workers with no data that opened a handle and finished it empty (one per
+  /** `--no-data finish` or `both` only: workers with no data that opened a handle and finished it empty (one per
    * worker and description), and how many of those finishes returned the shared batch (the last
    * reference, or the barrier's deliverer). */
-  readonly emptyFinishes?: { readonly finished: number; readonly received: number };
+  readonly emptyFinishes?: { readonly finished: number; readonly received: number; readonly skips: number };
 }
 
 /** What a run on real storage adds: where it wrote, the wall-clock latency, the spec's verdict. */

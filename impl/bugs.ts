@@ -1,7 +1,8 @@
 /**
  * The bug gallery: realistic defects behind switches. Each is configuration (RunConfig.bugs), off by
  * default, and costs a production path one `bugs.has(...)` test at the one place it matters.
- * PROTOCOL.md "Bugs of the gallery" defines them; each has a targeted test in impl/test/bugs.test.ts.
+ * PROTOCOL.md "Bugs of the gallery" defines them; each has a targeted test in impl/test/ (bugs.test.ts, or
+ * the file of its feature: sinks.test.ts, runs.test.ts).
  */
 import type { BugName } from '../vocab/index.ts';
 import { BUG_NAMES } from '../vocab/index.ts';
@@ -37,8 +38,10 @@ export const BUG_DESCRIPTIONS: Record<BugName, string> = {
     "Each worker reads the barrier flag when it writes instead of taking the value minted on the description: after the flag flips, one shared id gets both modes — a best-effort-created state finishes before the barrier's workers arrived, or a barrier-created state waits forever for best-effort handles that never arrive.",
   'stale-hand-appended':
     "The append worker appends a superseded description like the live one instead of deleting what was handed for it: its lower already passed, so the compare-and-append is refused, and the refusal ends the newer description that is still live under its workers (the mint then mints over it: intervals written twice or a sink that never finishes).",
-  'registry-keyed-by-id':
-    "The process-global registry keys its entries by shared id alone and checks only [lower, upper), not the shard: with several MV sinks in a process, whose mints number their descriptions alike, a worker of one sink joins another sink's builder for the same id and range — its updates land in the other sink's shard (lost in its own, foreign in the other) — or fails with conflicting descriptions when the ranges differ.",
+  'batch-ids-collide-across-sinks':
+    "Each sink names its shared batches by its mint sequence number alone instead of an id unique to the process (Materialize: a fresh Uuid per description): two MV sinks of one process give their descriptions the same ids, so in the process-global registry, keyed by id, one sink's builder() finds the other sink's live entry and fails the description check (conflicting descriptions: another shard), one sink's early barrier skips are applied to the other's barrier, or a completed barrier of one refuses the other's reports.",
+  'own-batch-ignores-max-runs':
+    "A worker's own (fallback) batch is built like the shared batch, with max_runs hard-coded to None instead of persist_batch_max_runs: with the config at 2 or more, own batches stop compacting their runs — a batch of more parts than that keeps one run per part (more runs for readers and compaction to merge) where the model compacts them.",
 };
 
 /** The switched-on bugs of one run. */

@@ -18,6 +18,9 @@
  *   also when the retry then meets an upper mismatch and the batches are deleted (their PUTs are in
  *   blobPuts, their deletes in blobDeletes).
  * - `updatesWritten`: updates in every batch a builder finished (shared, own, orphaned alike).
+ * - `runsAppended`: runs of appended batches (persist/runs.ts: one per part, unless a builder with
+ *   persist_batch_max_runs ≥ 2 compacted them); `compactionRewrites`: part writes that compaction of
+ *   merged runs costs while batches are built (computed from the merges, not performed as blob I/O).
  * - `batchesOrphaned`: shared batches built that no handle received (their parts leak).
  * - `blobsLeaked`: blob keys neither referenced by shard state nor deleted (from the audit).
  * - `faultsTransient` / `faultsIndeterminate` / `faultsPermanent`: storage failures the implementation
@@ -51,6 +54,8 @@ export interface Metrics {
   readonly batchesPerAppend: number;
   readonly updatesWritten: number;
   readonly updatesAppended: number;
+  readonly runsAppended: number;
+  readonly compactionRewrites: number;
   readonly faultsTransient: number;
   readonly faultsIndeterminate: number;
   readonly faultsPermanent: number;
@@ -87,6 +92,8 @@ export class MetricsRecorder {
     batchesOrphaned: 0,
     updatesWritten: 0,
     updatesAppended: 0,
+    runsAppended: 0,
+    compactionRewrites: 0,
     faultsTransient: 0,
     faultsIndeterminate: 0,
     faultsPermanent: 0,

@@ -2,8 +2,8 @@
  * RunConfig: one run of R replicas writing one shard, and its validation into a ResolvedRun.
  * Every malformed field is a typed error naming the field and the value.
  */
-import type { BugName, NoDataPolicy, SinkVersion, Observer, PersistConfig, Variant } from '../vocab/index.ts';
-import { NO_DATA_POLICIES, SINK_VERSIONS, VARIANTS } from '../vocab/index.ts';
+import type { BugName, NoDataPolicy, SinkVersion, Observer, PersistConfig, Variant, VariantOptionValues } from '../vocab/index.ts';
+import { NO_DATA_POLICIES, SINK_VERSIONS } from '../vocab/index.ts';
 import { BugSwitches } from './bugs.ts';
 import { SbkitError, requireInteger, show } from './errors.ts';
 import { MemBlob, type Blob } from './persist/blob.ts';
@@ -14,9 +14,13 @@ import type { Pacing, SinkSettings } from './sink/replica-state.ts';
 import { readMaxBytes, type BarrierKnob, type MaxBytesKnob } from './sink/route.ts';
 import { MAX_ABS_DIFF, loneSurrogateAt, type Update } from './update.ts';
 import { resolveSinks, type ResolvedSinks } from './sinks.ts';
+import { ASYNC_SINK_POLICY, sharingPolicy, type SharingPolicy } from './variants/index.ts';
 
 export interface RunConfig {
+  /** A registered variant (impl/variants/). */
   variant: Variant;
+  /** The variant's options (vocab VariantOptionSpec; default: each option's default). */
+  variantOptions?: VariantOptionValues;
   replicas: number;
   processes: number;
   workersPerProcess: number;
@@ -30,15 +34,16 @@ export interface RunConfig {
   updates: readonly Update[];
   /** The knob, read ONCE per description at mint. */
   maxBytes: MaxBytesKnob;
-  /** The barrier flag, read ONCE per description at mint (default: variant = barrier). Ignored when
-   * the variant is off. */
+  /** The barrier flag, read ONCE per description at mint (default: the variant's, SharingPolicy
+   * `barrierByDefault`). Ignored when the variant does not share. */
   barrier?: BarrierKnob;
   /** Defaults 128 MiB / 4096 / 1 MiB. */
   persist?: Partial<PersistConfig>;
   /** A shared worker pushes its staged updates in chunks of at most this many (default 256). */
   pushChunkUpdates?: number;
-  /** What a worker with no data for a shared description does (default 'skip': nothing, a skip under
-   * the barrier; 'finish': opens a handle and finishes it without pushing). */
+  /** What a worker with no data for a shared description does: 'skip' (nothing, a skip under the
+   * barrier) or 'finish' (opens a handle and finishes it without pushing). Default: vocab `defaultNoData`
+   * — 'finish' for the barrier variant, 'skip' otherwise. */
   noData?: NoDataPolicy;
   /** Which MV sink (vocab SinkVersion, default 'v2'): 'v2', the sync sink, shares batches as the variant
    * says; 'v1', the async sink, never uses SharedBatches (#37591), so every worker writes its own batch
@@ -76,6 +81,8 @@ export interface RunConfig {
 
 export interface ResolvedRun extends ResolvedSinks {
   readonly variant: Variant;
+  /** The variant's behaviour with its resolved options: what the sink consults. */
+  readonly policy: SharingPolicy;
   readonly replicas: number;
   readonly processes: number;
   readonly workersPerProcess: number;
@@ -107,9 +114,7 @@ export const DEFAULT_SHARD_ID = 'mv-sink-shard';
 const SHARD_ID_FORM = /^[A-Za-z0-9_.-]{1,100}$/;
 
 export function resolveRunConfig(config: RunConfig): ResolvedRun {
-  if (!VARIANTS.includes(config.variant)) {
-    throw new SbkitError('invalid-config', `variant must be one of ${VARIANTS.join(', ')}, got ${show(config.variant)}`);
-  }
+  const policy = sharingPolicy(config.variant, config.variantOptions);
   requireInteger(config.replicas, 1, 'replicas', 'invalid-workers');
   requireInteger(config.processes, 1, 'processes', 'invalid-workers');
   requireInteger(config.workersPerProcess, 1, 'workersPerProcess', 'invalid-workers');
@@ -122,12 +127,12 @@ export function resolveRunConfig(config: RunConfig): ResolvedRun {
   else if (typeof config.maxBytes !== 'function') {
     throw new SbkitError('invalid-max-bytes', `maxBytes must be a non-negative integer or a function, got ${show(config.maxBytes)}`);
   }
-  const barrier = config.barrier ?? config.variant === 'barrier';
+  const barrier = config.barrier ?? policy.barrierByDefault;
   if (typeof barrier !== 'boolean' && typeof barrier !== 'function') {
     throw new SbkitError('invalid-config', `barrier must be a boolean or a function, got ${show(barrier)}`);
   }
   const pushChunkUpdates = requireInteger(config.pushChunkUpdates ?? DEFAULT_PUSH_CHUNK_UPDATES, 1, 'pushChunkUpdates');
-  const noData = config.noData ?? 'skip';
+  const noData = config.noData ?? policy.meta.defaultNoData;
   if (!NO_DATA_POLICIES.includes(noData)) {
     throw new SbkitError('invalid-config', `noData must be one of ${NO_DATA_POLICIES.map((p) => `'${p}'`).join(', ')}, got ${show(noData)}`);
   }
@@ -145,6 +150,7 @@ export function resolveRunConfig(config: RunConfig): ResolvedRun {
   return {
     ...sinks,
     variant: config.variant,
+    policy,
     replicas: config.replicas,
     processes: config.processes,
     workersPerProcess: config.workersPerProcess,
@@ -224,7 +230,7 @@ export function sinkSettingsOf(run: ResolvedRun, replica: number, startLower: nu
   return {
     replica,
     // The async sink (v1) never shares: every worker writes its own batch, as with the variant off.
-    variant: run.sink === 'v1' ? 'off' : run.variant,
+    policy: run.sink === 'v1' ? ASYNC_SINK_POLICY : run.policy,
     processes: run.processes,
     workersPerProcess: run.workersPerProcess,
     intervals: run.intervals,

@@ -5,8 +5,9 @@
  * The workload is data (`updates`), so the model never draws random numbers; the `shared_batch_max_bytes`
  * knob is a *choice* made at each mint (`maxBytesChoices`), so it may change between intervals.
  */
-import type { NoDataPolicy, PersistConfig, Time, UpdateId, Variant } from '../vocab/index.ts';
-import { NO_DATA_POLICIES, VARIANTS } from '../vocab/index.ts';
+import type { NoDataPolicy, PersistConfig, Time, UpdateId, Variant, VariantMeta, VariantOptionValues } from '../vocab/index.ts';
+import { NO_DATA_POLICIES } from '../vocab/index.ts';
+import { MODEL_VARIANT_NAMES, modelVariant, policyOf } from './variants/index.ts';
 
 /** One update of the desired collection (the same on every replica). */
 export interface Update {
@@ -53,7 +54,10 @@ export interface ModelKnobs {
 }
 
 export interface ModelConfig {
+  /** A registered variant (model/variants/). */
   readonly variant: Variant;
+  /** The variant's options (vocab VariantOptionSpec; absent: each option's default). */
+  readonly variantOptions?: VariantOptionValues;
   readonly replicas: number;
   readonly processes: number;
   readonly workersPerProcess: number;
@@ -66,26 +70,27 @@ export interface ModelConfig {
   readonly persist: PersistConfig;
   /** Knob values the explorer may pick at a mint (without `knobs`); with `knobs` these are ignored. */
   readonly maxBytesChoices: readonly number[];
-  /** Barrier flag values the explorer may pick at a mint (without `knobs`; default: variant = barrier). */
+  /** Barrier flag values the explorer may pick at a mint (without `knobs`; default: the variant's,
+   * ModelPolicy `barrierByDefault`). Ignored when the variant does not share. */
   readonly barrierChoices?: readonly boolean[];
   /** The knobs as the workload sets them: each mint's values are computed from these (replay). */
   readonly knobs?: ModelKnobs;
   /** A shared worker pushes its staged updates in chunks of exactly this many (the last one the rest);
    * absent: any chunking in staged order (exploration pushes everything at once). */
   readonly pushChunkUpdates?: number;
-  /** What a worker with no data does while its description is shared (default `skip`: nothing, a skip
-   * under the barrier; `finish`: it opens a handle and finishes it without pushing, route `empty`). */
+  /** What a worker with no data does while its description is shared: `skip` (nothing, a skip under the
+   * barrier) or `finish` (it opens a handle and finishes it without pushing, route `empty`). Default:
+   * vocab `defaultNoData(variant)` — `finish` for the barrier variant, `skip` otherwise. */
   readonly noData?: NoDataPolicy;
   readonly bugs?: ModelBugs;
   readonly faults?: ModelFaults;
   /**
    * Several MV sinks share each process's registry (vocab/PROTOCOL.md "Several MV sinks"; conformance
-   * sets it only for runs with more than one sink, replaying one sink's events on its own model). The
-   * sweep is then an environment step: another sink's open may start it, so it may become pending at any
-   * time rather than only after this sink's own open outgrew the retained size (what started it is the
-   * process-level checker's, conformance/registry-check.ts), and it may move on to another sink's
-   * entries before it visited all of this sink's (new live entries above its cursor stay unvisited). What
-   * it removes stays predicted: exactly this sink's dead entries. `sbkit model --check` never sets it.
+   * sets it only for runs with more than one sink, replaying one sink's events on its own model). The size
+   * that triggers a sweep then counts other sinks' entries, so this sink's builder() call may sweep or not
+   * (which is right is the process-level checker's, conformance/registry-check.ts), and a sweep another
+   * sink's worker ran (no `worker`) is an environment step here. What a sweep removes stays predicted:
+   * exactly this sink's dead entries. `sbkit model --check` never sets it.
    */
   readonly sharedRegistry?: boolean;
 }
@@ -106,7 +111,7 @@ const isPos = (n: unknown): n is number => isNat(n) && n > 0;
 
 /** Throws a ConfigError naming the first bad field; returns the config unchanged when it is valid. */
 export function validateConfig(cfg: ModelConfig): ModelConfig {
-  if (!VARIANTS.includes(cfg.variant)) throw new ConfigError('variant', `must be one of ${VARIANTS.join(', ')}`);
+  validateVariant(cfg);
   for (const field of ['replicas', 'processes', 'workersPerProcess', 'intervals'] as const) {
     if (!isPos(cfg[field])) throw new ConfigError(field, 'must be a positive integer');
   }
@@ -166,6 +171,26 @@ export function validateConfig(cfg: ModelConfig): ModelConfig {
   return cfg;
 }
 
+/** The variant is registered and every option it is given is one it takes, with a value in range. */
+function validateVariant(cfg: ModelConfig): void {
+  const v = modelVariant(cfg.variant);
+  if (v === undefined) throw new ConfigError('variant', `must be one of ${MODEL_VARIANT_NAMES.join(', ')}`);
+  validateVariantOptions(v.meta, cfg.variantOptions);
+}
+
+/** Throws a ConfigError naming `variantOptions.<option>` for an option `meta` does not take or a value
+ * out of its range (vocab VariantOptionSpec); absent options take their defaults. */
+export function validateVariantOptions(meta: VariantMeta, given: unknown): void {
+  if (given === undefined) return;
+  if (typeof given !== 'object' || given === null || Array.isArray(given)) throw new ConfigError('variantOptions', 'must be an object');
+  for (const [key, value] of Object.entries(given)) {
+    const spec = meta.options.find((o) => o.name === key);
+    if (spec === undefined) throw new ConfigError(`variantOptions.${key}`, `is no option of variant ${meta.name}`);
+    const inRange = typeof value === 'number' && value >= 0 && (Number.isFinite(value) || (spec.inf && value === Number.POSITIVE_INFINITY));
+    if (value !== undefined && !inRange) throw new ConfigError(`variantOptions.${key}`, `must be a duration in ms ≥ 0${spec.inf ? ' or Infinity' : ''}`);
+  }
+}
+
 /** P·W: the workers of one replica. */
 export const workersPerReplica = (cfg: ModelConfig): number => cfg.processes * cfg.workersPerProcess;
 
@@ -184,8 +209,9 @@ export function knobValue<T>(list: readonly T[], index: number): T {
 
 /** What a mint reads: from the workload's knobs, or (exploring) the choices. */
 export function mintChoices(cfg: ModelConfig): { maxBytes: readonly number[]; barrier: readonly boolean[] } {
+  const policy = policyOf(cfg);
   return {
     maxBytes: [...new Set(cfg.maxBytesChoices)],
-    barrier: cfg.variant === 'off' ? [false] : [...new Set(cfg.barrierChoices ?? [cfg.variant === 'barrier'])],
+    barrier: policy.sharing ? [...new Set(cfg.barrierChoices ?? [policy.barrierByDefault])] : [false],
   };
 }

@@ -12,7 +12,7 @@ import { handleMachine, type HandleEvent } from './handle.ts';
 import { machines, stateNodesOf } from './mermaid.ts';
 import { mintMachine, type MintContext, type MintEvent } from './mint.ts';
 import type { Batch } from './parts.ts';
-import { sweepMachine, type SweepEvent } from './sweep.ts';
+import { ENVIRONMENT, sweepMachine, type SweepEvent } from './sweep.ts';
 import { workerMachine, type WorkerEvent } from './worker.ts';
 
 const batch: Batch = { updates: [1], partBytes: [5] };
@@ -95,13 +95,17 @@ const builderBound = (c: BuilderContext, e: EventObject): boolean => {
 };
 
 const sweepEvents: SweepEvent[] = [
-  { type: 'ENTRY_CREATED', size: 1 },
-  { type: 'ENTRY_CREATED', size: 0 },
-  { type: 'SWEEP_HOLD', sharedId: 0, liveIds: [0] },
-  { type: 'SWEEP_HOLD', sharedId: 1, liveIds: [0] },
+  { type: 'OPEN', by: 0, size: 0 },
+  { type: 'OPEN', by: 0, size: 1 },
+  { type: 'OPEN', by: 1, size: 1 },
+  { type: 'SWEEP_HOLD', by: 0, sharedId: 0, size: 1, liveIds: [0] },
+  { type: 'SWEEP_HOLD', by: 0, sharedId: 1, size: 2, liveIds: [0, 1] },
+  { type: 'SWEEP_HOLD', by: ENVIRONMENT, sharedId: 0, size: 1, liveIds: [0] },
   { type: 'SWEEP_RELEASE' },
-  { type: 'SWEEP', size: 1, liveIds: [0] },
-  { type: 'SWEEP', size: 0, liveIds: [] },
+  { type: 'SWEEP', by: 0, size: 1, left: 1, liveIds: [0] },
+  { type: 'SWEEP', by: 0, size: 1, left: 0, liveIds: [] },
+  { type: 'SWEEP', by: ENVIRONMENT, size: 1, left: 1, liveIds: [0] },
+  { type: 'SWEEP', by: ENVIRONMENT, size: 1, left: 0, liveIds: [] },
 ];
 
 const appendEvents: AppendEvent[] = [
@@ -147,7 +151,12 @@ const explorations: Exploration[] = [
   {
     name: 'sweep',
     machine: sweepMachine,
-    inputs: [{ upgradeRace: false }, { upgradeRace: true }],
+    inputs: [
+      { upgradeRace: false, shared: false },
+      { upgradeRace: true, shared: false },
+      { upgradeRace: false, shared: true },
+      { upgradeRace: true, shared: true },
+    ],
     events: sweepEvents,
   },
   {

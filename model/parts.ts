@@ -3,8 +3,9 @@
  *
  * Source: Materialize `src/persist-client/src/batch.rs` (part cuts at `blob_target_size`, inlining below
  * `inline_writes_single_max_bytes`) and `write.rs` (inline backpressure at `inline_writes_total_max_bytes`),
- * as used by PRs #37591/#37617. Abstracted away: encoding, compression, part headers (PROTOCOL.md's
- * **decision**: decisions measure payload bytes only), blob keys, run ordering, consolidation.
+ * as used by PRs #37591/#37617, and how parts group into runs under `max_runs` (batch.rs `BatchParts`,
+ * `src/persist-client/src/internal/merge.rs`). Abstracted away: encoding, compression, part headers
+ * (PROTOCOL.md's **decision**: decisions measure payload bytes only), blob keys, consolidation.
  */
 import type { BatchSummary, PartsSummary, PersistConfig, UpdateId } from '../vocab/index.ts';
 
@@ -130,4 +131,33 @@ export function sumParts(batches: readonly Batch[], persist: PersistConfig): Par
     batches.flatMap((b) => b.partBytes),
     persist,
   );
+}
+
+/**
+ * Runs of a batch of `parts` parts built with run limit `maxRuns` (vocab PersistConfig.maxRuns; PROTOCOL.md
+ * "Runs"): below 2 (`None`) every part is a run of its own; m ≥ 2 pushes each part as a run into persist's
+ * merge tree of width m, which merges a full level into one run of the next, and its finish flattens the
+ * levels into at most m runs. Only the number of runs per level matters here, so levels are counts.
+ */
+export function runsOf(parts: number, maxRuns: number | undefined): number {
+  const m = maxRuns ?? 1;
+  if (m < 2 || parts === 0) return parts;
+  const levels = [0]; // runs per level, shallowest first
+  for (let i = 0; i < parts; i++) {
+    if (levels[levels.length - 1] === m) {
+      levels[levels.length - 1] = 0;
+      levels.push(1);
+    }
+    for (let depth = 0; depth < levels.length; depth++) {
+      levels[depth] = (levels[depth] as number) + 1;
+      if ((levels[depth] as number) < m || depth === levels.length - 1) break;
+      levels[depth] = 0; // merged into one run of the next level
+    }
+  }
+  let shallower = levels[0] as number;
+  for (let depth = 1; depth < levels.length; depth++) {
+    const deeper = levels[depth] as number;
+    shallower = shallower + deeper <= m ? shallower + deeper : deeper + (shallower > 0 ? 1 : 0);
+  }
+  return shallower;
 }

@@ -471,55 +471,85 @@ describe('append: mismatch and delete across replicas', () => {
   });
 });
 
-describe('sweep', () => {
-  it('becomes pending when an open creates an entry past 2·retained and removes dead entries', () => {
-    const c = config({ variant: 'best-effort', intervals: 2, updates: [u(0, 0, 0, 1), u(1, 1, 0, 1)] });
+describe('sweep: inside every builder() call, under the registry lock, before the lookup', () => {
+  it('a call that finds more than 2·retained entries sweeps first, joins as well as creates; the lookup follows', () => {
+    const c = config({ variant: 'best-effort', updates: [u(0, 0, 0, 1), u(1, 0, 1, 1)] });
     const d = new Driver(c);
-    expect(step(c, d.state, ev.sweep())).toMatchObject({ reason: 'not enabled: sweep: no sweep is pending in process 0 of replica 0' });
-    d.all(ev.frontier(), ev.mint(10), ev.stage(0), ev.open(0));
-    expect(expectKind(d.do(ev.sweep()), 'sweep').removed).toEqual([]); // the entry is live: retained = 1
-    d.all(ev.push(0, [0]), ev.finishBegin(0), ev.finishEnd(0), ev.stage(1), ev.hand(0), ev.hand(1), ev.append());
-    d.all(ev.frontier(), ev.mint(10), ev.stage(0), ev.open(0)); // size 2 = 2·1: no sweep
-    expect(enabledActions(c, d.state).some((e) => e.kind === 'sweep')).toBe(false);
+    d.all(ev.frontier(), ev.mint(10), ev.stage(0), ev.stage(1));
+    // Worker 0's call finds the map empty: no sweep is due.
+    expect(step(c, d.state, ev.sweep(0))).toMatchObject({ reason: expect.stringContaining('holds 0 entries, not more than 2 × 0: no sweep is due') });
+    d.do(ev.open(0));
+    // Worker 1's call (a join) finds 1 entry > 2 × 0: its open is not enabled until it swept.
+    expect(step(c, d.state, ev.open(1))).toMatchObject({ reason: expect.stringContaining("worker 1's builder() call must sweep first") });
+    expect(expectKind(d.do(ev.sweep(1)), 'sweep')).toMatchObject({ worker: 1, removed: [] }); // entry 0 live: retained 1
+    // The lock is worker 1's until its open: worker 0 can still push and finish (they never take it).
+    expect(step(c, d.state, ev.sweep(1))).toMatchObject({ reason: expect.stringContaining('already swept') });
+    d.all(ev.push(0, [0]));
+    expect(expectKind(d.do(ev.open(1)), 'open').created).toBe(false);
   });
-  it('sweep-hold/-release are bug-only, in ascending id order of live entries', () => {
-    const c = config({ variant: 'best-effort', updates: [u(0, 0, 0, 1)], bugs: { sweepUpgradeRace: true } });
+  it('the six-id sequence: each call after the first removes the previous, dead entry', () => {
+    const c = config({ variant: 'best-effort', workersPerProcess: 1, intervals: 6, updates: Array.from({ length: 6 }, (_, t) => u(t, t, 0, 1)) });
     const d = new Driver(c);
-    d.all(ev.frontier(), ev.mint(10), ev.stage(0), ev.open(0));
-    expect(step(c, d.state, ev.sweep())).toMatchObject({ reason: 'not enabled: sweep: the sweep must first visit live entries 0' });
-    expect(step(c, d.state, ev.sweepHold(1)).ok).toBe(false);
-    expect(step(c, d.state, ev.sweepRelease(0)).ok).toBe(false);
-    d.do(ev.sweepHold(0));
-    expect(expectKind(d.do(ev.sweepRelease(0)), 'sweep-release').closed).toBe(false);
-    expect(expectKind(d.do(ev.sweep()), 'sweep').removed).toEqual([]);
-    const clean = config({ variant: 'best-effort', updates: [u(0, 0, 0, 1)] });
+    const removed: (readonly number[])[] = [];
+    for (let t = 0; t < 6; t++) {
+      d.all(ev.frontier(), ev.mint(10), ev.stage(0), ev.open(0), ev.push(0, [t]), ev.finishBegin(0), ev.finishEnd(0), ev.hand(0), ev.append());
+    }
+    for (const e of d.trace) if (e.kind === 'sweep') removed.push(e.removed);
+    expect(removed).toEqual([[0], [1], [2], [3], [4]]);
+    expect(d.state.replicas[0]?.registries[0]?.sweep.context.retained).toBe(0);
+  });
+  it('while a call holds the lock no other open or skip of the process is enabled', () => {
+    const c = config({ variant: 'barrier', workersPerProcess: 3, updates: [u(0, 0, 0, 1), u(1, 0, 1, 1)], noData: 'skip' });
+    const d = new Driver(c);
+    d.all(ev.frontier(), ev.mint(10), ev.stage(0), ev.stage(1), ev.stage(2), ev.open(0), ev.sweep(1));
+    expect(step(c, d.state, ev.skip(2))).toMatchObject({ reason: expect.stringContaining("locked by worker 1's builder() call") });
+    d.do(ev.open(1));
+    expect(expectKind(d.do(ev.skip(2)), 'skip').early).toBe(false);
+  });
+  it('sweep-hold/-release are bug-only: the sweeper visits live entries in ascending id order (predicted) across scheduling points', () => {
+    const c = config({ variant: 'best-effort', updates: [u(0, 0, 0, 1), u(1, 0, 1, 1)], bugs: { sweepUpgradeRace: true } });
+    const d = new Driver(c);
+    d.all(ev.frontier(), ev.mint(10), ev.stage(0), ev.stage(1), ev.open(0));
+    expect(step(c, d.state, ev.sweep(1))).toMatchObject({ reason: 'not enabled: sweep: the sweep must first visit live entries 0' });
+    expect(step(c, d.state, ev.sweepRelease(1)).ok).toBe(false);
+    expect(expectKind(d.do(ev.sweepHold(1)), 'sweep-hold')).toMatchObject({ worker: 1, sharedId: 0 });
+    // The race: worker 0 finishes during the hold — two references, it is not last.
+    d.all(ev.push(0, [0]));
+    expect(expectKind(d.do(ev.finishBegin(0)), 'finish-begin').last).toBe(false);
+    expect(expectKind(d.do(ev.sweepRelease(1)), 'sweep-release').closed).toBe(true);
+    expect(expectKind(d.do(ev.sweep(1)), 'sweep').removed).toEqual([0]);
+    expect(expectKind(d.do(ev.open(1)), 'open').created).toBe(true);
+    const clean = config({ variant: 'best-effort', updates: [u(0, 0, 0, 1), u(1, 0, 1, 1)] });
     const e = new Driver(clean);
-    e.all(ev.frontier(), ev.mint(10), ev.stage(0), ev.open(0));
-    expect(step(clean, e.state, ev.sweepHold(0))).toMatchObject({ reason: expect.stringContaining('only with the sweep-upgrade-race bug') });
+    e.all(ev.frontier(), ev.mint(10), ev.stage(0), ev.stage(1), ev.open(0));
+    expect(step(clean, e.state, ev.sweepHold(1))).toMatchObject({ reason: expect.stringContaining('only with the sweep-upgrade-race bug') });
   });
-  it('with a registry shared by several sinks (sharedRegistry) a sweep may come at any time; what it removes stays predicted', () => {
+  it("with a registry shared by several sinks (sharedRegistry) a call may sweep or not, another sink's sweep is an environment step, and what a sweep removes stays predicted", () => {
     const c = config({ variant: 'best-effort', intervals: 2, updates: [u(0, 0, 0, 1), u(1, 1, 0, 1)], sharedRegistry: true });
     const d = new Driver(c);
-    // Another sink's open may have started it: a sweep before this sink opened anything.
-    expect(expectKind(d.do(ev.sweep()), 'sweep').removed).toEqual([]);
-    d.all(ev.frontier(), ev.mint(10), ev.stage(0), ev.open(0));
-    // This sink's own creation starts no sweep: what did is the registry checker's to say.
-    expect(enabledActions(c, d.state).some((e) => e.kind === 'sweep')).toBe(false);
-    d.all(ev.push(0, [0]), ev.finishBegin(0), ev.finishEnd(0));
+    // Another sink's call swept (no worker): before this sink opened anything.
+    expect(expectKind(d.do({ kind: 'sweep', replica: 0, process: 0, removed: [] }), 'sweep').removed).toEqual([]);
+    d.all(ev.frontier(), ev.mint(10), ev.stage(0));
+    // This sink's call may sweep although its own entries do not say so (other sinks' count).
+    expect(expectKind(d.do(ev.sweep(0)), 'sweep')).toMatchObject({ worker: 0, removed: [] });
+    d.all(ev.open(0), ev.push(0, [0]), ev.finishBegin(0), ev.finishEnd(0));
     // The entry is dead now: a sweep must remove exactly it.
-    expect(step(c, d.state, ev.sweep())).toMatchObject({ ok: false, reason: expect.stringContaining('predicted field differs: sweep.removed') });
+    expect(step(c, d.state, { kind: 'sweep', replica: 0, process: 0, removed: [] })).toMatchObject({ ok: false, reason: expect.stringContaining('predicted field differs: sweep.removed') });
     expect(expectKind(d.do({ kind: 'sweep', replica: 0, process: 0, removed: [0] }), 'sweep').removed).toEqual([0]);
     expect(() => validateConfig(config({ variant: 'best-effort', sharedRegistry: 'yes' as unknown as boolean }))).toThrow(/sharedRegistry must be a boolean/);
+    // Without a shared registry a sweep names its worker.
+    expect(step(tiny('best-effort'), initialState(tiny('best-effort')), { kind: 'sweep', replica: 0, process: 0, removed: [] })).toMatchObject({ reason: expect.stringContaining('names the worker') });
   });
-  it('shared registry with the upgrade race: holds still visit this sink\'s live entries in order; the sweep may end before visiting them all', () => {
-    const c = config({ variant: 'best-effort', updates: [u(0, 0, 0, 1)], bugs: { sweepUpgradeRace: true }, sharedRegistry: true });
+  it("shared registry with the upgrade race: another sink's sweep visits this sink's live entries in order, and no open of this sink interleaves", () => {
+    const c = config({ variant: 'best-effort', updates: [u(0, 0, 0, 1), u(1, 0, 1, 1)], bugs: { sweepUpgradeRace: true }, sharedRegistry: true });
     const d = new Driver(c);
-    d.all(ev.frontier(), ev.mint(10), ev.stage(0), ev.open(0));
-    expect(step(c, d.state, ev.sweepHold(1)).ok).toBe(false);
-    // The sweep's cursor may have moved on to another sink's entries: it ends without visiting entry 0.
-    expect(expectKind(d.do(ev.sweep()), 'sweep').removed).toEqual([]);
-    d.do(ev.sweepHold(0));
-    expect(expectKind(d.do(ev.sweepRelease(0)), 'sweep-release').closed).toBe(false);
+    d.all(ev.frontier(), ev.mint(10), ev.stage(0), ev.stage(1), ev.open(0));
+    const env = { replica: 0, process: 0 } as const;
+    expect(expectKind(d.do({ kind: 'sweep-hold', ...env, sharedId: 0 }), 'sweep-hold').sharedId).toBe(0);
+    expect(step(c, d.state, ev.open(1))).toMatchObject({ reason: expect.stringContaining("locked by another sink's builder() call") });
+    expect(expectKind(d.do({ kind: 'sweep-release', ...env, sharedId: 0, closed: false }), 'sweep-release').closed).toBe(false);
+    expect(expectKind(d.do({ kind: 'sweep', ...env, removed: [] }), 'sweep').removed).toEqual([]);
+    expect(expectKind(d.do(ev.open(1)), 'open').created).toBe(false);
   });
 });
 
@@ -538,7 +568,8 @@ describe('events the model never enables', () => {
     ['own batch before stage', ev.ownBatch(1), 'it writes no own batch now'],
     ['hand before stage', ev.hand(1), 'it cannot hand now'],
     ['delete with nothing refused', ev.delete(), 'no refused append'],
-    ['no such process', ev.sweep(3), 'replica 0 has no process 3'],
+    ['no such process', ev.sweep(0, 3), 'worker 0 lives in process 0, not 3'],
+    ['a sweep outside a builder() call', ev.sweep(1), 'it is in no builder() call that could sweep'],
     ['drop', { kind: 'drop', replica: 0, process: 0, worker: 0, sharedId: 0, closed: false }, 'drop-without-finish'],
   ];
   it.each(cases)('%s', (_, event, reason) => {
@@ -735,5 +766,47 @@ describe('supersede: the mint follows the persist frontier', () => {
     expect(expectKind(d.do(ev.stage(0, 0, 0)), 'stage')).toMatchObject({ sharedId: 1, updates: [0], route: 'own' });
     d.drain();
     expect(isSealed(d.state)).toBe(true);
+  });
+});
+
+describe('abort: enabled until the replica is sealed (nothing left to write)', () => {
+  // Two replicas of two workers, off, two intervals: worker 1 has an update at time 0, worker 0 one at time 1.
+  const cfg = config({ variant: 'off', replicas: 2, intervals: 2, updates: [u(0, 0, 1, 10), u(1, 1, 0, 10)], faults: { aborts: 1, indeterminate: 0, cleanup: false } });
+  const abort: TraceEvent = { kind: 'abort', replica: 0, reason: 'permanent storage failure' };
+
+  /** Replica 0's description [0, 2) is superseded by [1, 2) (replica 1 appended [0, 1)); worker 1 had
+   * handed an own batch for it. Replica 0 then appends [1, 2): its lower reaches K while the stale
+   * delete of description 0 (append worker 0) is still to run. */
+  const sealedWithStalePending = (): Driver => {
+    const d = new Driver(cfg);
+    d.all(ev.frontier(0), ev.frontier(0), ev.mint(0, 0), ev.stage(1, 0, 0), ev.ownBatch(1, 0, 0), ev.hand(1, 0, 0));
+    d.all(ev.frontier(1), ev.mint(0, 1), ev.stage(0, 0, 1), ev.stage(1, 0, 1), ev.ownBatch(1, 0, 1), ev.hand(0, 0, 1), ev.hand(1, 0, 1), ev.append(1));
+    expect(expectKind(d.do(ev.mint(0, 0)), 'mint').desc).toMatchObject({ lower: 1, upper: 2, appendWorker: 1 });
+    d.all({ kind: 'superseded', replica: 0, process: 0, worker: 0, sharedId: 0 }, ev.hand(0, 0, 0));
+    d.all(ev.stage(0, 0, 0), ev.ownBatch(0, 0, 0), ev.hand(0, 0, 0), ev.stage(1, 0, 0), ev.hand(1, 0, 0));
+    expect(expectKind(d.do(ev.append(0)), 'append')).toMatchObject({ lower: 1, upper: 2, result: { ok: true } });
+    const rep = d.state.replicas[0];
+    expect(rep?.mint.value).toBe('sealed');
+    expect(rep?.superseded?.desc.sharedId).toBe(0);
+    return d;
+  };
+
+  it('a replica whose lower reached K with a stale delete pending is not sealed: the delete can fail, and an abort leaves its batch behind', () => {
+    const d = sealedWithStalePending();
+    expect(isSealed(d.state)).toBe(false);
+    expect(d.do(abort)).toEqual(abort);
+    expect(d.state.history.faults.batchesAbandoned).toBe(1);
+    // the restart starts at the shard's upper K: sealed at once, and the run can end
+    expect(expectKind(d.do({ kind: 'restart', replica: 0, lower: 0 }), 'restart').lower).toBe(2);
+    d.drain();
+    expect(isSealed(d.state)).toBe(true);
+    // the aborted incarnation never deleted its stale batch; the new one has none
+    expect(d.trace.filter((e) => e.kind === 'delete' && e.replica === 0)).toEqual([]);
+  });
+
+  it('once the stale delete ran the replica is sealed: nothing is left to abort', () => {
+    const d = sealedWithStalePending();
+    expect(expectKind(d.do({ kind: 'delete', replica: 0, lower: 0, batches: 0, reason: 'stale' }), 'delete')).toMatchObject({ lower: 0, batches: 1 });
+    expect(step(cfg, d.state, abort)).toMatchObject({ ok: false, reason: expect.stringContaining('nothing left to abort') });
   });
 });

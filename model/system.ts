@@ -14,18 +14,19 @@
  *   those `predict` accepts, so every event it lists is accepted by `step`.
  */
 import { match } from 'ts-pattern';
-import type { AppendResult, Description, PartsSummary, Route, SharedId, TraceEvent, WorkerRef } from '../vocab/index.ts';
+import type { AppendResult, Description, PartsSummary, Route, SharedId, SweepBy, TraceEvent, WorkerRef } from '../vocab/index.ts';
 import type { AppendView, BuilderView } from '../spec/view.ts';
 import { ascending } from '../spec/view.ts';
 import { append, type AppendContext } from './append.ts';
 import { builder, isEntry, isLive, type BuilderContext } from './builder.ts';
 import { knobValue, mintChoices, processOf, sizeIndex, validateConfig, workersPerReplica, type ModelConfig } from './config.ts';
+import { policyOf, sharingOn } from './variants/index.ts';
 import { handle, type HandleContext } from './handle.ts';
 import { isIn, pathOf, type Local } from './local.ts';
 import { mint } from './mint.ts';
-import { buildBatch, inlineBytesOf, inlineParts, partsNow, summarize, takeBatch, type Batch } from './parts.ts';
+import { buildBatch, inlineBytesOf, inlineParts, partsNow, runsOf, summarize, takeBatch, type Batch } from './parts.ts';
 import type { History, Registry, ReplicaState, Superseded, SystemState } from './state.ts';
-import { sweep } from './sweep.ts';
+import { ENVIRONMENT, sweep } from './sweep.ts';
 import { worker, type WorkerContext } from './worker.ts';
 
 export type { SystemState } from './state.ts';
@@ -85,7 +86,7 @@ function freshReplica(cfg: ModelConfig, start: number, incarnation: number): Rep
     workers: Array.from({ length: workers }, () => worker.start(undefined)),
     handles: Array.from({ length: workers }, () => null),
     registries: Array.from({ length: cfg.processes }, () => ({
-      sweep: sweep.start({ upgradeRace: cfg.bugs?.sweepUpgradeRace === true }),
+      sweep: sweep.start({ upgradeRace: cfg.bugs?.sweepUpgradeRace === true, shared: cfg.sharedRegistry === true }),
       builders: [],
     })),
   };
@@ -231,9 +232,12 @@ function workerPhase(site: WorkerSite): string {
   return `worker ${site.w} ${next}`;
 }
 
+/** The participants a barrier of `cfg`'s variant waits for. */
+const barrierParticipants = (cfg: ModelConfig): number => policyOf(cfg).barrier(cfg.workersPerProcess).participants;
+
 /** The registry entry for a description: the live or dead one, or a fresh one in the description's mode. */
 function builderOf(cfg: ModelConfig, reg: Registry, desc: Description): Local<BuilderContext> {
-  return reg.builders[desc.sharedId] ?? builder.start({ barrier: desc.barrier, participants: cfg.workersPerProcess, blobTargetSize: cfg.persist.blobTargetSize });
+  return reg.builders[desc.sharedId] ?? builder.start({ barrier: desc.barrier, participants: barrierParticipants(cfg), blobTargetSize: cfg.persist.blobTargetSize });
 }
 
 const ids = (reg: Registry, keep: (path: string) => boolean): readonly SharedId[] =>
@@ -367,7 +371,7 @@ function mintKnobs(
   if (knobs !== undefined) {
     return {
       maxBytes: knobValue(knobs.maxBytesByLower, lower),
-      barrier: cfg.variant !== 'off' && knobValue(knobs.barrierByDesired, desired),
+      barrier: policyOf(cfg).sharing && knobValue(knobs.barrierByDesired, desired),
     };
   }
   // Without knobs the knob value is the event's input (any valid value; exploring, one of the choices).
@@ -447,7 +451,7 @@ function appendEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { 
   }
   const result = next.context.result ?? { ok: true };
   const record = appendRecord(cfg, e.replica, rep, next, next.context.parts ?? NO_PARTS, result, s.shard.upper);
-  const expected = appendEventOf(record);
+  const expected = appendEventOf(cfg, record);
   const history: Partial<History> = { appends: [...s.history.appends, record] };
   if (result.ok) {
     const after = withReplica(
@@ -472,9 +476,12 @@ function appendEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { 
 
 const NO_PARTS: PartsSummary = { hollow: 0, inline: 0 };
 
-/** The append event a history record stands for. */
-function appendEventOf(r: AppendView): TraceEvent {
-  return { kind: 'append', replica: r.replica, lower: r.lower, upper: r.upper, batches: r.batches.length, parts: r.parts, updates: r.updates, result: r.result };
+/** The append event a history record stands for. Its runs: an own batch's parts as persist_batch_max_runs
+ * groups them, a shared batch's one run per part (the shared builder's max_runs is `None`). */
+function appendEventOf(cfg: ModelConfig, r: AppendView): TraceEvent {
+  let runs = 0;
+  for (const b of r.batches) runs += b.route === 'own' ? runsOf(b.partBytes.length, cfg.persist.maxRuns) : b.partBytes.length;
+  return { kind: 'append', replica: r.replica, lower: r.lower, upper: r.upper, batches: r.batches.length, parts: r.parts, runs, updates: r.updates, result: r.result };
 }
 
 /**
@@ -489,8 +496,8 @@ function learnCommitted(cfg: ModelConfig, s: SystemState, r: number, rep: Replic
     const next = append.fire(a, { type: 'MISREAD', shardUpper: s.shard.upper }) as Local<AppendContext>;
     const refused = { ...committed, shardUpper: s.shard.upper, parts: partsNow(a.context.handed.flatMap((h) => h?.batches ?? []), cfg.persist, a.context.flushed), result: next.context.result ?? { ok: true } };
     const history: Partial<History> = { appends: [...s.history.appends, refused] };
-    if (isIn(next, 'mismatched')) return ok(appendEventOf(refused), withReplica(s, r, { append: next }, history));
-    return ok(appendEventOf(refused), withReplica(s, r, { mint: mint.fire(rep.mint, { type: 'END', lower: s.shard.upper }) ?? rep.mint, append: null }, history));
+    if (isIn(next, 'mismatched')) return ok(appendEventOf(cfg, refused), withReplica(s, r, { append: next }, history));
+    return ok(appendEventOf(cfg, refused), withReplica(s, r, { mint: mint.fire(rep.mint, { type: 'END', lower: s.shard.upper }) ?? rep.mint, append: null }, history));
   }
   // The record kept the handed parts until now (what a trace shows before the answer); the answer
   // reports the parts as committed (after inline backpressure).
@@ -499,7 +506,7 @@ function learnCommitted(cfg: ModelConfig, s: SystemState, r: number, rep: Replic
   const appends = [...s.history.appends];
   appends[at] = learned;
   return ok(
-    appendEventOf(learned),
+    appendEventOf(cfg, learned),
     withReplica(s, r, { mint: mint.fire(rep.mint, { type: 'END', lower: desc.upper }) ?? rep.mint, append: null }, { appends }),
   );
 }
@@ -615,7 +622,7 @@ function stage(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 
   mine.sort((a, b) => a.id - b.id);
   const updates = mine.map((u) => u.id);
   const bytes = mine.reduce((n, u) => n + u.size, 0);
-  const sharing = cfg.variant !== 'off' && desc.maxBytes > 0;
+  const sharing = sharingOn(cfg, desc.maxBytes);
   const next = worker.fire(site.wk, {
     type: 'STAGE',
     updates,
@@ -623,7 +630,7 @@ function stage(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 
     maxBytes: desc.maxBytes,
     sharing,
     reportsSkips: sharing && desc.barrier,
-    finishesEmpty: sharing && cfg.noData === 'finish',
+    finishesEmpty: sharing && (cfg.noData ?? policyOf(cfg).meta.defaultNoData) === 'finish',
   });
   if (next === null) return fail(`${workerPhase(site)}; it stages once per description`);
   const route = next.context.route as Route;
@@ -639,18 +646,17 @@ function open(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
   const wk = worker.fire(site.wk, { type: 'OPEN' });
   if (wk === null) return fail(`${workerPhase(site)}, it cannot open a handle`);
   const id = site.desc.sharedId;
+  // The lookup of the worker's builder() call: under the registry's lock, after the sweep its call owed.
+  const sw = sweep.fire(site.reg.sweep, { type: 'OPEN', by: site.w, size: countIds(site.reg, isEntry) });
+  if (sw === null) return fail(lockedOrOwed(site));
   const before = builderOf(cfg, site.reg, site.desc);
   const created = !isLive(pathOf(before.value));
   const b = builder.fire(before, { type: 'OPEN' });
   if (b === null) return fail(`builder ${id} of process ${site.p} is finalized: no participant may join it`);
-  let reg = withBuilder(site.reg, id, b);
-  if (created && cfg.sharedRegistry !== true) {
-    const size = countIds(reg, isEntry);
-    reg = { ...reg, sweep: sweep.fire(reg.sweep, { type: 'ENTRY_CREATED', size }) ?? reg.sweep };
-  }
+  const reg = { ...withBuilder(site.reg, id, b), sweep: sw };
   const h = handle.start({ staged: site.wk.context.staged, instance: b.context.instances.length - 1 });
   return ok(
-    { kind: 'open', replica: site.r, process: site.p, worker: site.w, sharedId: id, created, participants: site.desc.barrier ? cfg.workersPerProcess : null },
+    { kind: 'open', replica: site.r, process: site.p, worker: site.w, sharedId: id, created, participants: site.desc.barrier ? barrierParticipants(cfg) : null },
     withReplica(s, site.r, {
       workers: set(site.rep.workers, site.w, wk),
       handles: set(site.rep.handles, site.w, h),
@@ -658,6 +664,19 @@ function open(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
     }),
   );
 }
+
+/** Why a worker's builder() call cannot look its id up now: another call holds the lock, its own sweep
+ * is not done, or its call owes a sweep first. */
+function lockedOrOwed(site: WorkerSite): string {
+  const sw = site.reg.sweep;
+  const { lock, retained } = sw.context;
+  if (lock !== null && lock !== site.w) return lockHeld(site.p, lock);
+  if (lock === site.w) return `worker ${site.w}'s sweep is still visiting live entries of process ${site.p}`;
+  return `worker ${site.w}'s builder() call must sweep first: process ${site.p}'s registry holds ${countIds(site.reg, isEntry)} entries, more than 2 × ${retained}`;
+}
+
+const lockHeld = (p: number, lock: number): string =>
+  `the registry of process ${p} is locked by ${lock === ENVIRONMENT ? "another sink's" : `worker ${lock}'s`} builder() call`;
 
 const NO_CHANGE: Partial<ReplicaState> = {};
 
@@ -775,6 +794,9 @@ function skip(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
   const wk = worker.fire(site.wk, { type: 'SKIP' });
   if (wk === null) return fail(`${workerPhase(site)}; it reports no skip`);
   const id = site.desc.sharedId;
+  // note_skip takes the registry's lock: not while a builder() call holds it.
+  const { lock } = site.reg.sweep.context;
+  if (lock !== null) return fail(lockHeld(site.p, lock));
   const before = builderOf(cfg, site.reg, site.desc);
   const early = !isLive(pathOf(before.value));
   const b = builder.fire(before, { type: 'SKIP' });
@@ -793,7 +815,7 @@ function supersededEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent
   const site = workerSite(cfg, s, e);
   if (typeof site === 'string') return fail(site);
   const { desc } = site;
-  const wk = site.lagging ? worker.fire(site.wk, { type: 'SUPERSEDED', reportsSkips: cfg.variant !== 'off' && desc.maxBytes > 0 && desc.barrier }) : null;
+  const wk = site.lagging ? worker.fire(site.wk, { type: 'SUPERSEDED', reportsSkips: sharingOn(cfg, desc.maxBytes) && desc.barrier }) : null;
   if (wk === null) {
     return fail(site.lagging ? `${workerPhase(site)}; it is past skipping its superseded description` : `worker ${site.w}'s description ${desc.sharedId} is live: it was not superseded`);
   }
@@ -866,75 +888,87 @@ const staleCount = (a: Local<AppendContext>): number => a.context.handed.reduce(
 interface RegistrySite extends ReplicaSite {
   readonly p: number;
   readonly reg: Registry;
+  /** The worker whose builder() call sweeps (ENVIRONMENT: another sink's, sharedRegistry only). */
+  readonly by: number;
 }
 
-function registrySite(cfg: ModelConfig, s: SystemState, r: number, p: number): RegistrySite | string {
-  const site = replicaSite(cfg, s, r);
+/**
+ * Where a sweep event happens: the registry of `e.process`, and the worker whose builder() call it is
+ * (about to open its handle). Without `worker` the sweep is another sink's (sharedRegistry only).
+ */
+function registrySite(cfg: ModelConfig, s: SystemState, e: SweepBy): RegistrySite | string {
+  if (e.worker === undefined) {
+    if (cfg.sharedRegistry !== true) return `a sweep names the worker whose builder() call ran it`;
+    const site = replicaSite(cfg, s, e.replica);
+    if (typeof site === 'string') return site;
+    const reg = Number.isInteger(e.process) ? site.rep.registries[e.process] : undefined;
+    if (reg === undefined) return `replica ${e.replica} has no process ${e.process}`;
+    return { rep: site.rep, r: site.r, p: e.process, reg, by: ENVIRONMENT };
+  }
+  const site = workerSite(cfg, s, { replica: e.replica, process: e.process, worker: e.worker });
   if (typeof site === 'string') return site;
-  const reg = Number.isInteger(p) ? site.rep.registries[p] : undefined;
-  if (reg === undefined) return `replica ${r} has no process ${p}`;
-  return { rep: site.rep, r: site.r, p, reg };
+  if (!isIn(site.wk, 'shared.opening')) return `${workerPhase(site)}: it is in no builder() call that could sweep`;
+  return { rep: site.rep, r: site.r, p: site.p, reg: site.reg, by: site.w };
 }
+
+const sweepBy = (site: RegistrySite): { worker?: number } => (site.by === ENVIRONMENT ? {} : { worker: site.by });
 
 function sweepEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'sweep' }>): Prediction {
-  const site = registrySite(cfg, s, e.replica, e.process);
+  const site = registrySite(cfg, s, e);
   if (typeof site === 'string') return fail(site);
   const { reg } = site;
   const removed = ids(reg, (path) => path === 'notLive.dead');
   const liveIds = ids(reg, isLive);
-  const sw = sweep.fire(environmentSweep(cfg, reg.sweep), {
-    type: 'SWEEP',
-    size: countIds(reg, isEntry) - removed.length,
-    liveIds,
-    ...(cfg.sharedRegistry === true ? { shared: true } : {}),
-  });
+  const size = countIds(reg, isEntry);
+  const sw = sweep.fire(reg.sweep, { type: 'SWEEP', by: site.by, size, left: size - removed.length, liveIds });
   if (sw === null) {
-    if (!isIn(reg.sweep, 'pending')) return fail(`no sweep is pending in process ${e.process} of replica ${e.replica}`);
-    return fail(`the sweep must first visit live entries ${liveIds.filter((id) => id > reg.sweep.context.visited).join(', ')}`);
+    const { lock, retained, visited } = reg.sweep.context;
+    if (lock !== null && lock !== site.by) return fail(lockHeld(site.p, lock));
+    if (lock === null && !cfg.sharedRegistry && size <= 2 * retained) {
+      return fail(`process ${site.p}'s registry holds ${size} entries, not more than 2 × ${retained}: no sweep is due`);
+    }
+    if (isIn(reg.sweep, 'swept')) return fail(`worker ${site.by}'s builder() call already swept; it looks its id up next`);
+    return fail(`the sweep must first visit live entries ${liveIds.filter((id) => id > visited).join(', ')}`);
   }
   const builders = reg.builders.map((b) => (b !== null && pathOf(b.value) === 'notLive.dead' ? builder.fire(b, { type: 'SWEEP' }) : b));
   return ok(
-    { kind: 'sweep', replica: e.replica, process: e.process, removed },
-    withReplica(s, e.replica, withRegistry(site.rep, e.process, { sweep: sw, builders })),
+    { kind: 'sweep', replica: e.replica, process: e.process, ...sweepBy(site), removed },
+    withReplica(s, e.replica, withRegistry(site.rep, site.p, { sweep: sw, builders })),
   );
-}
-
-/**
- * SUBTLE: with a registry shared by several MV sinks (cfg.sharedRegistry) another sink's open may have
- * started the sweep, which this sink's model cannot see: an idle sweep is started here, as by an
- * ENTRY_CREATED of unbounded size. Otherwise the sweep machine as it is.
- */
-function environmentSweep(cfg: ModelConfig, sw: Registry['sweep']): Registry['sweep'] {
-  if (cfg.sharedRegistry !== true || !isIn(sw, 'idle')) return sw;
-  return sweep.fire(sw, { type: 'ENTRY_CREATED', size: Number.MAX_SAFE_INTEGER }) ?? sw;
 }
 
 function sweepHold(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'sweep-hold' }>): Prediction {
   if (cfg.bugs?.sweepUpgradeRace !== true) {
     return fail('sweep-hold happens only with the sweep-upgrade-race bug (bugs.sweepUpgradeRace)');
   }
-  const site = registrySite(cfg, s, e.replica, e.process);
+  const site = registrySite(cfg, s, e);
   if (typeof site === 'string') return fail(site);
   const { reg } = site;
-  const sw = sweep.fire(environmentSweep(cfg, reg.sweep), { type: 'SWEEP_HOLD', sharedId: e.sharedId, liveIds: ids(reg, isLive) });
-  const before = reg.builders[e.sharedId];
+  const liveIds = ids(reg, isLive);
+  // The visit is predicted: the next live entry above the last one visited.
+  const next = liveIds.find((id) => id > reg.sweep.context.visited);
+  const sw = next === undefined ? null : sweep.fire(reg.sweep, { type: 'SWEEP_HOLD', by: site.by, sharedId: next, size: countIds(reg, isEntry), liveIds });
+  const before = next === undefined ? undefined : reg.builders[next];
   const b = sw === null || before === null || before === undefined ? null : builder.fire(before, { type: 'SWEEP_HOLD' });
-  if (sw === null || b === null) {
-    return fail(`the sweep of process ${e.process} is not about to visit live entry ${e.sharedId}`);
+  if (sw === null || b === null || next === undefined) {
+    const { lock } = reg.sweep.context;
+    if (lock !== null && lock !== site.by) return fail(lockHeld(site.p, lock));
+    return fail(next === undefined ? `process ${site.p}'s sweep has no live entry left to visit` : `process ${site.p}'s registry owes no sweep that could visit entry ${next} now`);
   }
   return ok(
-    { kind: 'sweep-hold', replica: e.replica, process: e.process, sharedId: e.sharedId },
-    withReplica(s, e.replica, withRegistry(site.rep, e.process, { ...withBuilder(reg, e.sharedId, b), sweep: sw })),
+    { kind: 'sweep-hold', replica: e.replica, process: e.process, ...sweepBy(site), sharedId: next },
+    withReplica(s, e.replica, withRegistry(site.rep, site.p, { ...withBuilder(reg, next, b), sweep: sw })),
   );
 }
 
 function sweepRelease(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'sweep-release' }>): Prediction {
-  const site = registrySite(cfg, s, e.replica, e.process);
+  const site = registrySite(cfg, s, e);
   if (typeof site === 'string') return fail(site);
   const { reg } = site;
-  const before = reg.builders[e.sharedId];
-  if (reg.sweep.context.holding !== e.sharedId || before === null || before === undefined) {
-    return fail(`the sweep of process ${e.process} holds no reference to entry ${e.sharedId}`);
+  const held = reg.sweep.context.holding;
+  const before = held === null ? undefined : reg.builders[held];
+  if (held === null || reg.sweep.context.lock !== site.by || before === null || before === undefined) {
+    return fail(`${site.by === ENVIRONMENT ? "another sink's sweep" : `worker ${site.by}'s sweep`} holds no entry of process ${site.p}`);
   }
   const sw = sweep.fire(reg.sweep, { type: 'SWEEP_RELEASE' }) ?? reg.sweep;
   const b = builder.fire(before, { type: 'SWEEP_RELEASE' }) ?? before;
@@ -943,10 +977,11 @@ function sweepRelease(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, {
       kind: 'sweep-release',
       replica: e.replica,
       process: e.process,
-      sharedId: e.sharedId,
+      ...sweepBy(site),
+      sharedId: held,
       closed: pathOf(b.value) === 'notLive.dead',
     },
-    withReplica(s, e.replica, withRegistry(site.rep, e.process, { ...withBuilder(reg, e.sharedId, b), sweep: sw })),
+    withReplica(s, e.replica, withRegistry(site.rep, site.p, { ...withBuilder(reg, held, b), sweep: sw })),
   );
 }
 
@@ -966,7 +1001,8 @@ export function builderViewsOf(rep: ReplicaState, replica: number): BuilderView[
           sharedId,
           instance,
           handles: rec.handles,
-          receivers: rec.receipts,
+          // a finish returns a batch only if something was pushed (an empty instance's receiver gets null)
+          receivers: rec.cut.updates.length > 0 ? rec.receipts : 0,
           updates: rec.cut.updates,
           deliveredToNobody: rec.toNobody && rec.cut.updates.length > 0,
         }),
@@ -1058,7 +1094,10 @@ function abortEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { k
   const site = replicaSite(cfg, s, e.replica);
   if (typeof site === 'string') return fail(site);
   const { rep } = site;
-  if (isIn(rep.mint, 'sealed')) return fail(`replica ${e.replica} finished: there is nothing left to abort`);
+  // Sealed: the mint reached K (no description live: a refused append's delete ran) and no superseded
+  // description waits for its stale delete. Until that delete ran the replica still writes (deletes)
+  // and can fail; an abort leaves the stale batches behind (abandonedBatches).
+  if (isSealedReplica(rep)) return fail(`replica ${e.replica} finished: there is nothing left to abort`);
   const f = s.history.faults;
   if (f.aborts >= (cfg.faults?.aborts ?? 0)) return fail(`the run already had ${f.aborts} abort(s), the most the config explores`);
   const leaking = f.leakingByReplica.map((n, r) => (r === e.replica ? n + leakUnits(rep) : n));
@@ -1106,8 +1145,12 @@ function restartEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, {
   );
 }
 
+/** The replica's sink has nothing left to write: its mint sealed K and no superseded description waits
+ * for its stale delete (vocab/PROTOCOL.md "Faults"). */
+const isSealedReplica = (rep: ReplicaState): boolean => isIn(rep.mint, 'sealed') && rep.superseded === null;
+
 /** Every replica is up and sealed (nothing of the sink is left to run). */
-const allSealed = (s: SystemState): boolean => s.replicas.every((rep) => rep.up && isIn(rep.mint, 'sealed') && rep.superseded === null);
+const allSealed = (s: SystemState): boolean => s.replicas.every((rep) => rep.up && isSealedReplica(rep));
 
 function cleanupEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'cleanup' }>): Prediction {
   const no = requireFaults(cfg, 'a cleanup');
@@ -1294,8 +1337,7 @@ export type Actor =
   | { readonly kind: 'cleanup'; readonly replica: number }
   | { readonly kind: 'mint'; readonly replica: number }
   | { readonly kind: 'worker'; readonly replica: number; readonly worker: number }
-  | { readonly kind: 'append'; readonly replica: number }
-  | { readonly kind: 'registry'; readonly replica: number; readonly process: number };
+  | { readonly kind: 'append'; readonly replica: number };
 
 /** Every actor of the configuration, in the order `candidates` asks them. */
 export function actorsOf(cfg: ModelConfig): Actor[] {
@@ -1308,7 +1350,6 @@ export function actorsOf(cfg: ModelConfig): Actor[] {
     out.push({ kind: 'mint', replica });
     for (let worker = 0; worker < workersPerReplica(cfg); worker++) out.push({ kind: 'worker', replica, worker });
     out.push({ kind: 'append', replica });
-    for (let process = 0; process < cfg.processes; process++) out.push({ kind: 'registry', replica, process });
   }
   return out;
 }
@@ -1354,7 +1395,13 @@ export function actorCandidates(cfg: ModelConfig, s: SystemState, actor: Actor):
       const path = pathOf((rep.workers[w] as Local<WorkerContext>).value);
       const h = rep.handles[w];
       if (path === 'idle') return [lagging ? { kind: 'superseded', ...ref } : { kind: 'stage', ...ref, updates: [], bytes: 0, route: 'none' }];
-      if (path === 'shared.opening') return [{ kind: 'open', ...ref, created: false, participants: null }];
+      if (path === 'shared.opening') {
+        // The builder() call: its lookup, or first the sweep it owes (with the bug: visit by visit).
+        const at = { replica: r, process: ref.process, worker: w };
+        const open: TraceEvent[] = [{ kind: 'open', ...ref, created: false, participants: null }, { kind: 'sweep', ...at, removed: [] }];
+        if (cfg.bugs?.sweepUpgradeRace !== true) return open;
+        return [...open, { kind: 'sweep-hold', ...at, sharedId: 0 }, { kind: 'sweep-release', ...at, sharedId: 0, closed: false }];
+      }
       if (path === 'shared.holdingHandle' && h !== null && h !== undefined) {
         const rest = h.context.staged.slice(h.context.pushed, h.context.pushed + (cfg.pushChunkUpdates ?? h.context.staged.length));
         if (isIn(h, 'finishing')) return [{ kind: 'finish-end', ...ref, received: null }];
@@ -1375,25 +1422,13 @@ export function actorCandidates(cfg: ModelConfig, s: SystemState, actor: Actor):
         const none = { hollow: 0, inline: 0 };
         return [
           ...stale,
-          { kind: 'append', replica: r, lower: 0, upper: 0, batches: 0, parts: none, updates: [], result: { ok: true } },
+          { kind: 'append', replica: r, lower: 0, upper: 0, batches: 0, parts: none, runs: 0, updates: [], result: { ok: true } },
           { kind: 'backpressure', replica: r, lower: 0, inlineBytes: 0, adding: 0, flushed: 0 },
           { kind: 'bump', replica: r, from: 0, to: 0 },
         ];
       }
       if (isIn(rep.append, 'mismatched')) return [...stale, { kind: 'delete', replica: r, lower: 0, batches: 0, reason: 'mismatch' }];
       return stale;
-    }
-    case 'registry': {
-      const p = actor.process;
-      const reg = rep.registries[p] as Registry;
-      const sw = reg.sweep;
-      if (isIn(sw, 'holding') && sw.context.holding !== null) {
-        return [{ kind: 'sweep-release', replica: r, process: p, sharedId: sw.context.holding, closed: false }];
-      }
-      if (!isIn(sw, 'pending')) return [];
-      const next = sw.context.upgradeRace ? ids(reg, isLive).find((id) => id > sw.context.visited) : undefined;
-      if (next === undefined) return [{ kind: 'sweep', replica: r, process: p, removed: [] }];
-      return [{ kind: 'sweep-hold', replica: r, process: p, sharedId: next }];
     }
   }
 }

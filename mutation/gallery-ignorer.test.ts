@@ -124,19 +124,20 @@ describe('gallery ignorer: impl/', () => {
     expect(regions).toEqual([
       'persist/gc.ts: return true;',
       'shared/barrier-state.ts: {',
-      'shared/shared-batches.ts: id',
       'shared/shared-batches.ts: 2 * skips',
       'shared/sweep.ts: {',
-      'shared/sweep.ts: const sinkOf = (e: BuilderEntry): { sink?: number } => (e.sink === 0 ? {} : { sink: e.sink });',
-      'shared/sweep.ts: function nextLiveAbove(entries: Map<number, BuilderEntry>, above: number): BuilderEntry | undefined {',
+      'shared/sweep.ts: const entrySinkOf = (e: BuilderEntry, sweeper: RegistrySink): { entrySink?: number } => (e.sink === sweeper.sink ? {} : { entrySink: e.sink });',
+      'shared/sweep.ts: function nextLiveAfter(entries: Map<string, BuilderEntry>, after: BuilderEntry | undefined): BuilderEntry | undefined {',
       'sink/append.ts: await deleteBestEffort(batches);',
       'sink/append.ts: async function deleteBestEffort(batches: readonly Batch[]): Promise<void> {',
       'sink/route.ts: bytes <= maxBytes',
       'sink/write.ts: []',
-      'sink/write.ts: const { replica, variant } = r.settings;',
-      'sink/write.ts: return variant !== \'off\' && readBarrier(r.settings.barrier, { replica, lower: desc.lower, seq: desc.sharedId, desired: r.desired });',
+      "sink/write.ts: ''",
+      'sink/write.ts: const { replica, policy } = r.settings;',
+      'sink/write.ts: return policy.sharing && readBarrier(r.settings.barrier, { replica, lower: desc.lower, seq: desc.sharedId, desired: r.desired });',
       'sink/write.ts: worker === desc.appendWorker',
       'sink/write.ts: {',
+      'sink/write.ts: null',
     ]);
   });
 

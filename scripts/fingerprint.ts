@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { VARIANTS } from '../vocab/index.ts';
+import { VARIANTS } from '../impl/variants/index.ts';
 import { DEFAULT_FAULT_RATE } from '../conformance/faults.ts';
 import { runOnce } from '../conformance/harness.ts';
 import { reachOf } from '../conformance/multi-sink.ts';

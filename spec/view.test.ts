@@ -56,6 +56,7 @@ describe('viewFromTrace', () => {
         upper: 1,
         batches: 1,
         parts: { hollow: 0, inline: 1 },
+        runs: 1,
         updates: [0],
         result: { ok: true },
       },

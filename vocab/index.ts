@@ -6,9 +6,10 @@
  * vocab/PROTOCOL.md, which both halves implement independently.
  */
 
-/** How the workers of one process coalesce their per-interval batches. */
-export type Variant = 'off' | 'best-effort' | 'barrier';
-export const VARIANTS: readonly Variant[] = ['off', 'best-effort', 'barrier'];
+/** How the workers of one process coalesce their per-interval batches: a registered variant's name
+ * (vocab/variant.ts; which exist, each layer's registry says: impl/variants/, model/variants/,
+ * explore/variants/). */
+export type { Variant, VariantMeta, VariantOptionSpec, VariantOptionValues, VariantOptions } from './variant.ts';
 
 /**
  * What a worker with no data for a description does while the description is shared (variant ≠ off and
@@ -43,7 +44,8 @@ export type BugName =
   | 'barrier-flag-read-per-worker'
   | 'empty-finish-hands-nothing'
   | 'stale-hand-appended'
-  | 'registry-keyed-by-id';
+  | 'batch-ids-collide-across-sinks'
+  | 'own-batch-ignores-max-runs';
 export const BUG_NAMES: readonly BugName[] = [
   'sweep-upgrade-race',
   'drop-without-finish',
@@ -59,7 +61,8 @@ export const BUG_NAMES: readonly BugName[] = [
   'barrier-flag-read-per-worker',
   'empty-finish-hands-nothing',
   'stale-hand-appended',
-  'registry-keyed-by-id',
+  'batch-ids-collide-across-sinks',
+  'own-batch-ignores-max-runs',
 ];
 
 /** Gallery bugs that show only when storage fails or replicas are aborted (`sbkit check --faults`). */
@@ -151,7 +154,9 @@ export type StorageFault = 'transient' | 'indeterminate-applied' | 'indeterminat
 export type Time = number;
 /** Identifies one update of the desired collection (the same id on every replica). */
 export type UpdateId = number;
-/** Identifies a shared batch within one process's registry: the description's mint sequence number. */
+/** Names a shared batch in traces: its description's mint sequence number, within its MV sink (events of
+ * sink s > 0 carry `sink`). The registry itself keys a batch id that cannot collide across sinks (impl:
+ * the sink's shard as a namespace, like Materialize's `Uuid::new_v4()`; vocab/PROTOCOL.md "Keying"). */
 export type SharedId = number;
 
 /**
@@ -183,6 +188,13 @@ export interface PersistConfig {
   /** An append whose inline parts would bring state's inline bytes to this or more is refused
    * with inline backpressure; the writer flushes its inline parts to blob and retries (default 1 MiB). */
   readonly inlineTotalMaxBytes: number;
+  /**
+   * `persist_batch_max_runs` (default 1; absent = 1): a batch builder given a value of 2 or more compacts
+   * its runs as it goes so that the batch has at most that many; below 2 every part is a run of its own.
+   * Own batches honour it; the shared builder passes a hard-coded `None` and never does (#37591's review;
+   * vocab/PROTOCOL.md "Runs: persist_batch_max_runs").
+   */
+  readonly maxRuns?: number;
 }
 
 /** Parts of one or more batches, hollow (one blob PUT each) and inline (in consensus state) apart. */
@@ -269,6 +281,9 @@ export type TraceEvent = SinkTag &
       readonly upper: Time;
       readonly batches: number;
       readonly parts: PartsSummary;
+      /** (predicted) Σ runs of the appended batches: an own batch's runs as persist_batch_max_runs
+       * compacts them, a shared batch one run per part (its builder's max_runs is `None`). */
+      readonly runs: number;
       readonly updates: readonly UpdateId[];
       readonly result: AppendResult;
     }
@@ -298,27 +313,27 @@ export type TraceEvent = SinkTag &
       readonly batches: number;
       readonly reason: 'mismatch' | 'stale';
     }
-  /** The registry sweep removed dead entries (clean implementation: one atomic step). */
-  | {
+  /** The registry sweep removed dead entries (`removed`, predicted, ascending). It runs inside `worker`'s
+   * builder() call, under the registry's lock, before the id is looked up, when the map's length (before
+   * this call's insert) exceeds twice its length after the last sweep (vocab/PROTOCOL.md "Sweep"). */
+  | (SweepBy & {
       readonly kind: 'sweep';
-      readonly replica: number;
-      readonly process: number;
       readonly removed: readonly SharedId[];
       /** Only when the registry serves several MV sinks (RunConfig.sinks > 1): per sink it serves, the
        * entries it removed (`removed` is then their concatenation, in this order). PROTOCOL.md "Several
        * MV sinks". */
       readonly sinks?: readonly SweptSink[];
-    }
-  /** sweep-upgrade-race only: the sweep took a temporary strong reference to a live entry… */
-  | { readonly kind: 'sweep-hold'; readonly replica: number; readonly process: number; readonly sharedId: SharedId }
+    })
+  /** sweep-upgrade-race only: the sweep took a temporary strong reference to the live entry `sharedId`
+   * (predicted: the next live entry in id order)… */
+  | (SweepBy & { readonly kind: 'sweep-hold'; readonly sharedId: SharedId; readonly entrySink?: number })
   /** …and released it; `closed` (predicted): it was the last reference, so the batch went to nobody. */
-  | {
+  | (SweepBy & {
       readonly kind: 'sweep-release';
-      readonly replica: number;
-      readonly process: number;
       readonly sharedId: SharedId;
       readonly closed: boolean;
-    }
+      readonly entrySink?: number;
+    })
   /** drop-without-finish only: a handle was dropped without finish(); `closed` as for sweep-release. */
   | (WorkerRef & { readonly kind: 'drop'; readonly sharedId: SharedId; readonly closed: boolean })
   /**
@@ -350,6 +365,18 @@ export type TraceEvent = SinkTag &
  */
 export interface SinkTag {
   readonly sink?: number;
+}
+
+/**
+ * Who ran a sweep: the worker whose builder() call it was (replica, process, worker). `worker` is absent
+ * only in one sink's part of a run of several sinks, for a sweep another sink's worker ran (an
+ * environment step there: conformance/multi-sink.ts). A hold or release of an entry of another sink than
+ * the sweeper's names the entry's sink (`entrySink`; the event's own `sink` is the sweeper's).
+ */
+export interface SweepBy {
+  readonly replica: number;
+  readonly process: number;
+  readonly worker?: number;
 }
 
 /** What a registry sweep removed of one MV sink's entries. */

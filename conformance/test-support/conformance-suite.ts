@@ -4,7 +4,7 @@
  * runs it on the default budget and a fixed seed, conformance.deep.test.ts on a long one and a fresh seed.
  */
 import { describe, expect, it } from 'vitest';
-import { VARIANTS } from '../../vocab/index.ts';
+import { VARIANTS } from '../../impl/variants/index.ts';
 import { runCheck } from '../check.ts';
 import { DEFAULT_FAULT_RATE } from '../faults.ts';
 import { LIMITS, ORDERS } from '../reach.ts';

@@ -41,6 +41,8 @@ const HELP = {
 
 export const compareCommand: Command = {
   name: 'compare',
+  help: HELP,
+  flags: COMPARE_FLAGS,
   summary: 'compare off / best-effort / barrier on a workload (table or --json), or sweep a parameter',
   run: (argv, io) => withArgs(HELP, COMPARE_FLAGS, argv, io, async (v) => {
     const resolved = resolveSetup(v, v.sweep);

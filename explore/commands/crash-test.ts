@@ -2,14 +2,16 @@
 import { mkdirSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BUG_NAMES, VARIANTS, type BugName, type Variant } from '../../vocab/index.ts';
+import { BUG_NAMES, type BugName, type Variant } from '../../vocab/index.ts';
+import { bestEffortMeta } from '../../vocab/variants/best-effort.ts';
+import { VARIANTS } from '../variants/index.ts';
 import { SbkitError } from '../../impl/errors.ts';
-import { parseBlobSpec, parseConsensusSpec } from '../../impl/persist/backends.ts';
+import { parseConsensusSpec } from '../../impl/persist/backends.ts';
 import { bytesFlag, choiceFlag, intFlag, optional } from '../args.ts';
-import { blobFlag, consensusFlag, defaultPgUrl, openBackends } from '../backend-flags.ts';
-import { type Command, EXIT, usageError, withArgs } from '../command.ts';
+import { defaultPgUrl, fileBlobFlag, openBackends, postgresFlag } from '../backend-flags.ts';
+import { type Command, exitWith, usageError, withArgs } from '../command.ts';
 import { renderCrashReport, describeCrashSetup } from '../crash/render.ts';
-import { runCrashTest } from '../crash/crash-test.ts';
+import { crashReasons, runCrashTest } from '../crash/crash-test.ts';
 import { DEFAULT_SEED, DEFAULT_THRESHOLD } from '../setup-flags.ts';
 import { reportRunError } from './errors.ts';
 
@@ -18,11 +20,11 @@ const USAGE = 'sbkit crash-test';
 export const CRASH_FLAGS = {
   replicas: intFlag({ help: 'replica processes writing the shard', defaultValue: 2, min: 1, max: 8 }),
   kills: intFlag({ help: 'SIGKILLs, at seeded moments (each followed by a restart)', defaultValue: 10, min: 0, max: 1000 }),
-  seconds: intFlag({ help: 'the time bound of the whole run (wall clock); reaching it fails the run', defaultValue: 120, min: 1, max: 3600 }),
+  seconds: intFlag({ help: 'the time bound of the whole run (wall clock); reaching it stops every process and the run is incomplete (exit 4)', defaultValue: 120, min: 1, max: 3600 }),
   seed: intFlag({ help: 'seed of the workload and of the kill plan (when, whom)', defaultValue: DEFAULT_SEED, min: 0, max: 0xffff_ffff }),
-  consensus: optional(consensusFlag('the shard\'s consensus: a postgres:// URL (?table=NAME to choose the table)'), '$SBKIT_PG_URL, else the server `npm run pg:start` started'),
-  blob: optional(blobFlag('the blob directory: file:DIR (each run makes its own sub-directory for blobs and traces)'), `file:${path.join(os.tmpdir(), 'sbkit-crash')}`),
-  variant: choiceFlag<Variant>({ help: 'the variant the replicas run', choices: VARIANTS, defaultValue: 'best-effort' }),
+  consensus: optional(postgresFlag('the shard\'s consensus: a postgres:// URL (?table=NAME to choose the table)'), '$SBKIT_PG_URL, else the server `npm run pg:start` started'),
+  blob: optional(fileBlobFlag('the blob directory: file:DIR (each run makes its own sub-directory for blobs and traces)'), 'file:$TMPDIR/sbkit-crash (the OS temp directory)'),
+  variant: choiceFlag<Variant>({ help: 'the variant the replicas run', choices: VARIANTS, defaultValue: bestEffortMeta.name }),
   workers: intFlag({ help: 'workers per process (timely -w)', defaultValue: 4, min: 1, max: 64 }),
   processes: intFlag({ help: 'processes per replica (timely -n)', defaultValue: 1, min: 1, max: 8 }),
   intervals: intFlag({ help: 'batch intervals (K)', defaultValue: 400, min: 8, max: 100_000 }),
@@ -41,13 +43,16 @@ const HELP = {
     '(it claims a new writer id and starts at the shard\'s upper). Then: the audit of the real database and\n' +
     'files (0 lost, 0 duplicated), leaked-blob cleanup (leaks created and collected), and every trace,\n' +
     'joined across incarnations and put in the shard\'s order, replayed on the model and judged by the\n' +
-    'spec\'s properties. Exit 0 only if everything holds. The seed fixes the workload and the kill plan;\n' +
-    'the interleaving is the machine\'s.',
+    'spec\'s properties. Exit 0 only if every kill happened and everything holds; 1 if anything failed; 4 if\n' +
+    'the time bound stopped the run or the replicas sealed the shard before every kill (incomplete: nothing\n' +
+    'it could judge failed). The seed fixes the workload and the kill plan; the interleaving is the machine\'s.',
   notes: ['Examples:\n  npm run pg:start && sbkit crash-test\n  sbkit crash-test --replicas 3 --kills 20 --seconds 300 --seed 7\n  sbkit crash-test --consensus postgres://u:p@db:5432/sbkit?table=crash --blob file:/var/tmp/sbkit'],
 };
 
 export const crashTestCommand: Command = {
   name: 'crash-test',
+  help: HELP,
+  flags: CRASH_FLAGS,
   summary: 'replica processes on PostgreSQL + files, SIGKILLed and restarted; audit, cleanup, model replay',
   run: (argv, io) => withArgs(HELP, CRASH_FLAGS, argv, io, async (v) => {
     const consensus = v.consensus ?? defaultPgUrl();
@@ -66,7 +71,7 @@ export const crashTestCommand: Command = {
       const dir = path.join(os.tmpdir(), 'sbkit-crash');
       mkdirSync(dir, { recursive: true });
       blob = `file:${dir}`;
-    } else if (parseBlobSpec(blob).kind !== 'file') return usageError(io, USAGE, `--blob: must be file:DIR (${processesShare})`);
+    }
     try {
       const opened = await openBackends(consensus, blob, 'sbkit-crash-check');
       await opened.close();
@@ -91,7 +96,7 @@ export const crashTestCommand: Command = {
     try {
       const report = await runCrashTest({ workload, kills: v.kills, seconds: v.seconds, consensus, blob, progress: (line) => io.err(`${line}\n`) });
       io.out(renderCrashReport(report));
-      return report.failures.length === 0 ? EXIT.ok : EXIT.failed;
+      return exitWith(io, USAGE, crashReasons(report));
     } catch (e) {
       return reportRunError(io, USAGE, e);
     }

@@ -4,9 +4,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { VARIANTS } from '../../vocab/index.ts';
-import { type Flag, type FlagValues, bad, bytesFlag, choiceFlag, good, intFlag, optional, stringFlag, switchFlag } from '../args.ts';
-import { type Command, EXIT, usageError, withArgs } from '../command.ts';
+import { VARIANTS } from '../variants/index.ts';
+import { type Flag, type FlagValues, bad, bytesFlag, choiceFlag, good, intFlag, optional, shardFlag, stringFlag, switchFlag } from '../args.ts';
+import { type Command, EXIT, exitCodeOf, exitWith, usageError, withArgs } from '../command.ts';
+import { DEFAULT_CHECK_RUNS } from '../budgets.ts';
 import { loadDiagrams } from '../diagrams.ts';
 import {
   DEFAULT_MAX_MEMORY,
@@ -18,16 +19,20 @@ import {
   MODEL_BUG_NAMES,
   type ModelBugName,
   type ModelCheckRequest,
+  type ModelCheckResult,
   WORKLOAD_LINES,
   coreLines,
   modelCheckJson,
+  modelCheckReasons,
   renderModelCheck,
   runModelCheck,
 } from '../model-check.ts';
 import type { Io } from '../io.ts';
 import { withProgress } from '../progress.ts';
+import { describeWriteError, outputFlagProblem } from '../output-paths.ts';
 import { CHECK_VARIANTS, type CheckVariant } from './check.ts';
 import { reportRunError } from './errors.ts';
+import { VARIANT_OPTION_FLAGS, optionsFromFlags } from '../variant-options.ts';
 
 const USAGE = 'sbkit model';
 
@@ -56,24 +61,6 @@ const CHECK_ONLY = [
 /** Flags of the packed search only (given with --search plain: exit 2). */
 const PACKED_ONLY = ['symmetry', 'por', 'max-memory', 'max-seconds', 'shard', 'jobs'] as const;
 
-/** `--shard i/n`: 1 ≤ i ≤ n ≤ 4096, returned 0-based. */
-function shardFlag(help: string): Flag<{ readonly index: number; readonly count: number } | undefined> {
-  return {
-    help,
-    placeholder: 'I/N',
-    takesValue: true,
-    repeatable: false,
-    defaultValue: undefined,
-    parse: (raw) => {
-      const m = /^(\d+)\/(\d+)$/.exec(raw.trim());
-      const i = Number(m?.[1]);
-      const n = Number(m?.[2]);
-      if (m === null || !(n >= 1 && n <= 4096 && i >= 1 && i <= n)) return bad(`expected I/N with 1 ≤ I ≤ N ≤ 4096 (e.g. 2/4), got ${JSON.stringify(raw)}`);
-      return good({ index: i - 1, count: n });
-    },
-  };
-}
-
 /** `--combine FILE[,FILE…]` (repeatable): shard outputs to combine. */
 function filesFlag(help: string): Flag<readonly string[]> {
   return {
@@ -96,7 +83,7 @@ const onOff = (help: string) => optional(choiceFlag<'on' | 'off'>({ help, choice
 const given = (v: FlagValues<typeof MODEL_FLAGS>, name: (typeof CHECK_ONLY)[number]): boolean =>
   name === 'json' ? v.json : name === 'core' ? v.core : name === 'faults' ? v.faults : v[name] !== undefined;
 
-export const MODEL_FLAGS = {
+const FIXED_MODEL_FLAGS = {
   machine: optional(stringFlag({ help: 'print only this machine (see --list)', placeholder: 'NAME', defaultValue: '' }), 'all'),
   list: switchFlag('list the machines and exit'),
   mermaid: switchFlag('print Mermaid stateDiagram-v2 source (the default without --check)'),
@@ -107,15 +94,15 @@ export const MODEL_FLAGS = {
   replicas: optional(intFlag({ help: '--check: replicas', defaultValue: DEFAULT_SHAPE.replicas, min: 1, max: 4 }), String(DEFAULT_SHAPE.replicas)),
   intervals: optional(intFlag({ help: '--check: batch intervals', defaultValue: DEFAULT_SHAPE.intervals, min: 1, max: 8 }), String(DEFAULT_SHAPE.intervals)),
   'max-states': optional(
-    intFlag({ help: '--check: stop after N distinct states per variant (reported as incomplete: exit 1)', defaultValue: DEFAULT_MAX_STATES, min: 1, max: 2_000_000_000 }),
+    intFlag({ help: '--check: stop after N distinct states per variant (reported as incomplete: exit 4)', defaultValue: DEFAULT_MAX_STATES, min: 1, max: 2_000_000_000 }),
     `${DEFAULT_MAX_STATES.toLocaleString('en-US')}; plain: ${DEFAULT_PLAIN_MAX_STATES.toLocaleString('en-US')}`,
   ),
   search: optional(choiceFlag<SearchKind>({ help: '--check: packed (fast: packed states, reductions, limits) or plain (model/search.ts, the reference)', choices: SEARCHES, defaultValue: 'packed' }), 'packed'),
   symmetry: onOff('--check: symmetry reduction over workers with identical loads (append workers fixed) and over replicas'),
   por: onOff('--check: partial-order reduction (confluent events taken alone; verdicts kept, counterexamples re-searched to be shortest)'),
-  'max-memory': optional(bytesFlag({ help: '--check: stop a search when this process\'s RSS reaches this (reported as incomplete: exit 1)', defaultValue: DEFAULT_MAX_MEMORY, min: 64 * 1024 * 1024 }), '4GiB'),
-  'max-seconds': optional(intFlag({ help: '--check: stop each search after this many seconds (reported as incomplete: exit 1; the re-search for shortest counterexamples gets as long again)', defaultValue: 3600, min: 1, max: 1_000_000 }), 'none'),
-  shard: shardFlag('--check: explore only shard I of N (frontier split by hash at a BFS depth); combine the shards\' --json with --combine'),
+  'max-memory': optional(bytesFlag({ help: '--check: stop a search when this process\'s RSS reaches this (reported as incomplete: exit 4)', defaultValue: DEFAULT_MAX_MEMORY, min: 64 * 1024 * 1024 }), '4GiB'),
+  'max-seconds': optional(intFlag({ help: '--check: stop each search after this many seconds (reported as incomplete: exit 4; the re-search for shortest counterexamples gets as long again)', defaultValue: 3600, min: 1, max: 1_000_000 }), 'none'),
+  shard: shardFlag('--check: explore only one shard of the search (the BFS frontier split by hash at a depth); combine the shards\' --json with --combine', 'the whole search'),
   jobs: optional(
     intFlag({
       help: "--check: spread each search over N threads (states owned by a hash of their builders, BFS levels kept in step: the same verdicts and shortest counterexample lengths, and the same states but for rare ties of the symmetry's order); pays off on big searches and many cores, and takes more memory (each thread keeps tables of its own)",
@@ -125,7 +112,7 @@ export const MODEL_FLAGS = {
     }),
     '1',
   ),
-  combine: filesFlag('combine the --json outputs of every --shard I/N run into one verdict (exit 1 if one is missing or failed)'),
+  combine: filesFlag('combine the --json outputs of every --shard I/N run into one verdict (exit 1 if one found a violation, 4 if one is missing or incomplete)'),
   core: switchFlag("--check: the SPIN anchor's configuration (1 process, 1 interval, each worker 0..--parts one-part updates; see bench/spin/)"),
   parts: optional(intFlag({ help: '--core: the most parts (updates) a worker holds', defaultValue: 1, min: 1, max: 9 }), '1'),
   'model-bug': optional(choiceFlag<ModelBugName>({ help: `--check: switch a bug on in the model (${MODEL_BUG_NAMES.join(', ')}: the review bug of #37591, an append misreading its own indeterminate write — implies --faults); the check must then fail`, choices: MODEL_BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' }), 'none'),
@@ -133,9 +120,12 @@ export const MODEL_FLAGS = {
   json: switchFlag('--check / --coverage: print one JSON object instead of text'),
   'emit-diagram': optional(stringFlag({ help: '--check: on a violation, also write its shortest counterexample as a Mermaid sequenceDiagram (FILE.md: fenced in Markdown)', placeholder: 'FILE', defaultValue: '' })),
   coverage: switchFlag("which transitions of each machine sbkit check's runs take, per variant (replayed through the model)"),
-  runs: optional(intFlag({ help: '--coverage: conformance runs per variant', defaultValue: 500, min: 1, max: 10_000_000 }), 'conformance DEFAULT_RUNS'),
+  runs: optional(intFlag({ help: '--coverage: conformance runs per variant, without faults and again with faults (below the default, a transition never taken is incomplete: exit 4)', defaultValue: DEFAULT_CHECK_RUNS, min: 1, max: 10_000_000 }), String(DEFAULT_CHECK_RUNS)),
   seed: optional(intFlag({ help: '--coverage: the conformance seed', defaultValue: 1, min: 0, max: 0x7fff_ffff }), '1'),
 } as const;
+
+/** The model's flags, then every registered variant's options (`--barrier-timeout T` …, explore/variant-options.ts). */
+export const MODEL_FLAGS = { ...FIXED_MODEL_FLAGS, ...VARIANT_OPTION_FLAGS } as typeof FIXED_MODEL_FLAGS;
 
 const HELP = {
   usage: USAGE,
@@ -147,7 +137,8 @@ const HELP = {
     '`check`), per variant, and judges each property of spec/properties.ts: always (every state) and\n' +
     'eventually (every final state) print "holds" or "VIOLATED" with a shortest counterexample trace;\n' +
     'sometimes prints "witnessed (N-event example)" or "NOT witnessed". Exit 0 = every always/eventually\n' +
-    'property holds and every search completed; 1 = a violation, or --max-states / --max-memory was hit.',
+    'property holds and every search completed; 1 = a violation; 4 = no violation, but a search stopped at\n' +
+    '--max-states, --max-memory or --max-seconds (incomplete: it never reads "holds").',
   notes: [
     `The workload of --check (small, so every interleaving can be visited; both routes are reachable):\n${WORKLOAD_LINES.map((l) => `  ${l}`).join('\n')}`,
     'The packed search (default) stores states as a few integers each and takes successors from\n' +
@@ -215,26 +206,41 @@ async function checkModel(io: Io, v: ModelValues): Promise<number> {
     ...(v.shard === undefined ? {} : { shard: v.shard }),
     ...(v.jobs === undefined ? {} : { jobs: v.jobs }),
     ...(v.core ? { core: { parts: v.parts ?? 1 } } : {}),
+    ...(optionsFromFlags(v) === undefined ? {} : { variantOptions: optionsFromFlags(v) }),
   };
+  const unwritable = outputFlagProblem(io.cwd, [['--emit-diagram', v['emit-diagram']]]);
+  if (unwritable !== undefined) return usageError(io, USAGE, unwritable);
+  let r: ModelCheckResult;
   try {
-    const r = await withProgress(io, { json: v.json, title: 'model check' }, (update) => runModelCheck(request, { now: () => io.now(), onProgress: update }));
-    const diagram = v['emit-diagram'] === undefined ? undefined : await emitModelDiagram(r, v['emit-diagram']);
-    io.out(v.json ? `${JSON.stringify(modelCheckJson(r), null, 2)}\n` : renderModelCheck(r));
-    if (diagram !== undefined && !v.json) io.out(`${diagram}\n`);
-    return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
+    r = await withProgress(io, { json: v.json, title: 'model check' }, (update) => runModelCheck(request, { now: () => io.now(), onProgress: update }));
   } catch (e) {
     return reportRunError(io, USAGE, e);
   }
+  // The result first, so that a file that cannot be written never costs the counterexample.
+  io.out(v.json ? `${JSON.stringify(modelCheckJson(r), null, 2)}\n` : renderModelCheck(r));
+  const reasons = modelCheckReasons(r);
+  if (v['emit-diagram'] !== undefined) {
+    const file = v['emit-diagram'];
+    try {
+      const said = await emitModelDiagram(r, resolve(io.cwd, file), file);
+      if (!v.json) io.out(`${said}\n`);
+    } catch (e) {
+      exitWith(io, USAGE, reasons);
+      io.err(`${USAGE}: --emit-diagram: ${describeWriteError(file, e)}\n`);
+      return EXIT.internal;
+    }
+  }
+  return exitWith(io, USAGE, reasons);
 }
 
 /** Writes the shortest counterexample of the check (if any) as a sequence diagram; says what it wrote. */
-async function emitModelDiagram(r: Awaited<ReturnType<typeof runModelCheck>>, file: string): Promise<string> {
+async function emitModelDiagram(r: ModelCheckResult, path: string, file: string): Promise<string> {
   const { modelCounterexampleSequence } = await import('../model-diagram.ts');
   const seq = modelCounterexampleSequence(r);
   if (seq === undefined) return 'no counterexample: no diagram written';
   const { diagramFile } = await import('../sequence.ts');
   const { writeFile } = await import('node:fs/promises');
-  await writeFile(file, diagramFile(seq, file), 'utf8');
+  await writeFile(path, diagramFile(seq, file), 'utf8');
   return `shortest counterexample written as a sequence diagram: ${file}`;
 }
 
@@ -244,12 +250,13 @@ async function coverageOfModel(io: Io, v: ModelValues): Promise<number> {
   if (clash !== undefined) return usageError(io, USAGE, `--coverage: cannot be combined with ${clash}`);
   const stray = CHECK_ONLY.find((name) => name !== 'variant' && name !== 'json' && given(v, name));
   if (stray !== undefined) return usageError(io, USAGE, `--${stray}: only with --check`);
-  const { runCoverage, renderCoverage, coverageJson } = await import('../coverage.ts');
+  const { runCoverage, renderCoverage, coverageJson, coverageReasons } = await import('../coverage.ts');
   try {
     const variants = v.variant === undefined || v.variant === 'all' ? VARIANTS : [v.variant];
     const r = await withProgress(io, { json: v.json, title: 'coverage' }, (update) => runCoverage({ variants, runs: v.runs, seed: v.seed ?? 1 }, update));
-    io.out(v.json ? `${JSON.stringify(coverageJson(r), null, 2)}\n` : renderCoverage(r));
-    return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
+    const reasons = coverageReasons(r, v.runs ?? DEFAULT_CHECK_RUNS);
+    io.out(v.json ? `${JSON.stringify({ ...(coverageJson(r) as object), exitCode: exitCodeOf(reasons), reasons: reasons.map((x) => x.text) }, null, 2)}\n` : renderCoverage(r));
+    return exitWith(io, USAGE, reasons);
   } catch (e) {
     return reportRunError(io, USAGE, e);
   }
@@ -273,7 +280,7 @@ async function combineShards(io: Io, v: ModelValues): Promise<number> {
   try {
     const r = combineModelChecks(files);
     io.out(v.json ? `${JSON.stringify(modelCheckJson(r), null, 2)}\n` : renderModelCheck(r));
-    return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
+    return exitWith(io, USAGE, modelCheckReasons(r));
   } catch (e) {
     if (e instanceof CombineError) return usageError(io, USAGE, `--combine: ${e.message}`);
     return reportRunError(io, USAGE, e);
@@ -305,6 +312,8 @@ async function printMachines(io: Io, v: ModelValues): Promise<number> {
 
 export const modelCommand: Command = {
   name: 'model',
+  help: HELP,
+  flags: MODEL_FLAGS,
   summary: "print the model's state machines as Mermaid diagrams, or check the model exhaustively (--check)",
   run: (argv, io) =>
     withArgs(HELP, MODEL_FLAGS, argv, io, (v) =>

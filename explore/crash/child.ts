@@ -32,6 +32,16 @@ export function pacedScheduler(intervalMs: number): Scheduler {
   };
 }
 
+/**
+ * Freezes this process for good (a test's hold): the event loop stops, nothing more is written or sent;
+ * only a kill ends it. The `held` message is written to the IPC channel first (a short message on an
+ * idle channel leaves in the call).
+ */
+function freeze(what: string): never {
+  process.send?.({ type: 'held', what } satisfies ChildMessage);
+  for (;;) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+}
+
 /** The incarnation's lower reached K with this event: it appends nothing more. */
 export function seals(e: TraceEvent, intervals: number): boolean {
   if (e.kind === 'append') return e.result.ok ? e.upper >= intervals : e.result.current >= intervals;
@@ -53,6 +63,7 @@ async function main(): Promise<number> {
     const blob = await FileBlob.open(config.blobDir);
     const updates = generateUpdates({ intervals: config.intervals, rows: config.rows, rowBytes: config.rowBytes, seed: config.seed });
     let sealed = false;
+    if (config.hold?.at === 'load') freeze(`replica ${config.replica} incarnation ${config.incarnation} held before it loaded`);
     send({ type: 'loaded' });
     await claim;
     const result = await runIncarnation({
@@ -72,6 +83,9 @@ async function main(): Promise<number> {
       restarted: config.incarnation > 0,
       observer: {
         event(e) {
+          if (config.hold?.at === 'commit' && e.kind === 'append' && e.result.ok && e.upper === config.hold.upper) {
+            freeze(`replica ${config.replica} incarnation ${config.incarnation} held after its commit of [${e.lower}, ${e.upper}), before its trace has the append`);
+          }
           line({ t: wallMs(), e });
           if (e.kind === 'append' && e.result.ok) send({ type: 'upper', upper: e.upper });
           if (!sealed && seals(e, config.intervals)) {

@@ -22,11 +22,12 @@ import { encodedUpdateSize, partitionWorker } from '../../impl/update.ts';
 import type { ModelConfig } from '../../model/config.ts';
 import type { StorageFacts } from '../../spec/view.ts';
 import { checkRealTrace, type RealCheck } from '../real-check.ts';
+import { type Reason, incomplete, violation } from '../command.ts';
 import { generateUpdates } from '../workload.ts';
 import { openSessionFence } from './fence.ts';
 import { joinTraces } from './join.ts';
 import { killPlan, type KillPlan } from './plan.ts';
-import { CrashSupervisor, type SupervisedRun, type Workload } from './supervisor.ts';
+import { CrashSupervisor, type Hold, type SupervisedRun, type Workload } from './supervisor.ts';
 
 export interface CrashOptions {
   readonly workload: Workload;
@@ -37,6 +38,9 @@ export interface CrashOptions {
   /** `file:DIR`: the run's directory is made under DIR. */
   readonly blob: string;
   readonly progress?: (line: string) => void;
+  /** Tests only (supervisor.ts): a replica process frozen at a point, and a stop on a progress line. */
+  readonly hold?: Hold;
+  readonly stopWhen?: (line: string) => boolean;
 }
 
 export interface Leaks {
@@ -62,10 +66,12 @@ export interface CrashReport {
   readonly run: SupervisedRun;
   readonly audit: Audit;
   readonly leaks: Leaks;
-  readonly join: { readonly ok: true; readonly events: number; readonly inflightApplied: number } | { readonly ok: false; readonly why: string };
+  readonly join: { readonly ok: true; readonly events: number; readonly inflightApplied: number; readonly tails: readonly string[] } | { readonly ok: false; readonly why: string };
   readonly check?: RealCheck;
-  /** Everything that failed (empty: the run passed). */
+  /** Everything that failed (empty: nothing the run could judge failed). */
   readonly failures: readonly string[];
+  /** Why the run is incomplete (the time bound, kills it could not make): no verdict on what did not run. */
+  readonly incomplete: readonly string[];
 }
 
 export function crashShardId(seed: number): string {
@@ -98,6 +104,8 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashReport> {
       blob,
       fence,
       ...(opts.progress === undefined ? {} : { progress: opts.progress }),
+      ...(opts.hold === undefined ? {} : { hold: opts.hold }),
+      ...(opts.stopWhen === undefined ? {} : { stopWhen: opts.stopWhen }),
     });
     run = await supervisor.run();
   } finally {
@@ -136,7 +144,16 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashReport> {
   };
 
   const failures: string[] = [...run.failures];
-  if (run.kills.length < opts.kills && failures.length === 0) failures.push(`only ${run.kills.length} of ${opts.kills} kills happened`);
+  const cutShort: string[] = [];
+  if (run.timedOut) {
+    cutShort.push(
+      `${run.stop ?? 'the run was stopped'} at shard upper ${audit.upper} of ${workload.intervals}, after ${run.kills.length} of ${opts.kills} kills: ` +
+        'the audit, the leak check and the model judge only a finished run (more --seconds, or fewer --intervals or --kills)',
+    );
+  } else {
+    cutShort.push(...run.shortfall);
+    if (run.kills.length < opts.kills && run.shortfall.length === 0 && failures.length === 0) cutShort.push(`only ${run.kills.length} of ${opts.kills} kills happened`);
+  }
   const finished = failures.length === 0 && !run.timedOut;
   if (finished) {
     if (audit.upper !== workload.intervals) failures.push(`audit: the shard's upper is ${audit.upper}, not ${workload.intervals}`);
@@ -173,10 +190,16 @@ export async function runCrashTest(opts: CrashOptions): Promise<CrashReport> {
     run,
     audit,
     leaks,
-    join: joined.ok ? { ok: true, events: joined.trace.length, inflightApplied: joined.inflightApplied } : joined,
+    join: joined.ok ? { ok: true, events: joined.trace.length, inflightApplied: joined.inflightApplied, tails: joined.tails } : joined,
     ...(check === undefined ? {} : { check }),
     failures,
+    incomplete: cutShort,
   };
+}
+
+/** Why the crash test exits non-zero: its failures (1), else why it is incomplete (4). */
+export function crashReasons(r: CrashReport): Reason[] {
+  return [...r.failures.map((f) => violation(`seed ${r.seed}: ${f}`)), ...r.incomplete.map((f) => incomplete(`seed ${r.seed}: ${f}`))];
 }
 
 /** The model's configuration for the crash test's workload: the fault world, replayed as the trace has it. */

@@ -12,7 +12,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../vocab/index.ts';
 import type { StateDiff } from '../../impl/persist/state.ts';
 import { dropTables, pgTargetOrSkip, uniqueTable, withOption } from '../../impl/test-support/pg-target.ts';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { main } from '../cli.ts';
+import { crashReasons, runCrashTest } from './crash-test.ts';
+import { renderCrashReport } from './render.ts';
 import { captureIo } from '../io.ts';
 import { pacedScheduler, seals } from './child.ts';
 import { commitsOf, joinTraces } from './join.ts';
@@ -71,7 +75,7 @@ describe('a replica process\'s helpers', () => {
 
   it('knows when an incarnation sealed: an append to K, a refusal at K, a restart at K', () => {
     const append = (upper: number, result: TraceEvent extends never ? never : { ok: true } | { ok: false; current: number }): TraceEvent =>
-      ({ kind: 'append', replica: 0, lower: upper - 1, upper, batches: 0, parts: { hollow: 0, inline: 0 }, updates: [], result }) as TraceEvent;
+      ({ kind: 'append', replica: 0, lower: upper - 1, upper, batches: 0, parts: { hollow: 0, inline: 0 }, runs: 0, updates: [], result }) as TraceEvent;
     expect(seals(append(10, { ok: true }), 10)).toBe(true);
     expect(seals(append(9, { ok: true }), 10)).toBe(false);
     expect(seals(append(9, { ok: false, current: 10 }), 10)).toBe(true);
@@ -92,6 +96,7 @@ describe('joining the traces of incarnations', () => {
     upper,
     batches: 1,
     parts: { hollow: 1, inline: 0 },
+    runs: 1,
     updates: [],
     result: { ok: true },
   });
@@ -111,7 +116,10 @@ describe('joining the traces of incarnations', () => {
     events,
     cleanups: [],
     failures: [],
+    shortfall: [],
     timedOut: false,
+    notes: [],
+    processes: [],
     wallMs: 0,
   });
 
@@ -133,6 +141,7 @@ describe('joining the traces of incarnations', () => {
       ok: true,
       inflightApplied: 1,
       torn: 3,
+      tails: [],
       trace: [
         mint(0, 0, 1),
         ok(0, 0, 1),
@@ -147,6 +156,29 @@ describe('joining the traces of incarnations', () => {
     // Killed with nothing in flight: just the abort.
     const quiet = joinTraces(supervised([incarnation(0, 0, 'w0-r0', 100, [mint(0, 0, 1)], 105)]), []);
     expect(quiet).toMatchObject({ ok: true, inflightApplied: 0, trace: [mint(0, 0, 1), { kind: 'abort', replica: 0, reason: 'SIGKILL' }] });
+  });
+
+  it('an incarnation the stop caught after a commit: the commit joined as indeterminate-applied, then an abort, and the tail said', () => {
+    // Stopped (the time bound) right after the shard took [1, 2), before its trace had the append.
+    const stopped = { ...incarnation(0, 0, 'w0-r0', 100, [mint(0, 0, 1), ok(0, 0, 1), mint(0, 1, 2)]), stoppedAt: 110 };
+    const joined = joinTraces(supervised([stopped]), [diff(0, 'w0-r0', 0, 1), diff(1, 'w0-r0', 1, 2)]);
+    expect(joined).toMatchObject({
+      ok: true,
+      inflightApplied: 1,
+      trace: [mint(0, 0, 1), ok(0, 0, 1), mint(0, 1, 2), { kind: 'fault', op: 'consensus.cas', fault: 'indeterminate-applied' }, { kind: 'abort', replica: 0, reason: 'stopped' }],
+      tails: ['replica 0 incarnation 0 (writer w0-r0) was stopped while it ran; its trace ends after event 3, with its commit of [1, 2) in flight (the shard has it, the trace no answer: joined as indeterminate-applied), then an abort'],
+    });
+    // Stopped with nothing in flight: an abort, and the tail says only where the trace ends.
+    const quiet = joinTraces(supervised([{ ...incarnation(0, 0, 'w0-r0', 100, [mint(0, 0, 1)]), stoppedAt: 105 }]), []);
+    expect(quiet).toMatchObject({ ok: true, inflightApplied: 0, tails: [expect.stringMatching(/was stopped while it ran; its trace ends after event 1, then an abort$/)] });
+    // Stopped before its claim returned: it wrote nothing, and nothing of it is joined; a planned kill
+    // never lands there (it needs a running incarnation), so without a start line it is refused.
+    const unclaimed = { replica: 0, index: 1, applicationName: 'x', traceFile: path.join(dir, 'never-claimed.jsonl') };
+    expect(joinTraces(supervised([{ ...unclaimed, stoppedAt: 200 }]), [])).toMatchObject({ ok: true, trace: [], tails: ['replica 0 incarnation 1 was stopped before its start line (its writer claim had not returned): nothing of it to join'] });
+    expect(joinTraces(supervised([{ ...unclaimed, killedAt: 200 }]), [])).toEqual({ ok: false, why: 'replica 0 incarnation 1 left no start line' });
+    // A planned kill's commit in flight is not a tail: the kill is the point of the run.
+    const killed = joinTraces(supervised([incarnation(0, 0, 'w0-r0', 100, [mint(0, 0, 1)], 105)]), [diff(0, 'w0-r0', 0, 1)]);
+    expect(killed).toMatchObject({ ok: true, inflightApplied: 1, tails: [] });
   });
 
   it('refuses what no run can produce: a live incarnation\'s commit without its append, two commits in flight, a commit of another description', () => {
@@ -166,7 +198,7 @@ describe('joining the traces of incarnations', () => {
 describe('sbkit crash-test: bad input exits 2 naming the flag', () => {
   it.each([
     [['--consensus', 'mem'], /--consensus: must be a postgres:\/\/ URL \(replica processes share the shard/],
-    [['--consensus', 'mysql://db'], /--consensus: must be mem or a postgres:\/\/ URL/],
+    [['--consensus', 'mysql://db'], /--consensus: must be a postgres:\/\/ URL/],
     [['--consensus', 'postgres://u:secret@127.0.0.1:5432/db', '--blob', 'mem'], /--blob: must be file:DIR/],
     [['--consensus', 'postgres://u:secret@127.0.0.1:1/db'], /sbkit crash-test: --consensus: /],
     [['--kills', '-1'], /--kills: expected an integer from 0/],
@@ -210,6 +242,61 @@ describe.skipIf(target.skip !== undefined)('sbkit crash-test on PostgreSQL + fil
     expect(r.out).toMatch(/^properties +every always\/eventually property holds; witnessed: .*replica-restarted/m);
     expect(r.out).toMatch(new RegExp(`^verdict: ok — seed ${seed}$`, 'm'));
     expect(r.err).toMatch(/^\[\d+\.\d s\] shard upper \d+\/150 · kills \d\/5/m);
+  });
+
+  const small = (replicas: number, intervals: number) => ({
+    variant: 'best-effort' as const, replicas, processes: 1, workersPerProcess: 2, intervals, rows: 20, rowBytes: 100, threshold: 1 << 20, seed, intervalMs: 0, bugs: [],
+  });
+
+  it('the stop at the moment of a commit loses no trace: the join resolves the commit from the shard, says the tail is missing, and the run is incomplete, not failed', async () => {
+    const blob = mkdtempSync(path.join(scratch, 'hold-commit-'));
+    const lines: string[] = [];
+    // Replica 0's first incarnation freezes right after the compare-and-set that moved the shard to 6
+    // committed, before its trace has the append: the stop (as at the time bound) comes then.
+    const report = await runCrashTest({
+      workload: small(1, 20), kills: 0, seconds: 120, consensus, blob: `file:${blob}`, progress: (l) => lines.push(l),
+      hold: { replica: 0, incarnation: 0, point: { at: 'commit', upper: 6 } },
+      stopWhen: (l) => l.includes('held after its commit'),
+    });
+    expect(lines).toContainEqual('replica 0 incarnation 0 held after its commit of [5, 6), before its trace has the append');
+    expect(report.run.timedOut).toBe(true);
+    expect(report.failures).toEqual([]);
+    expect(report.audit.upper).toBe(6);
+    expect(report.join).toMatchObject({ ok: true, inflightApplied: 1, tails: [expect.stringMatching(/^replica 0 incarnation 0 \(writer \S+\) was stopped while it ran; its trace ends after event \d+, with its commit of \[5, 6\) in flight/)] });
+    expect(report.incomplete).toEqual([expect.stringMatching(/^stopped on "replica 0 incarnation 0 held after its commit of \[5, 6\).*" at shard upper 6 of 20, after 0 of 0 kills: /)]);
+    expect(crashReasons(report).map((r) => r.exit)).toEqual([4]);
+    // every process it started (the incarnation and its standby) has exited
+    expect(report.run.processes.map((p) => p.exit === undefined)).toEqual([false, false]);
+    const text = renderCrashReport(report);
+    expect(text).toMatch(/^trace tail +replica 0 incarnation 0 .* in flight/m);
+    expect(text).toMatch(new RegExp(`^verdict: INCOMPLETE — seed ${seed}: nothing it could judge failed\n {2}- stopped on `, 'm'));
+  });
+
+  it('every path of the supervisor ends: a stop while a restart waits for a standby that never loads kills that standby too', async () => {
+    const blob = mkdtempSync(path.join(scratch, 'hold-load-'));
+    // The standby of replica 0's second incarnation never loads; the kill's restart takes it and waits.
+    const report = await runCrashTest({
+      workload: small(1, 40), kills: 1, seconds: 120, consensus, blob: `file:${blob}`,
+      hold: { replica: 0, incarnation: 1, point: { at: 'load' } },
+      stopWhen: (l) => l.includes('waits for its standby process to load'),
+    });
+    expect(report.run.kills).toHaveLength(1);
+    expect(report.run.timedOut).toBe(true);
+    expect(report.failures).toEqual([]);
+    expect(report.run.processes.length).toBeGreaterThanOrEqual(2);
+    expect(report.run.processes.filter((p) => p.exit === undefined)).toEqual([]);
+    expect(report.run.processes.find((p) => p.index === 1)?.exit).toMatchObject({ signal: 'SIGKILL' });
+  });
+
+  it('through the real binary: the time bound stops the run, it exits 4 with its reason, and the command ends', async () => {
+    const blob = mkdtempSync(path.join(scratch, 'bound-'));
+    const bin = path.join(import.meta.dirname, '..', '..', 'bin', 'sbkit.js');
+    const r = await promisify(execFile)('node', [bin, 'crash-test', '--replicas', '2', '--kills', '2', '--seconds', '1', '--intervals', '400', '--seed', String(seed), '--consensus', consensus, '--blob', `file:${blob}`], { timeout: 60_000 })
+      .then(() => ({ code: 0, stdout: '', stderr: '' }), (e: { code: number; stdout: string; stderr: string }) => e);
+    expect(r.code, `${r.stdout}\n${r.stderr}`).toBe(4);
+    expect(r.stdout).toMatch(new RegExp(`^verdict: INCOMPLETE — seed ${seed}: nothing it could judge failed\n {2}- the time bound of 1 s was reached at shard upper \\d+ of 400`, 'm'));
+    expect(r.stderr).toMatch(/^sbkit crash-test: exit 4:\n {2}- incomplete: seed \d+: the time bound of 1 s was reached/m);
+    expect(r.stdout).toMatch(/^processes +\d+ started, \d+ exited$/m);
   });
 
   it('the canary: with restart-rewrites-appended-interval a restarted incarnation duplicates what the shard holds, and the run fails', async () => {

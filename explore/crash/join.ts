@@ -10,7 +10,10 @@
  * diff of the killed writer that its trace has no ok append for is a commit whose answer the process
  * never read. It is entered as the model expects an answer that was lost (vocab/PROTOCOL.md "Faults"):
  * `fault` consensus.cas `indeterminate-applied` before the abort; the shard took the append at that
- * step. The supervisor's cleanups join their replica's sequence by time. Then every event is ordered
+ * step. An incarnation the run's stop (the time bound) killed while it ran is joined the same way —
+ * its trace ends where the stop caught it, an in-flight commit resolved from the shard, then an `abort`
+ * (reason `stopped`) — and the join says so in `tails`: a trace cut short by the harness is not a
+ * failure of the implementation. The supervisor's cleanups join their replica's sequence by time. Then every event is ordered
  * by its wall-clock time (per replica that is the order above): the linearization fixes what the
  * clocks of different processes cannot.
  */
@@ -25,6 +28,8 @@ export interface JoinedTrace {
   readonly inflightApplied: number;
   /** Trace lines cut short by a kill (not expected: each line is one write). */
   readonly torn: number;
+  /** Incarnations the stop caught while they ran: where each trace ends, and the commit it never answered. */
+  readonly tails: readonly string[];
 }
 
 export type Join = ({ readonly ok: true } & JoinedTrace) | { readonly ok: false; readonly why: string };
@@ -51,24 +56,31 @@ export function joinTraces(run: SupervisedRun, diffs: readonly StateDiff[]): Joi
   const all: TimedEvent[] = [];
   let inflightApplied = 0;
   let torn = 0;
+  const tails: string[] = [];
   for (const inc of run.incarnations) {
     const file = readTraceFile(inc.traceFile);
     torn += file.torn;
     const events = [...file.events];
     const writer = file.start?.writer;
+    const endedAt = inc.killedAt ?? inc.stoppedAt;
     if (writer === undefined) {
-      if (inc.killedAt !== undefined || events.length > 0) return { ok: false, why: `replica ${inc.replica} incarnation ${inc.index} left no start line` };
+      // The stop can catch an incarnation told to claim before its claim returned: it wrote nothing.
+      if (inc.killedAt === undefined && inc.stoppedAt !== undefined && events.length === 0) {
+        tails.push(`replica ${inc.replica} incarnation ${inc.index} was stopped before its start line (its writer claim had not returned): nothing of it to join`);
+        continue;
+      }
+      if (endedAt !== undefined || events.length > 0) return { ok: false, why: `replica ${inc.replica} incarnation ${inc.index} left no start line` };
       continue;
     }
     const mine = commits.filter((c) => c.writer === writer);
     const appended = new Set(events.flatMap(({ e }) => (e.kind === 'append' && e.result.ok ? [`${e.lower}/${e.upper}`] : [])));
     const unseen = mine.filter((c) => !appended.has(`${c.lower}/${c.upper}`));
     const where = `replica ${inc.replica} incarnation ${inc.index} (writer ${writer})`;
-    if (inc.killedAt === undefined) {
+    if (endedAt === undefined) {
       if (unseen.length > 0) return { ok: false, why: `${where} was not killed, yet the shard has its commit of [${unseen[0]?.lower}, ${unseen[0]?.upper}) and its trace no append of it` };
     } else {
       if (unseen.length > 1) return { ok: false, why: `${where}: ${unseen.length} commits without an append in its trace; at most one can have been in flight` };
-      const last = events.at(-1)?.t ?? inc.killedAt;
+      const last = events.at(-1)?.t ?? endedAt;
       const c = unseen[0];
       if (c !== undefined) {
         const mint = events.findLast(({ e }) => e.kind === 'mint')?.e;
@@ -78,12 +90,19 @@ export function joinTraces(run: SupervisedRun, diffs: readonly StateDiff[]): Joi
         events.push({ t: last, e: { kind: 'fault', replica: inc.replica, op: 'consensus.cas', fault: 'indeterminate-applied' } });
         inflightApplied += 1;
       }
-      events.push({ t: Math.max(last, inc.killedAt), e: { kind: 'abort', replica: inc.replica, reason: 'SIGKILL' } });
+      if (inc.killedAt === undefined) {
+        tails.push(
+          `${where} was stopped while it ran; its trace ends after ${events.length === 0 ? 'its start' : `event ${file.events.length}`}` +
+            (c === undefined ? '' : `, with its commit of [${c.lower}, ${c.upper}) in flight (the shard has it, the trace no answer: joined as indeterminate-applied)`) +
+            ', then an abort',
+        );
+      }
+      events.push({ t: Math.max(last, endedAt), e: { kind: 'abort', replica: inc.replica, reason: inc.killedAt === undefined ? 'stopped' : 'SIGKILL' } });
     }
     all.push(...events);
   }
   all.push(...run.events);
   // A stable sort: per replica the times are already ascending, so each replica's own order stays.
   all.sort((a, b) => a.t - b.t);
-  return { ok: true, trace: all.map((x) => x.e), inflightApplied, torn };
+  return { ok: true, trace: all.map((x) => x.e), inflightApplied, torn, tails };
 }

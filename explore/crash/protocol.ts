@@ -41,7 +41,16 @@ export interface ChildConfig extends Workload {
   /** pg's application_name of every connection: how the supervisor sees this process's sessions. */
   readonly applicationName: string;
   readonly traceFile: string;
+  /** A test's hold (supervisor.ts `Hold`): this process freezes at that point until it is killed. */
+  readonly hold?: HoldPoint;
 }
+
+/**
+ * Where a held replica process freezes (tests only): `load`, a standby before it says it loaded;
+ * `commit`, right after the compare-and-set that moved the shard to `upper` committed and before its
+ * append reaches the trace file — the state a SIGKILL at that moment leaves. It says `held` first.
+ */
+export type HoldPoint = { readonly at: 'load' } | { readonly at: 'commit'; readonly upper: number };
 
 export const CHILD_ENV = 'SBKIT_CRASH_CHILD';
 
@@ -58,7 +67,9 @@ export type ChildMessage =
   /** This incarnation's lower reached K: it appends nothing more. */
   | { readonly type: 'sealed' }
   | { readonly type: 'done' }
-  | { readonly type: 'error'; readonly message: string };
+  | { readonly type: 'error'; readonly message: string }
+  /** A test's hold was reached (HoldPoint): the process is frozen from now on. */
+  | { readonly type: 'held'; readonly what: string };
 
 /**
  * Supervisor → replica process. `claim`: become the replica's incarnation now (claim a writer id; a

@@ -24,6 +24,7 @@ export function renderCrashReport(r: CrashReport): string {
     `${run.kills.length} of ${r.plan.kills.length} ${survived} (${[...byReplica].sort((a, b) => a[0] - b[0]).map(([rep, n]) => `replica ${rep} ×${n}`).join(', ') || 'none'}), at shard uppers ${run.kills.map((k) => k.upper).join(', ') || '—'}`,
   ]);
   if (r.join.ok) {
+    for (const tail of r.join.tails) lines.push(['trace tail', tail]);
     lines.push(['in flight', `${plural(r.join.inflightApplied, 'kill')} found the killed incarnation's compare-and-set applied (its writer's token in state; joined as indeterminate-applied before the abort)`]);
   }
   const restarts = latencyStats(run.kills.flatMap((k) => (k.restartMs === undefined ? [] : [k.restartMs])));
@@ -37,21 +38,27 @@ export function renderCrashReport(r: CrashReport): string {
   ]);
   lines.push([
     'leaks',
-    `${plural(leaks.fromKilled, 'blob')} left by killed incarnations, ${leaks.collected} collected by ${plural(leaks.cleanups, 'cleanup')}, ${leaks.left} left; ${leaks.fromLive} from live writers; ${plural(leaks.tornPuts, 'PUT')} torn by a kill (temp files, never keys)`,
+    `${plural(leaks.fromKilled, 'blob')} left by killed incarnations, ${leaks.collected} collected by ${plural(leaks.cleanups, 'cleanup')}, ${leaks.left} left; ${leaks.fromLive} from live writers; ${plural(leaks.tornPuts, 'PUT')} torn by a kill (temp files, never keys)${run.timedOut ? ' — not judged: the stop left writers in the middle of their work' : ''}`,
   ]);
   if (r.join.ok && r.check !== undefined) {
     lines.push(['model', `joined trace of ${plural(run.incarnations.length, 'incarnation')}, ${thousands(r.join.events)} events (${thousands(r.check.moved)} moved into the shard's order): ${r.check.model.detail}`]);
     const held = r.check.propertyFailures.length === 0 ? 'every always/eventually property holds' : `${r.check.propertyFailures.length} FAILED`;
     lines.push(['properties', `${held}; witnessed: ${r.check.witnessed.map((w) => w.replace(/^sometimes-/, '')).join(', ') || 'none'}`]);
   }
-  lines.push(['wall', `${millis(run.wallMs)} with processes running${run.timedOut ? ' (the time bound was reached)' : ''}`]);
+  lines.push(['wall', `${millis(run.wallMs)} with processes running${run.timedOut ? ` (stopped: ${run.stop ?? 'the time bound'})` : ''}`]);
+  const exited = run.processes.filter((p) => p.exit !== undefined).length;
+  lines.push(['processes', `${run.processes.length} started, ${exited} exited${exited === run.processes.length ? '' : `, ${run.processes.length - exited} let go`}`]);
+  for (const note of run.notes) lines.push(['note', note]);
   lines.push(['shard', `${r.shardId} in ${r.consensus}; blobs and traces in ${r.runDir}`]);
   const width = Math.max(...lines.map(([k]) => k.length));
   const body = lines.map(([k, v]) => `${k.padEnd(width)}  ${v}`).join('\n');
+  const list = (xs: readonly string[]) => xs.map((f) => `\n  - ${f}`).join('');
   const verdict =
-    r.failures.length === 0
-      ? `verdict: ok — seed ${r.seed}`
-      : `verdict: FAILED — seed ${r.seed}\n${r.failures.map((f) => `  - ${f}`).join('\n')}`;
+    r.failures.length > 0
+      ? `verdict: FAILED — seed ${r.seed}${list(r.failures)}${list(r.incomplete)}`
+      : r.incomplete.length > 0
+        ? `verdict: INCOMPLETE — seed ${r.seed}: nothing it could judge failed${list(r.incomplete)}`
+        : `verdict: ok — seed ${r.seed}`;
   return `\n${body}\n\n${verdict}\n`;
 }
 

@@ -16,8 +16,13 @@
  *   The next incarnation is a standby process started while its predecessor ran (loaded, stores open,
  *   waiting for `claim`), so a restart takes the fence and a claim, not a node start-up (~1–2 s here);
  *   a kill that comes before the standby loaded waits for it.
- * - Bounds: `seconds` (wall clock for the whole run: every process is killed and the run fails) and
- *   `kills` (the plan's length).
+ * - Bounds: `seconds` (wall clock for the whole run: every process is killed and the run is incomplete)
+ *   and `kills` (the plan's length). An incarnation the stop kills while it runs is marked `stoppedAt`
+ *   (the join resolves a commit it had in flight, as for a planned kill).
+ * - Every path ends: every process the supervisor started (incarnations, standbys, one started after the
+ *   stop) is killed when the run ends, and `run()` returns only after each exited, after the restarts
+ *   and cleanups in flight ended. A process that finished its work but does not exit is killed after a
+ *   grace period, and one that outlives its SIGKILL is let go; both are noted in the report.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
@@ -34,7 +39,7 @@ import { Trace } from '../../impl/runtime/trace.ts';
 import { passThroughScheduler } from '../../impl/seams.ts';
 import type { KillPlan } from './plan.ts';
 import type { SessionFence } from './fence.ts';
-import { CHILD_ENV, wallMs, type ChildConfig, type ChildMessage, type Workload } from './protocol.ts';
+import { CHILD_ENV, wallMs, type ChildConfig, type ChildMessage, type HoldPoint, type Workload } from './protocol.ts';
 import { readTraceFile, type TimedEvent } from './trace-file.ts';
 import { seals } from './child.ts';
 
@@ -59,7 +64,23 @@ export interface SupervisorConfig {
   readonly fence: SessionFence;
   /** One line of progress (stderr). */
   readonly progress?: (line: string) => void;
+  /** Tests only: one replica process freezes at a point (protocol.ts HoldPoint) until it is killed. */
+  readonly hold?: Hold;
+  /** Tests only: stop the run as at the time bound once a progress line satisfies this. */
+  readonly stopWhen?: (line: string) => boolean;
 }
+
+/** A test's hold: which incarnation of which replica freezes, and where. */
+export interface Hold {
+  readonly replica: number;
+  readonly incarnation: number;
+  readonly point: HoldPoint;
+}
+
+/** A process that said it finished gets this long to exit before it is killed. */
+export const EXIT_GRACE_MS = 10_000;
+/** A killed process gets this long to be reaped before it is let go (noted in the report). */
+export const REAP_MS = 10_000;
 
 /** One start of a replica's process. */
 export interface Incarnation {
@@ -67,8 +88,10 @@ export interface Incarnation {
   readonly index: number;
   readonly applicationName: string;
   readonly traceFile: string;
-  /** Set when the supervisor killed it: wall-clock ms (as in trace files) of the SIGKILL. */
+  /** Set when the supervisor killed it by the plan: wall-clock ms (as in trace files) of the SIGKILL. */
   killedAt?: number;
+  /** Set when the run's stop (the time bound) killed it while it ran: wall-clock ms of the SIGKILL. */
+  stoppedAt?: number;
   /** How the process ended. */
   exit?: { readonly code: number | null; readonly signal: NodeJS.Signals | null };
   writer?: string;
@@ -95,7 +118,15 @@ export interface SupervisedRun {
   readonly cleanups: readonly (readonly Collected[])[];
   /** What went wrong while running (empty: every process did what it should). */
   readonly failures: readonly string[];
+  /** Kills of the plan that could not be made (every replica had sealed): the run is incomplete. */
+  readonly shortfall: readonly string[];
+  /** The run was stopped before it ended: the time bound (`stop` says why). */
   readonly timedOut: boolean;
+  readonly stop?: string;
+  /** What the harness had to do to end (a process killed after it finished, one let go): not failures. */
+  readonly notes: readonly string[];
+  /** Every process started, and how it ended (code or signal; undefined: let go, still running). */
+  readonly processes: readonly { readonly replica: number; readonly index: number; readonly pid: number | undefined; readonly exit: Incarnation['exit'] }[];
   readonly wallMs: number;
 }
 
@@ -104,6 +135,8 @@ class Live {
   sealed = false;
   /** A standby never activated, ended with the run. */
   dismissed = false;
+  /** It said `done`: its exit is expected within EXIT_GRACE_MS. */
+  grace: ReturnType<typeof setTimeout> | undefined;
   stderr = '';
   readonly exited: Promise<void>;
   constructor(
@@ -129,6 +162,12 @@ export class CrashSupervisor {
   readonly #events: TimedEvent[] = [];
   readonly #cleanups: Collected[][] = [];
   readonly #failures: string[] = [];
+  readonly #shortfall: string[] = [];
+  readonly #notes: string[] = [];
+  /** Every process ever started: all are killed when the run ends, whatever state they were in. */
+  readonly #all = new Set<Live>();
+  readonly #restarts: Promise<void>[] = [];
+  #stopWhy: string | undefined;
   #upper = 0;
   #waiters: (() => void)[] = [];
   #cleanupChain: Promise<void> = Promise.resolve();
@@ -155,10 +194,7 @@ export class CrashSupervisor {
   async run(): Promise<SupervisedRun> {
     const { workload, seconds } = this.#cfg;
     const ticker = setInterval(() => this.#report(), 1000);
-    const deadline = setTimeout(() => {
-      this.#timedOut = true;
-      this.#stop(`the time bound of ${seconds} s was reached`);
-    }, seconds * 1000);
+    const deadline = setTimeout(() => this.stopAtBound(`the time bound of ${seconds} s was reached`), seconds * 1000);
     try {
       const first = Array.from({ length: workload.replicas }, (_, r) => this.#spawn(r, 0));
       // The standbys load meanwhile, so that even an early kill finds its successor ready.
@@ -177,10 +213,7 @@ export class CrashSupervisor {
     } finally {
       clearInterval(ticker);
       clearTimeout(deadline);
-      const everyone = [...this.#current, ...this.#standby].filter((l) => l !== undefined);
-      for (const l of this.#standby) if (l !== undefined) l.dismissed = true;
-      for (const l of everyone) if (l.status !== 'exited') l.child.kill('SIGKILL');
-      await Promise.all(everyone.map((l) => l.exited));
+      await this.#end();
     }
     this.#report();
     return {
@@ -191,9 +224,57 @@ export class CrashSupervisor {
       events: this.#events,
       cleanups: this.#cleanups,
       failures: this.#failures,
+      shortfall: this.#shortfall,
       timedOut: this.#timedOut,
+      ...(this.#stopWhy === undefined ? {} : { stop: this.#stopWhy }),
+      notes: this.#notes,
+      processes: [...this.#all].map((l) => ({ replica: l.inc.replica, index: l.inc.index, pid: l.child.pid, exit: l.inc.exit })),
       wallMs: performance.now() - this.#started,
     };
+  }
+
+  /** Stops the run as the time bound does: every process killed, the run incomplete (`why` in the report). */
+  stopAtBound(why: string): void {
+    if (this.#stopped) return;
+    this.#timedOut = true;
+    this.#stopWhy = why;
+    this.#stop(why);
+  }
+
+  /**
+   * Ends every process the supervisor started and waits for what is still in flight: the restarts (each
+   * throws TimeBound at its next wait once stopped) and the cleanups. A process not reaped within
+   * REAP_MS of its SIGKILL is let go (its handles unreferenced, so this process can exit), and noted.
+   */
+  async #end(): Promise<void> {
+    this.#stopped = true;
+    this.#wake();
+    for (const l of this.#standby) if (l !== undefined) l.dismissed = true;
+    for (const l of this.#all) this.#killIfAlive(l);
+    await Promise.allSettled(this.#restarts);
+    await this.#cleanupChain;
+    // A restart that ran until its wait may have started a process meanwhile: #spawn kills it at once.
+    for (const l of this.#all) this.#killIfAlive(l);
+    const reaped = await Promise.all(
+      [...this.#all].map(async (l) => {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        const ok = await Promise.race([l.exited.then(() => true), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), REAP_MS)))]);
+        clearTimeout(timer);
+        return { l, ok };
+      }),
+    );
+    for (const { l, ok } of reaped) {
+      if (l.grace !== undefined) clearTimeout(l.grace);
+      if (ok) continue;
+      this.#notes.push(`replica ${l.inc.replica} incarnation ${l.inc.index} (pid ${l.child.pid}) had not exited ${REAP_MS / 1000} s after its SIGKILL: let go`);
+      l.child.stderr?.destroy();
+      l.child.channel?.unref();
+      l.child.unref();
+    }
+  }
+
+  #killIfAlive(l: Live): void {
+    if (l.status !== 'exited' && l.child.exitCode === null && l.child.signalCode === null) l.child.kill('SIGKILL');
   }
 
   /** Carries out the kill plan. */
@@ -208,8 +289,8 @@ export class CrashSupervisor {
       // The margin below K is the plan's: a victim is never one known to have sealed, and one that
       // sealed a moment ago (its message not here yet) is caught at its restart (#restart).
       if (victim === undefined) {
-        this.#failures.push(
-          `kill ${index + 1} of ${plan.kills.length} did not happen: every replica had sealed the shard (at ${this.#upper} of ${workload.intervals}; more --intervals, or fewer --kills)`,
+        this.#shortfall.push(
+          `kills ${index + 1}–${plan.kills.length} of ${plan.kills.length} did not happen: every replica had sealed the shard (at ${this.#upper} of ${workload.intervals}; more --intervals, or fewer --kills)`,
         );
         break;
       }
@@ -217,11 +298,11 @@ export class CrashSupervisor {
       victim.child.kill('SIGKILL');
       const kill: Kill = { index, replica: victim.inc.replica, incarnation: victim.inc.index, upper: this.#upper };
       this.#kills.push(kill);
-      restarts.push(
-        this.#restart(victim, kill).catch((e: unknown) => {
-          if (!(e instanceof TimeBound)) this.#fail(`restarting replica ${kill.replica} failed: ${describe(e)}`);
-        }),
-      );
+      const restart = this.#restart(victim, kill).catch((e: unknown) => {
+        if (!(e instanceof TimeBound)) this.#fail(`restarting replica ${kill.replica} failed: ${describe(e)}`);
+      });
+      restarts.push(restart);
+      this.#restarts.push(restart);
     }
     await Promise.all(restarts);
   }
@@ -243,7 +324,9 @@ export class CrashSupervisor {
   async #restart(dead: Live, kill: Kill): Promise<void> {
     const at = performance.now();
     await dead.exited;
+    if (this.#stopped) throw new TimeBound();
     await this.#cfg.fence.waitGone(dead.inc.applicationName);
+    if (this.#stopped) throw new TimeBound();
     const prefix = readTraceFile(dead.inc.traceFile);
     if (prefix.events.some((x) => seals(x.e, this.#cfg.workload.intervals))) {
       this.#fail(`replica ${dead.inc.replica} incarnation ${dead.inc.index} was killed after it sealed the shard (its trace cannot be joined as an abort)`);
@@ -252,6 +335,7 @@ export class CrashSupervisor {
     const r = dead.inc.replica;
     const next = this.#standby[r] ?? this.#spawn(r, dead.inc.index + 1);
     this.#standby[r] = undefined;
+    if (next.status === 'loading') this.#say(`replica ${r}: incarnation ${next.inc.index} waits for its standby process to load`);
     await this.#until(() => next.status !== 'loading');
     if (next.status === 'exited') return; // its exit was reported as a failure
     this.#activate(next);
@@ -303,6 +387,7 @@ export class CrashSupervisor {
       incarnation: index,
       applicationName: inc.applicationName,
       traceFile: inc.traceFile,
+      ...(this.#cfg.hold !== undefined && this.#cfg.hold.replica === replica && this.#cfg.hold.incarnation === index ? { hold: this.#cfg.hold.point } : {}),
     };
     // node itself runs the child (not the tsx wrapper), so SIGKILL reaches the sink's process.
     const child = fork(CHILD, [], {
@@ -312,6 +397,9 @@ export class CrashSupervisor {
       stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     });
     const live = new Live(inc, child);
+    this.#all.add(live);
+    // A process started after the stop (a restart between its waits) is ended at once.
+    if (this.#stopped) child.kill('SIGKILL');
     child.stderr?.on('data', (d: Buffer) => {
       live.stderr = (live.stderr + d.toString()).slice(-4000);
     });
@@ -326,11 +414,21 @@ export class CrashSupervisor {
         if (m.upper >= workload.intervals) live.sealed = true;
       } else if (m.type === 'upper') this.#upper = Math.max(this.#upper, m.upper);
       else if (m.type === 'sealed') live.sealed = true;
+      else if (m.type === 'held') this.#say(m.what);
+      else if (m.type === 'done') {
+        live.grace = setTimeout(() => {
+          if (live.status === 'exited') return;
+          this.#notes.push(`replica ${replica} incarnation ${index} said it was done but had not exited ${EXIT_GRACE_MS / 1000} s later: SIGKILLed`);
+          child.kill('SIGKILL');
+        }, EXIT_GRACE_MS);
+        live.grace.unref();
+      }
       this.#wake();
     });
     child.once('exit', (code, signal) => {
       inc.exit = { code, signal };
       live.status = 'exited';
+      if (live.grace !== undefined) clearTimeout(live.grace);
       if (inc.killedAt === undefined && code !== 0 && !this.#stopped && !live.dismissed) {
         const error = readTraceFile(inc.traceFile).error;
         this.#fail(`replica ${replica} incarnation ${index} exited with ${code ?? signal}: ${error ?? live.stderr.trim().split('\n').slice(-3).join(' | ')}`);
@@ -352,13 +450,29 @@ export class CrashSupervisor {
     this.#stop(why);
   }
 
-  /** Ends the run: every process is killed; waits in progress end with TimeBound. */
+  /**
+   * Ends the run: every process is killed; waits in progress end with TimeBound. An incarnation it kills
+   * while it runs (told to claim, not killed by the plan) is marked `stoppedAt`: its trace may end
+   * before the answer to a commit, which the join then resolves from the shard.
+   */
   #stop(why: string): void {
     if (this.#stopped) return;
     this.#stopped = true;
-    this.#cfg.progress?.(`stopping: ${why}`);
-    for (const l of [...this.#current, ...this.#standby]) if (l !== undefined && l.status !== 'exited') l.child.kill('SIGKILL');
+    this.#say(`stopping: ${why}`);
+    const at = wallMs();
+    for (const l of this.#all) {
+      if (l.status === 'exited') continue;
+      // Told to claim (its messages may lag behind what it did): it may have committed by now.
+      if (this.#current[l.inc.replica] === l && l.inc.killedAt === undefined) l.inc.stoppedAt = at;
+      l.child.kill('SIGKILL');
+    }
     this.#wake();
+  }
+
+  /** One progress line; a test's `stopWhen` may stop the run on it, as the time bound would. */
+  #say(line: string): void {
+    this.#cfg.progress?.(line);
+    if (!this.#stopped && this.#cfg.stopWhen?.(line) === true) this.stopAtBound(`stopped on "${line}"`);
   }
 
   #wake(): void {
@@ -385,7 +499,7 @@ export class CrashSupervisor {
     const s = ((performance.now() - this.#started) / 1000).toFixed(1);
     const restarts = Math.max(0, this.#incarnations.length - workload.replicas);
     const collected = this.#cleanups.reduce((n, c) => n + c.length, 0);
-    this.#cfg.progress?.(
+    this.#say(
       `[${s} s] shard upper ${this.#upper}/${workload.intervals} · kills ${this.#kills.length}/${plan.kills.length} · restarts ${restarts} · cleanups ${this.#cleanups.length} (collected ${collected})`,
     );
   }

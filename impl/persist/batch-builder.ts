@@ -14,12 +14,15 @@ import { encodedUpdateSize, type Update } from '../update.ts';
 import { Batch } from './batch.ts';
 import type { BlobClient } from './blob-client.ts';
 import type { Part } from './part.ts';
+import { maxRunsLimit, runsOf } from './runs.ts';
 
 /** Everything a builder needs from its writer (one per replica). */
 export interface BatchWriter {
   readonly config: PersistConfig;
   readonly blob: BlobClient;
   readonly metrics: MetricsRecorder;
+  /** The shard its batches are for (persist's `Batch::shard_id`); '' when a test does not say. */
+  readonly shardId?: string;
 }
 
 export class BatchBuilder {
@@ -28,13 +31,19 @@ export class BatchBuilder {
   readonly #parts: Part[] = [];
   readonly #ids: UpdateId[] = [];
   #finished = false;
+  /** The run limit this builder compacts to (`null`: every part is its own run). */
+  readonly maxRuns: number | null;
 
   constructor(
     private readonly writer: BatchWriter,
     readonly lower: Time,
     readonly upper: Time,
     private readonly where: Where,
-  ) {}
+    /** Omitted: the writer's configured persist_batch_max_runs (own batches). */
+    maxRuns?: number | null,
+  ) {
+    this.maxRuns = maxRuns === undefined ? maxRunsLimit(writer.config.maxRuns) : maxRuns;
+  }
 
   /** Adds updates in order. Awaits only when a part is cut and PUT. All-or-nothing on bad input. */
   async add(updates: readonly Update[]): Promise<void> {
@@ -62,7 +71,9 @@ export class BatchBuilder {
     this.#finished = true;
     if (this.#buffer.length > 0) await this.#cut();
     this.writer.metrics.c.updatesWritten += this.#ids.length;
-    return new Batch(this.lower, this.upper, this.#parts, this.#ids, this.writer.blob, this.where);
+    const runs = runsOf(this.#parts.length, this.maxRuns);
+    this.writer.metrics.c.compactionRewrites += runs.rewrites;
+    return new Batch(this.lower, this.upper, this.#parts, this.#ids, this.writer.blob, this.where, runs.runs, this.writer.shardId ?? '');
   }
 
   async #cut(): Promise<void> {

@@ -33,6 +33,10 @@ export class Batch {
     readonly updateIds: readonly UpdateId[],
     private readonly blob: BlobClient,
     private readonly where: Where,
+    /** Runs the parts form (runs.ts): one per part unless the builder compacted them. */
+    readonly runs: number = parts.length,
+    /** The shard the batch was built for (persist's `Batch::shard_id`). */
+    readonly shardId = '',
   ) {
     this.#parts = [...parts];
   }

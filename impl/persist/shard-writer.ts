@@ -58,6 +58,11 @@ export class ShardWriter {
 
   constructor(private readonly deps: ShardWriterDeps) {}
 
+  /** The shard this writer appends to. */
+  get shardId(): string {
+    return this.deps.shardId;
+  }
+
   /** The state as this writer last saw it. */
   get cachedState(): ShardState {
     return this.#state;

@@ -22,7 +22,8 @@ export class BarrierState {
   readonly #notify = new Notify();
 
   constructor(
-    readonly id: SharedId,
+    /** How messages name the batch. */
+    readonly id: SharedId | string,
     readonly participants: number,
     pending: number,
   ) {

@@ -1,7 +1,8 @@
 /**
  * The one builder task per builder instance: drains the channel into a persist BatchBuilder created
  * lazily on the first non-empty chunk, and finishes the batch when the channel closes (null if nothing
- * was pushed). Chunks are added in channel order, i.e. push order.
+ * was pushed). Chunks are added in channel order, i.e. push order. Its runs ignore
+ * persist_batch_max_runs (a hard-coded `None` in Materialize).
  */
 import { BatchBuilder, type BatchWriter } from '../persist/batch-builder.ts';
 import { pointAt, type Where } from '../runtime/where.ts';
@@ -27,7 +28,9 @@ export async function runBuilderTask(
       }
       if (r.kind === 'closed') break;
       if (r.item.length === 0) continue; // empty parts are ignored
-      builder ??= new BatchBuilder(writer, range.lower, range.upper, where);
+      // The shared builder's max_runs is `None` whatever persist_batch_max_runs says (#37591's
+      // `client.batch_builder(…, None)`): every part is a run of its own (persist/runs.ts).
+      builder ??= new BatchBuilder(writer, range.lower, range.upper, where, null);
       await builder.add(r.item);
     }
     instance.settle(builder === undefined ? null : await builder.finish());

@@ -22,11 +22,14 @@ export interface SharedBatchesContext {
   readonly scheduler: Scheduler;
   readonly trace: Trace;
   readonly bugs: BugSwitches;
-  /** Starts the builder tasks and the background sweep. */
+  /** Starts the builder tasks. */
   readonly spawn: Spawn;
   /** The sinks this registry serves, when it serves more than one (omitted: one sink, sink 0, writing
    * through `writer` and tracing to `trace`). A sweep then reports what it removed per sink. */
   readonly sinks?: readonly number[];
+  /** The shard of the registry's own sink (sink 0): part of the description a handle is checked
+   * against (default ''). */
+  readonly shard?: string;
 }
 
 /**
@@ -36,11 +39,13 @@ export interface SharedBatchesContext {
  * a handle's events go to the trace of the sink that opened it.
  */
 export interface RegistrySink {
-  /** The sink's index in the run (0 … sinks − 1); part of an entry's key and its description check. */
+  /** The sink's index in the run (0 … sinks − 1): whose writer and trace an entry's events use. */
   readonly sink: number;
   readonly writer: BatchWriter;
   /** The sink's trace (its events carry `sink` when it is > 0). */
   readonly trace: Trace;
+  /** The sink's shard: the description check compares it (Materialize's `BatchDesc.shard_id`). */
+  readonly shard: string;
 }
 
 /** Capacity of each builder's channel: a fifth push waits for the builder task to take one. */

@@ -14,8 +14,8 @@
  *   late-handle-joins-finished-builder bug);
  * - `barrier` is present iff the entry was opened with `participants`.
  */
-import type { SharedId } from '../../vocab/index.ts';
 import type { BarrierState } from './barrier-state.ts';
+import type { SharedBatchId } from './batch-id.ts';
 import type { BuilderInstance } from './builder-instance.ts';
 import type { BatchRange } from './context.ts';
 
@@ -24,7 +24,9 @@ export class BuilderEntry {
   #nextHandleId = 0;
 
   constructor(
-    readonly id: SharedId,
+    readonly id: SharedBatchId,
+    /** The description it was created with (Materialize's `BatchDesc {shard_id, lower, upper}`). */
+    readonly shard: string,
     readonly range: BatchRange,
     readonly participants: number | undefined,
     readonly instance: BuilderInstance,

@@ -19,6 +19,7 @@ import type { Batch } from '../persist/batch.ts';
 import { pointAt } from '../runtime/where.ts';
 import { payloadBytes, type Update } from '../update.ts';
 import type { BarrierState } from './barrier-state.ts';
+import { showId } from './batch-id.ts';
 import type { SharedBatchesContext } from './context.ts';
 import type { BuilderEntry } from './entry.ts';
 
@@ -37,13 +38,19 @@ export class SharedBatchHandle {
     readonly handleId: number,
     worker: number,
     /** Tells the registry that this id's barrier finalized (for over-report detection). */
-    private readonly onFinalized: (id: SharedId) => void,
+    private readonly onFinalized: () => void,
   ) {
     this.#ref = { replica: ctx.replica, process: ctx.process, worker };
   }
 
+  /** The batch's id as traces name it (its mint sequence number). */
   get sharedId(): SharedId {
-    return this.entry.id;
+    return this.entry.id.seq;
+  }
+
+  /** The batch's id as messages name it. */
+  get #name(): string {
+    return showId(this.entry.id);
   }
 
   get state(): HandleState {
@@ -56,7 +63,7 @@ export class SharedBatchHandle {
 
   /** Sends one chunk into the builder's channel, waiting while it is full. Empty chunks are ignored. */
   async push(updates: readonly Update[]): Promise<void> {
-    const id = this.entry.id;
+    const id = this.#name;
     if (this.#state !== 'open') {
       throw new SbkitError('push-after-finish', `push() on shared batch ${id} (handle ${this.handleId}) after ${this.#after()}`);
     }
@@ -79,7 +86,7 @@ export class SharedBatchHandle {
   }
 
   async #send(chunk: readonly Update[]): Promise<void> {
-    const id = this.entry.id;
+    const id = this.#name;
     const bytes = payloadBytes(chunk);
     const instance = this.entry.instance;
     const channel = instance.channel;
@@ -108,7 +115,7 @@ export class SharedBatchHandle {
       // BUG (late-handle-joins-finished-builder, barrier-skip-double-count): the chunk is dropped, as
       // Rust's ignored `SendError` would drop it, and the push looks like any other.
     }
-    this.ctx.trace.emit({ kind: 'push', ...this.#ref, sharedId: id, updates: chunk.map((u) => u.id) });
+    this.ctx.trace.emit({ kind: 'push', ...this.#ref, sharedId: this.sharedId, updates: chunk.map((u) => u.id) });
   }
 
   /** The clean protocol never pushes into a closed channel (the receiver closes only after every
@@ -123,14 +130,14 @@ export class SharedBatchHandle {
     if (this.#pushesInFlight === 0) return;
     throw new SbkitError(
       'push-in-flight',
-      `${what} on shared batch ${this.entry.id} (handle ${this.handleId}) while ${this.#pushesInFlight} push() of this handle ${this.#pushesInFlight === 1 ? 'is' : 'are'} in flight: await every push first`,
+      `${what} on shared batch ${this.#name} (handle ${this.handleId}) while ${this.#pushesInFlight} push() of this handle ${this.#pushesInFlight === 1 ? 'is' : 'are'} in flight: await every push first`,
     );
   }
 
   /** Drops this handle's reference; only the receiver gets the batch, every other handle null. */
   async finish(): Promise<Batch | null> {
     if (this.#state !== 'open') {
-      throw new SbkitError('finish-twice', `finish() on shared batch ${this.entry.id} (handle ${this.handleId}) after ${this.#after()}`);
+      throw new SbkitError('finish-twice', `finish() on shared batch ${this.#name} (handle ${this.handleId}) after ${this.#after()}`);
     }
     this.#refuseWhilePushing('finish()');
     this.#state = 'finished';
@@ -140,7 +147,7 @@ export class SharedBatchHandle {
 
   async #finishBestEffort(): Promise<Batch | null> {
     const { scheduler, trace } = this.ctx;
-    const id = this.entry.id;
+    const id = this.sharedId;
     await pointAt(scheduler, 'shared.finish', this.#ref);
     this.entry.refs -= 1;
     const last = this.entry.refs === 0;
@@ -153,10 +160,10 @@ export class SharedBatchHandle {
 
   async #finishBarrier(barrier: BarrierState): Promise<Batch | null> {
     const { scheduler, trace, bugs } = this.ctx;
-    const id = this.entry.id;
+    const id = this.sharedId;
     await pointAt(scheduler, 'shared.finish', this.#ref);
     const last = barrier.arrive(this.handleId);
-    if (last) this.onFinalized(id);
+    if (last) this.onFinalized();
     trace.emit({ kind: 'finish-begin', ...this.#ref, sharedId: id, last });
     if (!last) {
       // The handle keeps its reference while it waits.
@@ -178,14 +185,14 @@ export class SharedBatchHandle {
    * finish or skip. */
   async drop(): Promise<void> {
     if (this.#state !== 'open') {
-      throw new SbkitError('finish-twice', `drop() on shared batch ${this.entry.id} (handle ${this.handleId}) after ${this.#after()}`);
+      throw new SbkitError('finish-twice', `drop() on shared batch ${this.#name} (handle ${this.handleId}) after ${this.#after()}`);
     }
     this.#refuseWhilePushing('drop()');
     this.#state = 'dropped';
     await pointAt(this.ctx.scheduler, 'shared.drop', this.#ref);
     this.entry.refs -= 1;
     const closed = this.entry.refs === 0;
-    this.ctx.trace.emit({ kind: 'drop', ...this.#ref, sharedId: this.entry.id, closed });
+    this.ctx.trace.emit({ kind: 'drop', ...this.#ref, sharedId: this.sharedId, closed });
     if (closed) this.entry.instance.orphan();
   }
 }

@@ -11,7 +11,7 @@
  *   what was handed for it (`stale`);
  * - every change to `desired`, `lower` or `live` notifies `changed` (input and mint wait on it).
  */
-import type { Description, NoDataPolicy, Variant } from '../../vocab/index.ts';
+import type { Description, NoDataPolicy } from '../../vocab/index.ts';
 import type { BugSwitches } from '../bugs.ts';
 import type { MetricsRecorder } from '../metrics.ts';
 import type { Batch } from '../persist/batch.ts';
@@ -26,6 +26,7 @@ import type { Scheduler } from '../seams.ts';
 import type { RegistrySink } from '../shared/context.ts';
 import { SharedBatches } from '../shared/shared-batches.ts';
 import type { Update } from '../update.ts';
+import type { SharingPolicy } from '../variants/index.ts';
 import type { BarrierKnob, MaxBytesKnob } from './route.ts';
 
 /** How the input advances the desired frontier. `lockstep`: only once the sink caught up
@@ -35,7 +36,8 @@ export type Pacing = 'lockstep' | 'free';
 
 export interface SinkSettings {
   readonly replica: number;
-  readonly variant: Variant;
+  /** The run's variant as the sink consults it (the async sink v1: off's, whatever the variant). */
+  readonly policy: SharingPolicy;
   readonly processes: number;
   readonly workersPerProcess: number;
   readonly intervals: number;
@@ -65,7 +67,7 @@ export interface SinkDeps {
   /** The registries (one per process) when the replica hosts several MV sinks: shared by all of them
    * (the supervisor makes them; PROTOCOL.md "Several MV sinks"). Absent: this sink's own. */
   readonly registries?: readonly SharedBatches[];
-  /** This sink's index in the run (default 0): its entries' part of the registry key. */
+  /** This sink's index in the run (default 0): whose writer and trace its registry entries use. */
   readonly sink?: number;
 }
 
@@ -85,6 +87,11 @@ export class ReplicaState {
   live: Description | null = null;
   /** The live description's append worker passed its `append` point for it: too late to supersede. */
   appendStarted = false;
+  /** The mint's poll is reading the shard (mint.ts): the live description's append waits for the answer. */
+  polling = false;
+  /** Notified when a poll's read answered (or failed). Not `changed`: the mint waits on that one, and
+   * its own read must not wake it (it would poll again and again while the append waits). */
+  readonly pollDone = new Notify();
   /** The superseded description whose append worker has not yet deleted its hands (at most one). */
   superseded: Description | null = null;
   readonly changed = new Notify();
@@ -108,7 +115,7 @@ export class ReplicaState {
     this.writeQueues = Array.from({ length: n }, () => new Mailbox<Description>());
     this.appendQueues = Array.from({ length: n }, () => new Mailbox<Description>());
     this.inboxes = Array.from({ length: n }, () => new Mailbox<Hand>());
-    this.registrySink = { sink: deps.sink ?? 0, writer: deps.writer, trace: deps.trace };
+    this.registrySink = { sink: deps.sink ?? 0, writer: deps.writer, trace: deps.trace, shard: deps.shard.shardId };
     this.registries = deps.registries ?? Array.from(
       { length: settings.processes },
       (_, process) =>
@@ -120,6 +127,7 @@ export class ReplicaState {
           trace: deps.trace,
           bugs: deps.bugs,
           spawn: deps.spawn,
+          shard: deps.shard.shardId,
         }),
     );
   }
@@ -165,6 +173,15 @@ export class ReplicaState {
   endDescription(): void {
     this.live = null;
     this.changed.notifyWaiters();
+  }
+
+  /**
+   * The sink has nothing left to write (vocab/PROTOCOL.md "Faults", sealed): its lower reached K, no
+   * description is live (a refused append's delete has run) and no superseded description waits for
+   * its append worker to delete what was handed for it. Until then a storage failure can still stop it.
+   */
+  get sealed(): boolean {
+    return this.live === null && this.superseded === null && this.lower >= this.settings.intervals;
   }
 
   /** The sink is done (lower reached K): every worker's queues close and its tasks end. */

@@ -1,26 +1,27 @@
 /**
  * Routing (PROTOCOL.md "Routing"): what a worker does with its staged updates for one description.
  *
- *     sharing = variant ≠ off ∧ maxBytes > 0
+ *     sharing = the variant shares (its SharingPolicy) ∧ maxBytes > 0
  *     no staged updates → empty if sharing ∧ noData = finish, else none;
  *     sharing ∧ bytes < maxBytes (strict) → shared;  otherwise → own
  *
  * Every knob is read once per description, at mint, and carried on it (the description's `maxBytes`
  * and `barrier`): every worker of one interval must decide alike.
  */
-import type { NoDataPolicy, Route, Variant } from '../../vocab/index.ts';
+import type { NoDataPolicy, Route } from '../../vocab/index.ts';
 import type { BugSwitches } from '../bugs.ts';
 import { SbkitError, requireInteger, show } from '../errors.ts';
+import type { SharingPolicy } from '../variants/index.ts';
 
-export function sharingOn(variant: Variant, maxBytes: number): boolean {
-  return variant !== 'off' && maxBytes > 0;
+export function sharingOn(policy: SharingPolicy, maxBytes: number): boolean {
+  return policy.sharing && maxBytes > 0;
 }
 
-export function decideRoute(variant: Variant, maxBytes: number, staged: number, bytes: number, bugs: BugSwitches, noData: NoDataPolicy = 'skip'): Route {
+export function decideRoute(policy: SharingPolicy, maxBytes: number, staged: number, bytes: number, bugs: BugSwitches, noData: NoDataPolicy = 'skip'): Route {
   // A worker with no data does nothing (`skip`), or, with `finish` and the description shared, opens a
   // handle and finishes it empty (route `empty`): it reports by finish, as every participant must.
-  if (staged === 0) return noData === 'finish' && sharingOn(variant, maxBytes) ? 'empty' : 'none';
-  if (!sharingOn(variant, maxBytes)) return 'own';
+  if (staged === 0) return noData === 'finish' && sharingOn(policy, maxBytes) ? 'empty' : 'none';
+  if (!sharingOn(policy, maxBytes)) return 'own';
   // BUG (threshold-inclusive): `<=` lets a worker exactly at the threshold share.
   const fits = bugs.has('threshold-inclusive') ? bytes <= maxBytes : bytes < maxBytes;
   return fits ? 'shared' : 'own';

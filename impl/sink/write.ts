@@ -15,6 +15,7 @@ import type { Batch } from '../persist/batch.ts';
 import { BatchBuilder } from '../persist/batch-builder.ts';
 import { pointAt } from '../runtime/where.ts';
 import { payloadBytes, type Update } from '../update.ts';
+import { batchId, type SharedBatchId } from '../shared/batch-id.ts';
 import { at, type ReplicaState } from './replica-state.ts';
 import { unreachable } from '../errors.ts';
 import { decideRoute, readBarrier, sharingOn } from './route.ts';
@@ -30,7 +31,6 @@ export async function runWriter(r: ReplicaState, worker: number): Promise<void> 
 
 async function writeDescription(r: ReplicaState, worker: number, desc: Description): Promise<void> {
   const { scheduler, trace, bugs } = r.deps;
-  const { variant } = r.settings;
   const ref: WorkerRef = { replica: r.settings.replica, process: r.processOf(worker), worker };
 
   await pointAt(scheduler, 'write.stage', ref);
@@ -44,7 +44,7 @@ async function writeDescription(r: ReplicaState, worker: number, desc: Descripti
   }
   const staged = r.staged(worker, desc.lower, desc.upper);
   const bytes = payloadBytes(staged);
-  const route = decideRoute(variant, desc.maxBytes, staged.length, bytes, bugs, r.settings.noData);
+  const route = decideRoute(r.settings.policy, desc.maxBytes, staged.length, bytes, bugs, r.settings.noData);
   trace.emit({ kind: 'stage', ...ref, sharedId: desc.sharedId, updates: staged.map((u) => u.id), bytes, route });
   const batches = await writeRoute(r, ref, desc, staged, route, barrierOf(r, desc));
   await pointAt(scheduler, 'write.hand', ref);
@@ -78,9 +78,17 @@ async function writeRoute(r: ReplicaState, ref: WorkerRef, desc: Description, st
 
 /** Under the barrier every worker of the process reports exactly once: push+finish, or skip. */
 async function reportSkip(r: ReplicaState, ref: WorkerRef, desc: Description, barrier: boolean): Promise<void> {
-  if (barrier && sharingOn(r.settings.variant, desc.maxBytes)) {
-    await at(r.registries, ref.process).noteSkip(desc.sharedId, r.settings.workersPerProcess, ref.worker, r.registrySink);
+  if (barrier && sharingOn(r.settings.policy, desc.maxBytes)) {
+    const { participants } = r.settings.policy.barrier(r.settings.workersPerProcess);
+    await at(r.registries, ref.process).noteSkip(batchIdOf(r, desc), participants, ref.worker, r.registrySink);
   }
+}
+
+/** The registry id of a description: its sink's namespace (the shard) and its mint sequence number, unique
+ * across the sinks of a process like Materialize's Uuid. BUG (batch-ids-collide-across-sinks): the sequence
+ * number alone, which every sink's mint counts from 0. */
+function batchIdOf(r: ReplicaState, desc: Description): SharedBatchId {
+  return batchId(desc.sharedId, r.deps.bugs.has('batch-ids-collide-across-sinks') ? '' : r.registrySink.shard);
 }
 
 /** The barrier flag this worker acts on: the description's, read once at mint. */
@@ -88,14 +96,14 @@ function barrierOf(r: ReplicaState, desc: Description): boolean {
   if (!r.deps.bugs.has('barrier-flag-read-per-worker')) return desc.barrier;
   // BUG (barrier-flag-read-per-worker): the flag is read now, as this worker writes; after a flip the
   // workers of one description disagree.
-  const { replica, variant } = r.settings;
-  return variant !== 'off' && readBarrier(r.settings.barrier, { replica, lower: desc.lower, seq: desc.sharedId, desired: r.desired });
+  const { replica, policy } = r.settings;
+  return policy.sharing && readBarrier(r.settings.barrier, { replica, lower: desc.lower, seq: desc.sharedId, desired: r.desired });
 }
 
 async function writeShared(r: ReplicaState, worker: number, desc: Description, staged: readonly Update[], barrier: boolean): Promise<Batch[]> {
   const registry = at(r.registries, r.processOf(worker));
-  const participants = barrier ? r.settings.workersPerProcess : undefined;
-  const handle = await registry.builder(desc.sharedId, desc, { worker, participants, sink: r.registrySink });
+  const participants = barrier ? r.settings.policy.barrier(r.settings.workersPerProcess).participants : undefined;
+  const handle = await registry.builder(batchIdOf(r, desc), desc, { worker, participants, sink: r.registrySink });
   const chunk = r.settings.pushChunkUpdates;
   for (let i = 0; i < staged.length; i += chunk) await handle.push(staged.slice(i, i + chunk));
   if (r.deps.bugs.has('drop-without-finish') && worker === desc.appendWorker) {
@@ -109,7 +117,10 @@ async function writeShared(r: ReplicaState, worker: number, desc: Description, s
 }
 
 async function writeOwn(r: ReplicaState, ref: WorkerRef, desc: Description, staged: readonly Update[]): Promise<Batch> {
-  const builder = new BatchBuilder(r.deps.writer, desc.lower, desc.upper, ref);
+  // Own batches honour persist_batch_max_runs (Materialize's `WriteHandle::builder`). BUG
+  // (own-batch-ignores-max-runs): built like the shared builder, with its hard-coded `None`.
+  const maxRuns = r.deps.bugs.has('own-batch-ignores-max-runs') ? null : undefined;
+  const builder = new BatchBuilder(r.deps.writer, desc.lower, desc.upper, ref, maxRuns);
   await builder.add(staged);
   const batch = await builder.finish();
   await pointAt(r.deps.scheduler, 'write.own', ref);

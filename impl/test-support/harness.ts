@@ -13,7 +13,7 @@ import { passThroughScheduler, type Scheduler } from '../seams.ts';
 import { SharedBatches } from '../shared/shared-batches.ts';
 
 export function sharedHarness(
-  opts: { scheduler?: Scheduler; bugs?: readonly BugName[]; persist?: Partial<PersistConfig>; blob?: MemBlob } = {},
+  opts: { scheduler?: Scheduler; bugs?: readonly BugName[]; persist?: Partial<PersistConfig>; blob?: MemBlob; shardId?: string } = {},
 ) {
   const scheduler = opts.scheduler ?? passThroughScheduler;
   const metrics = new MetricsRecorder();
@@ -23,8 +23,10 @@ export function sharedHarness(
   const trace = new Trace({ event: (e) => events.push(e) });
   const config = resolvePersistConfig(opts.persist);
   const client = new BlobClient(blob, scheduler, metrics, 'r0', trace);
-  const writer = { config, blob: client, metrics };
+  const shardId = opts.shardId ?? 'test-shard';
+  const writer = { config, blob: client, metrics, shardId };
   const registry = new SharedBatches({
+    shard: shardId,
     replica: 0,
     process: 0,
     writer,
@@ -33,7 +35,7 @@ export function sharedHarness(
     bugs: new BugSwitches(opts.bugs ?? []),
     spawn: tasks.spawn,
   });
-  return { scheduler, metrics, blob, client, tasks, events, trace, writer, registry, config };
+  return { scheduler, metrics, blob, client, tasks, events, trace, writer, registry, config, shardId };
 }
 
 /** Events of one kind. */

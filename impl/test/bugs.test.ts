@@ -11,7 +11,7 @@ import type { RunConfig } from '../run.ts';
 import type { PointSite } from '../seams.ts';
 import { ofKind } from '../test-support/harness.ts';
 import { settled, steppedRun } from '../test-support/run-harness.ts';
-import { byPriority, fifo } from '../test-support/step-scheduler.ts';
+import { byPriority, fifo, type Pick } from '../test-support/step-scheduler.ts';
 import { perWorker } from '../test-support/workloads.ts';
 import { encodedUpdateSize } from '../update.ts';
 
@@ -47,26 +47,34 @@ describe('bug gallery', () => {
     expect(new BugSwitches(['threshold-inclusive']).list).toEqual(['threshold-inclusive']);
   });
 
-  describe('sweep-upgrade-race: a finish during the sweep\'s hold is not last → data lost, parts leaked', () => {
-    // One worker: its open starts the sweep, which runs at once and holds the live entry; the
-    // release waits until nothing else can run, so the worker's finish happens during the hold.
-    const pick = byPriority((s) => (s.label === 'sweep' ? 0 : s.label === 'sweep.release' ? 2 : 1));
+  describe('sweep-upgrade-race: another worker\'s builder() call sweeps while this one finishes → data lost, parts leaked', () => {
+    // Worker 0 opens (the empty map needs no sweep) and pushes; its finish waits until worker 1's
+    // builder() call has begun: that call finds 1 entry > 2 × 0, so it sweeps, and with the bug holds
+    // worker 0's live entry across a scheduling point that resumes last — worker 0's finish runs during
+    // the hold (finishes never take the registry's lock).
+    const pick = byPriority((s) => (s.label === 'sweep.release' ? 3 : s.worker === 0 && s.label === 'shared.finish' ? 2 : 1));
     for (const { on, bugs } of both('sweep-upgrade-race')) {
-      it(on ? 'on: every handle gets null, the interval is sealed empty' : 'off: the finisher receives the batch', async () => {
-        const run = await steppedRun(base({ workersPerProcess: 1, updates: perWorker(1, 1, [4], 16), bugs }), pick);
+      it(on ? "on: the finisher is not last, the release closes the batch for nobody; the sweeper's handle starts a new batch" : 'off: the sweeper joins, the last finisher receives both workers\' updates', async () => {
+        const run = await steppedRun(base({ updates: perWorker(1, 2, [4, 4], 16), bugs }), pick);
         const result = settled(run);
+        const sweeps = ofKind(run.events, 'sweep');
+        expect(sweeps).toEqual([expect.objectContaining({ worker: 1 })]);
         if (on) {
-          expect(ofKind(run.events, 'sweep-hold')).toHaveLength(1);
-          expect(ofKind(run.events, 'finish-begin')[0]?.last).toBe(false);
+          expect(ofKind(run.events, 'sweep-hold')).toEqual([expect.objectContaining({ worker: 1, sharedId: 0 })]);
+          expect(ofKind(run.events, 'finish-begin').find((f) => f.worker === 0)?.last).toBe(false);
           expect(ofKind(run.events, 'sweep-release')[0]?.closed).toBe(true);
-          expect(ofKind(run.events, 'append')[0]).toMatchObject({ batches: 0, result: { ok: true } });
+          expect(sweeps[0]?.removed).toEqual([0]);
+          expect(ofKind(run.events, 'open').map((o) => o.created)).toEqual([true, true]);
+          expect(ofKind(run.events, 'append')[0]).toMatchObject({ batches: 1, result: { ok: true } });
           expect(result.audit.lost).toBe(4);
           expect(result.audit.leakedBlobs).toBe(1);
           expect(result.metrics.batchesOrphaned).toBe(1);
         } else {
           expect(ofKind(run.events, 'sweep-hold')).toHaveLength(0);
-          expect(ofKind(run.events, 'finish-begin')[0]?.last).toBe(true);
+          expect(sweeps[0]?.removed).toEqual([]);
+          expect(ofKind(run.events, 'open').map((o) => o.created)).toEqual([true, false]);
           expect(result.audit).toMatchObject({ lost: 0, duplicated: 0, leakedBlobs: 0 });
+          expect(result.metrics.batchesPerAppend).toBe(1);
         }
       });
     }
@@ -100,20 +108,37 @@ describe('bug gallery', () => {
   });
 
   describe('late-handle-joins-finished-builder: a late open revives a closed builder', () => {
-    // Worker 1 runs only after worker 0 handed; the sweep runs at once (and finds entry 0 live).
-    const pick = byPriority((s) => (s.label === 'sweep' ? 0 : s.worker === 1 ? 2 : 1));
+    // A dead entry survives until the map outgrows twice its length after the last sweep. Interval 0:
+    // both workers open before either finishes (worker 1's call sweeps, entry 0 live: retained 1).
+    // Interval 1: worker 1 runs only after worker 0 handed it, so worker 0's entry 1 is dead when
+    // worker 1's call finds 2 entries ≤ 2 × 1 and looks it up without a sweep.
+    const pick = (): Pick => {
+      let w0Hands = 0;
+      return (parked) => {
+        const rank = (site: PointSite): number =>
+          site.worker === 1 && w0Hands === 1 ? 3 : site.label === 'shared.finish' && parked.some((p) => p.site.label === 'shared.open') ? 2 : 1;
+        let best = 0;
+        parked.forEach((p, i) => {
+          if (rank(p.site) < rank((parked[best] as (typeof parked)[number]).site)) best = i;
+        });
+        const chosen = (parked[best] as (typeof parked)[number]).site;
+        if (chosen.worker === 0 && chosen.label === 'write.hand') w0Hands += 1;
+        return best;
+      };
+    };
     for (const { on, bugs } of both('late-handle-joins-finished-builder')) {
       it(on ? 'on: the late pushes are silently lost' : 'off: the late worker gets a separate batch', async () => {
-        const run = await steppedRun(base({ bugs }), pick);
+        const run = await steppedRun(base({ intervals: 2, updates: perWorker(2, 2, [3, 3], 16), bugs }), pick());
         const result = settled(run);
-        const opens = ofKind(run.events, 'open');
+        const opens = ofKind(run.events, 'open').filter((o) => o.sharedId === 1);
+        expect(ofKind(run.events, 'sweep').map((s) => s.removed)).toEqual([[]]);
         if (on) {
           expect(opens.map((o) => o.created)).toEqual([true, false]);
-          expect(ofKind(run.events, 'finish-end').map((e) => e.received?.updates.length ?? null)).toEqual([3, null]);
+          expect(ofKind(run.events, 'finish-end').filter((e) => e.sharedId === 1).map((e) => e.received?.updates.length ?? null)).toEqual([3, null]);
           expect(result.audit.lost).toBe(3);
         } else {
           expect(opens.map((o) => o.created)).toEqual([true, true]);
-          expect(ofKind(run.events, 'append')[0]?.batches).toBe(2);
+          expect(ofKind(run.events, 'append')[1]?.batches).toBe(2);
           expect(result.audit.lost).toBe(0);
         }
       });
@@ -147,7 +172,8 @@ describe('bug gallery', () => {
     const pick = byPriority((s) => (s.worker === 2 ? 0 : s.worker === 1 && !early.has(s.label) ? 2 : 1));
     for (const { on, bugs } of both('barrier-skip-double-count')) {
       it(on ? 'on: finalizes early; the late push is lost and its finish over-reports' : 'off: one batch of both writers', async () => {
-        const run = await steppedRun(base({ variant: 'barrier', workersPerProcess: 3, updates, bugs }), pick);
+        // Worker 2 reports its empty interval by a skip (noData 'skip'; the barrier's default is 'finish').
+        const run = await steppedRun(base({ variant: 'barrier', workersPerProcess: 3, updates, noData: 'skip', bugs }), pick);
         const received = (e: TraceEvent): number | null => (e.kind === 'finish-end' ? (e.received?.updates.length ?? null) : null);
         if (on) {
           expect(run.out.kind).toBe('rejected');

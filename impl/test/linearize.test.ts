@@ -14,6 +14,7 @@ const ok = (replica: number, lower: number, upper: number): TraceEvent => ({
   upper,
   batches: 1,
   parts: { hollow: 1, inline: 0 },
+  runs: 1,
   updates: [],
   result: { ok: true },
 });

@@ -9,6 +9,7 @@ import { BugSwitches } from '../bugs.ts';
 import { isSbkitError } from '../errors.ts';
 import { runSink, type RunConfig } from '../run.ts';
 import { decideRoute } from '../sink/route.ts';
+import { sharingPolicy } from '../variants/index.ts';
 import { ofKind } from '../test-support/harness.ts';
 import { settled, steppedRun } from '../test-support/run-harness.ts';
 import { seeded } from '../test-support/step-scheduler.ts';
@@ -24,15 +25,15 @@ function cfg(over: Partial<RunConfig> = {}): RunConfig {
 
 describe('routing with the no-data policy', () => {
   it("'finish' routes a worker with no data empty only while the description is shared", () => {
-    expect(decideRoute('best-effort', 100, 0, 0, none, 'finish')).toBe('empty');
-    expect(decideRoute('barrier', 100, 0, 0, none, 'finish')).toBe('empty');
-    expect(decideRoute('barrier', 0, 0, 0, none, 'finish')).toBe('none'); // maxBytes = 0: not shared
-    expect(decideRoute('off', 100, 0, 0, none, 'finish')).toBe('none');
-    expect(decideRoute('best-effort', 100, 0, 0, none, 'skip')).toBe('none');
-    expect(decideRoute('best-effort', 100, 0, 0, none)).toBe('none'); // the default is 'skip'
+    expect(decideRoute(sharingPolicy('best-effort'), 100, 0, 0, none, 'finish')).toBe('empty');
+    expect(decideRoute(sharingPolicy('barrier'), 100, 0, 0, none, 'finish')).toBe('empty');
+    expect(decideRoute(sharingPolicy('barrier'), 0, 0, 0, none, 'finish')).toBe('none'); // maxBytes = 0: not shared
+    expect(decideRoute(sharingPolicy('off'), 100, 0, 0, none, 'finish')).toBe('none');
+    expect(decideRoute(sharingPolicy('best-effort'), 100, 0, 0, none, 'skip')).toBe('none');
+    expect(decideRoute(sharingPolicy('best-effort'), 100, 0, 0, none)).toBe('none'); // the default is 'skip'
     // a worker with data routes as before
-    expect(decideRoute('best-effort', 100, 2, 99, none, 'finish')).toBe('shared');
-    expect(decideRoute('best-effort', 100, 2, 100, none, 'finish')).toBe('own');
+    expect(decideRoute(sharingPolicy('best-effort'), 100, 2, 99, none, 'finish')).toBe('shared');
+    expect(decideRoute(sharingPolicy('best-effort'), 100, 2, 100, none, 'finish')).toBe('own');
   });
 
   it('a bad policy is a typed error naming the field', async () => {
@@ -43,12 +44,12 @@ describe('routing with the no-data policy', () => {
 });
 
 describe("noData = 'finish'", () => {
-  it("the default is 'skip': the same trace, event for event, as naming it", async () => {
-    for (const variant of ['best-effort', 'barrier'] as const) {
+  it("the default is 'finish' under the barrier and 'skip' otherwise: the same trace, event for event, as naming it", async () => {
+    for (const [variant, policy] of [['best-effort', 'skip'], ['barrier', 'finish']] as const) {
       const implicit = await steppedRun(cfg({ variant }), seeded(3));
-      const explicit = await steppedRun(cfg({ variant, noData: 'skip' }), seeded(3));
+      const explicit = await steppedRun(cfg({ variant, noData: policy }), seeded(3));
       expect(JSON.stringify(explicit.events)).toBe(JSON.stringify(implicit.events));
-      expect(ofKind(implicit.events, 'stage').some((s) => s.route === 'empty')).toBe(false);
+      expect(ofKind(implicit.events, 'stage').some((s) => s.route === 'empty')).toBe(policy === 'finish');
     }
   });
 

@@ -33,8 +33,9 @@ function persist(config: Partial<PersistConfig> = {}, consensus: Consensus = new
 }
 
 describe('config', () => {
-  it('defaults to 128 MiB / 4096 / 1 MiB and names a bad field', () => {
-    expect(resolvePersistConfig()).toEqual({ blobTargetSize: 128 * MiB, inlineSingleMaxBytes: 4096, inlineTotalMaxBytes: MiB });
+  it('defaults to 128 MiB / 4096 / 1 MiB / max runs 1 and names a bad field', () => {
+    expect(resolvePersistConfig()).toEqual({ blobTargetSize: 128 * MiB, inlineSingleMaxBytes: 4096, inlineTotalMaxBytes: MiB, maxRuns: 1 });
+    expect(() => resolvePersistConfig({ maxRuns: -1 })).toThrow(/persist.maxRuns must be a non-negative integer, got -1/);
     expect(DEFAULT_PERSIST_CONFIG.blobTargetSize).toBe(134_217_728);
     expect(() => resolvePersistConfig({ blobTargetSize: 0 })).toThrow(/persist.blobTargetSize must be an integer ≥ 1, got 0/);
     expect(() => resolvePersistConfig({ inlineSingleMaxBytes: -1 })).toThrow(/non-negative integer, got -1/);

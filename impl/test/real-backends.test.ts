@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { BugName, TraceEvent, Variant } from '../../vocab/index.ts';
-import { VARIANTS } from '../../vocab/index.ts';
+import { VARIANTS } from '../variants/index.ts';
 import type { ModelConfig } from '../../model/config.ts';
 import { predictAppends } from '../../model/predict.ts';
 import { properties } from '../../spec/properties.ts';

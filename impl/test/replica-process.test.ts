@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent, Variant } from '../../vocab/index.ts';
-import { VARIANTS } from '../../vocab/index.ts';
+import { VARIANTS } from '../variants/index.ts';
 import type { ModelConfig } from '../../model/config.ts';
 import { predictAppends } from '../../model/predict.ts';
 import { auditShard } from '../audit.ts';

@@ -14,7 +14,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../vocab/index.ts';
-import { VARIANTS } from '../../vocab/index.ts';
+import { VARIANTS } from '../variants/index.ts';
 import { predictAppends } from '../../model/predict.ts';
 import { resolvePersistConfig } from '../persist/config.ts';
 import { MemBlob } from '../persist/blob.ts';

@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent, Variant } from '../../vocab/index.ts';
-import { VARIANTS } from '../../vocab/index.ts';
+import { VARIANTS } from '../variants/index.ts';
 import type { RunResult } from '../run.ts';
 import { ofKind } from '../test-support/harness.ts';
 import { recordRun, settled, steppedRun } from '../test-support/run-harness.ts';

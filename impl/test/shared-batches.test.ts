@@ -11,7 +11,7 @@ function nonNull(results: readonly (Batch | null)[]): Batch[] {
   return results.filter((b): b is Batch => b !== null);
 }
 
-describe("SharedBatches: Materialize's own tests", () => {
+describe("SharedBatches: Materialize's tests (materialize-tests.test.ts) in other orders: concurrent finishes, a skip racing the writer", () => {
   it('two handles each pushing one row: exactly one receives a batch of 2 updates, the other null', async () => {
     const h = sharedHarness();
     const a = await h.registry.builder(7, range, { worker: 0 });
@@ -307,37 +307,63 @@ describe('SharedBatches: barrier', () => {
   });
 });
 
-describe('SharedBatches: sweep', () => {
-  it('sweeps dead entries in the background once the map grew past twice its retained size', async () => {
+describe('SharedBatches: sweep (Materialize persist.rs, SharedBatches::builder)', () => {
+  it('six ids opened and finished one after another: each builder() call sweeps before its lookup when the map outgrew twice its last retained length — [0], [1], [2], [3], [4] in five sweeps, one entry left', async () => {
     const sched = new StepScheduler();
     const h = sharedHarness({ scheduler: sched });
-    const out = await sched.run(
-      async () => {
-        for (let id = 0; id < 6; id++) {
-          const handle = await h.registry.builder(id, range, { worker: 0 });
-          await handle.push([upd(id, 0)]);
-          await handle.finish();
-        }
-        return h.registry.size;
-      },
-      { pick: byPriority((s) => (s.label === 'sweep' ? 0 : 1)) }, // a sweep runs as soon as it starts
-    );
-    // open 0: size 1 > 2·0 → sweep, 0 still live, retained 1; open 2: size 3 > 2 → removes 0 and 1,
-    // retained 1; open 4: size 3 > 2 → removes 2 and 3; opens 1, 3, 5 do not trigger (size 2 ≤ 2).
-    expect(ofKind(h.events, 'sweep').map((s) => s.removed)).toEqual([[], [0, 1], [2, 3]]);
-    expect(out).toMatchObject({ kind: 'settled', value: 2 });
+    const out = await sched.run(async () => {
+      const sizes: number[] = [];
+      for (let id = 0; id < 6; id++) {
+        const handle = await h.registry.builder(id, range, { worker: 0 });
+        sizes.push(h.registry.size);
+        await handle.push([upd(id, 0)]);
+        await handle.finish();
+      }
+      return { size: h.registry.size, retained: h.registry.retained, sizes };
+    });
+    // call 0: length 0, no sweep; call k > 0: length 1 (id k − 1, dead) > 2 × 0 → sweep removes it,
+    // retained 0, then the lookup inserts id k.
+    expect(ofKind(h.events, 'sweep').map((s) => s.removed)).toEqual([[0], [1], [2], [3], [4]]);
+    expect(out).toMatchObject({ kind: 'settled', value: { size: 1, retained: 0, sizes: [1, 1, 1, 1, 1, 1] } });
+    // The sweep is the caller's: it names the worker whose builder() call ran it, right before its open.
+    const kinds = h.events.filter((e) => e.kind === 'sweep' || e.kind === 'open').map((e) => e.kind);
+    expect(kinds).toEqual(['open', ...Array.from({ length: 5 }, () => ['sweep', 'open']).flat()]);
+    expect(ofKind(h.events, 'sweep').every((e) => e.worker === 0)).toBe(true);
   });
 
-  it('a sweep started by builder() is not awaited by it', async () => {
+  it('a join sweeps too, and the length that triggers it is taken before the call inserts its id', async () => {
+    const h = sharedHarness();
+    const a = await h.registry.builder(0, range, { worker: 0 }); // length 0: no sweep
+    expect(ofKind(h.events, 'sweep')).toHaveLength(0);
+    const b = await h.registry.builder(0, range, { worker: 1 }); // length 1 > 0: sweeps (nothing dead), joins
+    expect(ofKind(h.events, 'sweep')).toEqual([expect.objectContaining({ worker: 1, removed: [] })]);
+    expect(ofKind(h.events, 'open').map((o) => o.created)).toEqual([true, false]);
+    expect(h.registry.retained).toBe(1);
+    const c = await h.registry.builder(1, range, { worker: 0 }); // length 1 ≤ 2 × 1: no sweep, inserts id 1
+    expect(ofKind(h.events, 'sweep')).toHaveLength(1);
+    expect(h.registry.size).toBe(2);
+    for (const x of [a, b, c]) await x.finish();
+  });
+
+  it("the sweep runs under the registry's lock: another builder() or noteSkip() call waits for the caller's lookup", async () => {
     const sched = new StepScheduler();
     const h = sharedHarness({ scheduler: sched });
-    // Resume only the open: the sweep task stays parked, yet builder() returns.
-    const opening = h.registry.builder(0, range, { worker: 0 });
-    expect(await resumeLabel(sched, 'shared.open')).toBe(true);
-    const handle = await opening;
-    expect(sched.parked.map((x) => x.site.label).sort()).toEqual(['builder.recv', 'sweep']);
-    const out = await sched.run(() => handle.finish());
-    expect(out.kind).toBe('settled');
-    expect(ofKind(h.events, 'sweep')).toHaveLength(1);
+    const first = await sched.run(() => h.registry.builder(0, range, { worker: 0 }));
+    if (first.kind !== 'settled') throw new Error('first open did not settle');
+    // Worker 1's call sweeps (1 entry > 2 × 0) and holds the lock until its open; worker 2's call and
+    // worker 3's skip, resumed in between, wait for it.
+    const calls = Promise.all([
+      h.registry.builder(1, range, { worker: 1 }),
+      h.registry.builder(2, range, { worker: 2 }),
+      h.registry.noteSkip(3, 2, 3),
+    ]);
+    expect(await resumeLabel(sched, 'shared.open')).toBe(true); // worker 1 takes the lock and sweeps
+    expect(ofKind(h.events, 'sweep')).toEqual([expect.objectContaining({ worker: 1 })]);
+    expect(await resumeLabel(sched, 'shared.open')).toBe(true); // worker 2: the lock is held, it waits
+    expect(await resumeLabel(sched, 'barrier.skip')).toBe(true); // worker 3: the same
+    expect(ofKind(h.events, 'open').map((o) => o.worker)).toEqual([0]);
+    const rest = await sched.run(() => calls);
+    expect(rest.kind).toBe('settled');
+    expect(h.events.filter((e) => e.kind !== 'push').map((e) => `${e.kind}${'worker' in e ? e.worker : ''}`).slice(1)).toEqual(['sweep1', 'open1', 'open2', 'skip3']);
   });
 });

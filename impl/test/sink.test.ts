@@ -17,6 +17,7 @@ import { passThroughScheduler } from '../seams.ts';
 import { runAppender } from '../sink/append.ts';
 import { ReplicaState } from '../sink/replica-state.ts';
 import { decideRoute, readMaxBytes } from '../sink/route.ts';
+import { sharingPolicy } from '../variants/index.ts';
 import { ofKind } from '../test-support/harness.ts';
 import { recordRun, settled, steppedRun } from '../test-support/run-harness.ts';
 import { seeded } from '../test-support/step-scheduler.ts';
@@ -34,11 +35,11 @@ async function rejectsWith(config: RunConfig, code: SbkitErrorCode, message?: st
 
 describe('routing', () => {
   it('follows PROTOCOL.md: none / shared below the threshold (strict) / own', () => {
-    expect(decideRoute('best-effort', 100, 0, 0, none)).toBe('none');
-    expect(decideRoute('best-effort', 100, 3, 99, none)).toBe('shared');
-    expect(decideRoute('barrier', 100, 3, 100, none)).toBe('own');
-    expect(decideRoute('barrier', 0, 3, 1, none)).toBe('own'); // maxBytes = 0: never shared
-    expect(decideRoute('off', 100, 3, 1, none)).toBe('own');
+    expect(decideRoute(sharingPolicy('best-effort'), 100, 0, 0, none)).toBe('none');
+    expect(decideRoute(sharingPolicy('best-effort'), 100, 3, 99, none)).toBe('shared');
+    expect(decideRoute(sharingPolicy('barrier'), 100, 3, 100, none)).toBe('own');
+    expect(decideRoute(sharingPolicy('barrier'), 0, 3, 1, none)).toBe('own'); // maxBytes = 0: never shared
+    expect(decideRoute(sharingPolicy('off'), 100, 3, 1, none)).toBe('own');
   });
 
   it('reads the knob once per description and validates it', () => {
@@ -139,11 +140,13 @@ function checkWorkerOrder(events: readonly TraceEvent[], barrier: boolean): void
     seqs.set(k, [...(seqs.get(k) ?? []), e.kind]);
   }
   const shared = /^stage,open(,push)+,finish-begin,finish-end,hand$/;
+  // no data under the barrier: the default no-data policy finishes an empty handle (route `empty`)
+  const empty = barrier ? /^stage,open,finish-begin,finish-end,hand$/ : /^$/;
   const own = barrier ? /^stage,(skip,)?own-batch,hand$/ : /^stage,own-batch,hand$/;
   const none = barrier ? /^stage,(skip,)?hand$/ : /^stage,hand$/;
   for (const [k, kinds] of seqs) {
     const s = kinds.join(',');
-    expect(shared.test(s) || own.test(s) || none.test(s), `${k}: ${s}`).toBe(true);
+    expect(shared.test(s) || empty.test(s) || own.test(s) || none.test(s), `${k}: ${s}`).toBe(true);
   }
 }
 
@@ -159,7 +162,7 @@ describe('append operator edge paths (unreachable in the sink flow; PROTOCOL.md 
     const tasks = new TaskGroup();
     const writer = { config, blob: client, metrics };
     const r = new ReplicaState(
-      { replica: 0, variant: 'off', processes: 1, workersPerProcess: 1, intervals: 10, maxBytes: 0, barrier: false, pushChunkUpdates: 1, noData: 'skip', pacing: 'lockstep', startLower: 0, restarted: false },
+      { replica: 0, policy: sharingPolicy('off'), processes: 1, workersPerProcess: 1, intervals: 10, maxBytes: 0, barrier: false, pushChunkUpdates: 1, noData: 'skip', pacing: 'lockstep', startLower: 0, restarted: false },
       { scheduler: passThroughScheduler, trace: new Trace({ event: (e) => events.push(e) }), bugs: BugSwitches.none, metrics, spawn: tasks.spawn, shard, writer, shardMoved: new Notify() },
       [[]],
     );

@@ -1,6 +1,6 @@
 /**
  * Several MV sinks in one run (RunConfig.sinks, impl/sinks.ts): own shards, own blobs, own events; the
- * replica's registries shared; and the gallery bug that keys them by id alone.
+ * replica's registries shared, keyed by batch ids no two sinks share; and the gallery bug whose ids collide.
  */
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../vocab/index.ts';
@@ -69,19 +69,24 @@ describe('several MV sinks', () => {
     expect((await blob.list()).every((k) => k.startsWith('w'))).toBe(true);
   });
 
-  it('registry-keyed-by-id: with descriptions alike, one sink joins the other sink\'s builder and its updates land in the wrong shard', async () => {
+  it('batch ids are namespaced by the sink\'s shard: two sinks minting the same sequence numbers never share an entry', async () => {
+    const trace: TraceEvent[] = [];
+    await runSink(cfg({ observer: { event: (e) => trace.push(e) } }));
+    // Both sinks mint ids 0 and 1; every open of each sink creates its own entry or joins its own sink's.
+    const opens = trace.filter((e) => e.kind === 'open');
+    for (const sink of [undefined, 1]) {
+      const mine = opens.filter((e) => e.sink === sink);
+      expect(mine.filter((e) => e.kind === 'open' && e.created).map((e) => e.kind === 'open' && e.sharedId)).toEqual([0, 1]);
+    }
+  });
+
+  it('batch-ids-collide-across-sinks: with bare sequence numbers one sink finds the other\'s live entry and the description check refuses it', async () => {
     const clean = await runSink(cfg());
     expect(clean.bySink.map((s) => s.audit.lost + s.audit.duplicated)).toEqual([0, 0]);
-    let outcome: string;
-    try {
-      const r = await runSink(cfg({ bugs: ['registry-keyed-by-id'] }));
-      outcome = r.bySink.map((s) => `lost ${s.audit.lost} dup ${s.audit.duplicated} dangling ${s.audit.danglingKeys.length}`).join('; ');
-    } catch (e) {
-      outcome = isSbkitError(e, 'conflicting-descriptions') ? 'conflicting-descriptions' : String(e);
-    }
-    // Both sinks mint [0, 1) with id 0 and [1, 2) with id 1: each id is shared, so one sink's updates
-    // are lost from its shard and appear (foreign) in the other's.
-    expect(outcome).toMatch(/lost [1-9]/);
-    expect(outcome).toMatch(/dup [1-9]/);
+    // Both sinks mint [0, 1) with id 0 and [1, 2) with id 1: the second sink's builder(0) finds the first
+    // sink's live entry for another shard — Materialize's assert_eq! on {shard_id, lower, upper}.
+    await expect(runSink(cfg({ bugs: ['batch-ids-collide-across-sinks'] }))).rejects.toSatisfy(
+      (e: unknown) => isSbkitError(e, 'conflicting-descriptions') && /shard mv-sink-shard.*shard mv-sink-shard\/s1|shard mv-sink-shard\/s1.*shard mv-sink-shard/.test(e.message),
+    );
   });
 });

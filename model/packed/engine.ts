@@ -92,7 +92,7 @@ export class Engine {
     const groups = new Map<string, number>();
     this.actorGroup = this.actors.map((a, i) => {
       const name =
-        a.kind === 'worker' ? `r${a.replica}p${processOf(cfg, a.worker)}` : a.kind === 'registry' ? `r${a.replica}p${a.process}` : `actor${i}`;
+        a.kind === 'worker' ? `r${a.replica}p${processOf(cfg, a.worker)}` : `actor${i}`;
       if (!groups.has(name)) groups.set(name, groups.size);
       return groups.get(name) as number;
     });
@@ -215,9 +215,9 @@ export class Engine {
     return this.expected.at(this.outcomeEvent.data[o] as number) as TraceEvent;
   }
 
-  /** Whether group `g` is a process (its workers and registry), not a replica-level actor. */
+  /** Whether group `g` is a process (its workers, whose builder() calls sweep its registry), not a replica-level actor. */
   isProcessGroup(g: number): boolean {
-    return this.actors.some((a, i) => this.actorGroup[i] === g && (a.kind === 'worker' || a.kind === 'registry'));
+    return this.actors.some((a, i) => this.actorGroup[i] === g && a.kind === 'worker');
   }
 
   /** The partial-order group of outcome `o`'s actor. */

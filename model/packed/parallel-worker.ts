@@ -15,6 +15,7 @@
  */
 import { parentPort, type MessagePort } from 'node:worker_threads';
 import { properties as ALL_PROPERTIES, type Property } from '../../spec/properties.ts';
+import { policyOf } from '../variants/index.ts';
 import type { ModelConfig } from '../config.ts';
 import { Engine } from './engine.ts';
 import { SLOT_KINDS, type Interner, type SlotKind } from './layout.ts';
@@ -118,9 +119,11 @@ class Thread {
   private pendingReport: Omit<LevelDone, 'added' | 'states' | 'dropped'> | null = null;
 
   constructor(private readonly init: WorkerInit) {
+    // The variant's properties (model/variants/: spec/'s, with what the variant adds, drops or changes).
+    const known = policyOf(init.cfg).properties(ALL_PROPERTIES);
     this.properties = init.properties.map((name) => {
-      const p = ALL_PROPERTIES.find((q) => q.name === name);
-      if (p === undefined) throw new Error(`parallel search: no property named ${name} in spec/properties.ts`);
+      const p = known.find((q) => q.name === name);
+      if (p === undefined) throw new Error(`parallel search: no property named ${name} for variant ${init.cfg.variant}`);
       return p;
     });
     this.engine = new Engine(init.cfg, this.properties);

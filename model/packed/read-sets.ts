@@ -11,7 +11,7 @@
  * entry a compile error; `eventReads` throws on an unknown kind at run time) and, if the event carries
  * a worker index or update ids, a rule in symmetry.ts's `EVENT_SHAPES`.
  */
-import type { TraceEvent, TraceEventKind, WorkerRef } from '../../vocab/index.ts';
+import type { SweepBy, TraceEvent, TraceEventKind, WorkerRef } from '../../vocab/index.ts';
 import type { Actor } from '../system.ts';
 import type { Layout } from './layout.ts';
 
@@ -37,6 +37,9 @@ const sinkOf = (r: number, L: Layout): number[] => [
   ...Array.from({ length: L.cfg.processes }, (_, p) => [L.sweep(r, p), ...L.buildersOf(r, p)]).flat(),
 ];
 const process = (e: WorkerRef, L: Layout): number => Math.floor(e.worker / L.cfg.workersPerProcess);
+/** A sweep event's worker (the builder() call it belongs to) as worker events read it. */
+const sweeper = (e: SweepBy, L: Layout): number[] =>
+  e.worker === undefined ? [...L.status] : worker({ replica: e.replica, process: e.process, worker: e.worker }, L);
 const current = (e: WorkerRef & { readonly sharedId: number }, L: Layout): number => L.builder(e.replica, process(e, L), e.sharedId);
 
 /**
@@ -70,15 +73,17 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
   stage: { reads: (e, L) => worker(e, L), confluent: (L) => L.cfg.replicas < 2 },
   // a worker that had not staged its description when a newer one was minted
   superseded: { reads: (e, L) => worker(e, L) },
-  // a created entry counts the registry's entries (the sweep trigger)
+  // the lookup of a builder() call: the registry's lock and sweep trigger count every entry
   open: { reads: (e, L) => [...worker(e, L), L.sweep(e.replica, process(e, L)), ...L.buildersOf(e.replica, process(e, L))] },
   push: { reads: (e, L) => [...worker(e, L), current(e, L)] },
   'finish-begin': { reads: (e, L) => [...worker(e, L), current(e, L)], adds: (_e, L) => [L.finishesBegun] },
   // confluent: writes its own worker and handle, a counter, and its builder only as its own receipt
   // (no guard reads receipts) or, with the barrier, its reference (the last one kills a finalized
-  // entry, which no one may join any more); a pending sweep it would race is already enabled.
+  // entry, which no one may join any more; a builder() call's sweep that runs before or after it removes
+  // that entry now or at the next sweep — which leaves the view alike, builders keep their instances).
   'finish-end': { reads: (e, L) => [...worker(e, L), current(e, L)], adds: (_e, L) => [L.finishesEnded], confluent: true },
-  skip: { reads: (e, L) => [...worker(e, L), current(e, L)] },
+  // note_skip takes the registry's lock
+  skip: { reads: (e, L) => [...worker(e, L), L.sweep(e.replica, process(e, L)), current(e, L)] },
   // confluent: writes only its own worker and a counter.
   'own-batch': { reads: (e, L) => worker(e, L), adds: (_e, L) => [L.ownBatches], confluent: true },
   // confluent: records its own slot of the append's hands (the live or the superseded description's);
@@ -94,9 +99,11 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
   bump: { reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), L.shard, L.shardUppers) },
   // a delete of batches the shard took (an indeterminate commit misread) counts in the fault history
   delete: { reads: (e, L) => replica(L, L.mint(e.replica), L.append(e.replica), L.superseded(e.replica), L.appends, L.faults), adds: (_e, L) => [L.deleted] },
-  sweep: { reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)) },
-  'sweep-hold': { reads: (e, L) => replica(L, L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)) },
-  'sweep-release': { reads: (e, L) => replica(L, L.sweep(e.replica, e.process), L.builder(e.replica, e.process, e.sharedId)) },
+  // a sweep is its worker's builder() call's (exploration always names the worker): the trigger counts
+  // every entry, the removal and the visits read every entry's liveness
+  sweep: { reads: (e, L) => [...sweeper(e, L), L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)] },
+  'sweep-hold': { reads: (e, L) => [...sweeper(e, L), L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)] },
+  'sweep-release': { reads: (e, L) => [...sweeper(e, L), L.sweep(e.replica, e.process), ...L.buildersOf(e.replica, e.process)] },
   // never enabled in the model: predict refuses it from the config alone
   drop: { reads: () => [] },
   // the fault world: an indeterminate compare-and-set commits the append (its history record lists
@@ -136,8 +143,6 @@ export const ACTOR_READS: { readonly [K in Actor['kind']]: (a: Extract<Actor, { 
   mint: (a, L) => replica(L, L.mint(a.replica), L.superseded(a.replica)),
   worker: (a, L) => replica(L, L.mint(a.replica), L.superseded(a.replica), L.worker(a.replica, a.worker), L.handle(a.replica, a.worker)),
   append: (a, L) => replica(L, L.mint(a.replica), L.append(a.replica), L.superseded(a.replica)),
-  // only the review bug's sweep visits live entries one by one (sweep-hold), so only then does it read them
-  registry: (a, L) => replica(L, L.sweep(a.replica, a.process), ...(L.cfg.bugs?.sweepUpgradeRace === true ? L.buildersOf(a.replica, a.process) : [])),
 };
 
 export type ActorRules = typeof ACTOR_READS;

@@ -11,8 +11,8 @@ import { FAULTS, expectAsPlain, expectPinnedAsPlain, supersede } from './test-su
 
 describe('the packed search without reductions equals the plain search, on the large worlds', () => {
   it.each<[string, number, ModelConfig]>([
-    ['tiny best-effort, faults', 42_511, { ...tiny('best-effort'), faults: FAULTS }],
-    ['tiny barrier, faults', 16_443, { ...tiny('barrier'), faults: FAULTS }],
+    ['tiny best-effort, faults', 22_053, { ...tiny('best-effort'), faults: FAULTS }],
+    ['tiny barrier, faults', 7_563, { ...tiny('barrier'), faults: FAULTS }],
   ])('%s: %i states, the same finals, verdicts and traces', (_name, states, cfg) => {
     expectPinnedAsPlain(cfg, states);
   });

@@ -90,7 +90,7 @@ export const COMPONENT_SHAPES: { readonly [K in SlotKind]: Shape } = {
   superseded: nullable(record({ desc: description, append: appendLocal })),
   worker: local({ staged: idSet, bytes: opaque, route: opaque, batch: nullable(batch) }),
   handle: nullable(local({ staged: idSet, instance: opaque, pushed: opaque, last: opaque })),
-  sweep: local({ upgradeRace: opaque, retained: opaque, visited: opaque, holding: opaque }),
+  sweep: local({ upgradeRace: opaque, shared: opaque, retained: opaque, lock: worker, visited: opaque, holding: opaque }),
   builder: nullable(
     local({
       barrier: opaque,
@@ -161,13 +161,14 @@ export const EVENT_SHAPES: { readonly [K in TraceEventKind]: Shape } = {
   superseded: record(at),
   'own-batch': record({ ...at, batch: summary }),
   hand: record({ ...at, batches: list(summary) }),
-  append: record({ kind: opaque, replica, lower: opaque, upper: opaque, batches: opaque, parts: opaque, updates: idSet, result: opaque }),
+  append: record({ kind: opaque, replica, lower: opaque, upper: opaque, batches: opaque, parts: opaque, runs: opaque, updates: idSet, result: opaque }),
   delete: record({ kind: opaque, replica, lower: opaque, batches: opaque, reason: opaque }),
   backpressure: record({ kind: opaque, replica, lower: opaque, inlineBytes: opaque, adding: opaque, flushed: opaque }),
   bump: record({ kind: opaque, replica, from: opaque, to: opaque }),
-  sweep: record({ kind: opaque, replica, process, removed: opaque }),
-  'sweep-hold': record({ kind: opaque, replica, process, sharedId: opaque }),
-  'sweep-release': record({ kind: opaque, replica, process, sharedId: opaque, closed: opaque }),
+  // exploration's sweeps are always a builder() call's: they name its worker
+  sweep: record({ kind: opaque, replica, process, worker, removed: opaque }),
+  'sweep-hold': record({ ...at, sharedId: opaque }),
+  'sweep-release': record({ ...at, closed: opaque }),
   drop: record({ ...at, closed: opaque }),
   fault: record({ kind: opaque, replica, op: opaque, fault: opaque }),
   abort: record({ kind: opaque, replica, reason: opaque }),

@@ -31,8 +31,8 @@ describe('the symmetric search keeps verdicts, witnesses and shortest counterexa
       const reducer = new SymmetryReducer(engine);
       return [searchPacked(cfg, { maxStates: 1_000_000 }).states, searchPacked(cfg, { maxStates: 1_000_000, reducer }, engine).states, reducer.description];
     };
-    expect(states(alternating('best-effort', 5, { maxBytesChoices: [50] }))).toEqual([60_305, 19_384, expect.stringMatching(/classes \{0,2,4\} \{1,3\}, append workers fixed/)]);
-    expect(states(twoReplicas('best-effort'))).toEqual([55_188, 26_195, expect.stringMatching(/2 replicas/)]);
+    expect(states(alternating('best-effort', 5, { maxBytesChoices: [50] }))).toEqual([34_701, 11_087, expect.stringMatching(/classes \{0,2,4\} \{1,3\}, append workers fixed/)]);
+    expect(states(twoReplicas('best-effort'))).toEqual([20_272, 9_751, expect.stringMatching(/2 replicas/)]);
   });
 });
 

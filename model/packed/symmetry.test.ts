@@ -230,7 +230,8 @@ describe('the partial-order reduction keeps every final state and every verdict'
 
 describe('shards cover the state space between them', () => {
   it('the union of the shards\' verdicts is the whole search\'s, with its shortest lengths', () => {
-    const cfg = alternating('best-effort', 2, { bugs: { sweepUpgradeRace: true } });
+    // 3 workers: with 2 no BFS level is wide enough (16 states per shard) to split
+    const cfg = alternating('best-effort', 3, { bugs: { sweepUpgradeRace: true } });
     const whole = checkPacked(cfg, { properties, maxStates: 1_000_000, por: false });
     const shards = [0, 1, 2].map((index) => checkPacked(cfg, { properties, maxStates: 1_000_000, por: false, shard: { index, count: 3 } }));
     for (const s of shards) {

@@ -408,7 +408,7 @@ export class SymmetryReducer implements Reducer {
     const L = engine.layout;
     this.ownParts = [Array.from({ length: L.workers }, () => []), Array.from({ length: L.workers }, () => [])];
     this.sharedByReplica = Array.from({ length: this.cfg.replicas }, (_, r) =>
-      Array.from({ length: this.cfg.processes }, (_, p) => [...L.buildersOf(r, p), L.append(r), L.superseded(r), L.appends]),
+      Array.from({ length: this.cfg.processes }, (_, p) => [L.sweep(r, p), ...L.buildersOf(r, p), L.append(r), L.superseded(r), L.appends]),
     );
     this.keyWidth = 2 + L.ids + 3;
     this.roleBySlot = Array.from({ length: this.cfg.replicas }, () => Array.from({ length: L.slots }, () => []));
@@ -566,7 +566,8 @@ export class SymmetryReducer implements Reducer {
       out[L.append(to)] = this.renamed(L.append(r), vec[L.append(r)] as number, r, symId);
       out[L.superseded(to)] = this.renamed(L.superseded(r), vec[L.superseded(r)] as number, r, symId);
       for (let p = 0; p < this.cfg.processes; p++) {
-        out[L.sweep(to, p)] = vec[L.sweep(r, p)] as number;
+        // the sweep names the worker whose builder() call holds the registry's lock
+        out[L.sweep(to, p)] = this.renamed(L.sweep(r, p), vec[L.sweep(r, p)] as number, r, symId);
         for (let id = 0; id < L.ids; id++) {
           out[L.builder(to, p, id)] = this.renamed(L.builder(r, p, id), vec[L.builder(r, p, id)] as number, r, symId);
         }

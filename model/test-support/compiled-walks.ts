@@ -4,7 +4,7 @@
  * many.
  */
 import { expect, vi } from 'vitest';
-import { VARIANTS } from '../../vocab/index.ts';
+import { MODEL_VARIANT_NAMES as VARIANTS } from '../variants/index.ts';
 import type { ModelConfig } from '../config.ts';
 import { rng, tiny, u, wide } from './driver.ts';
 

@@ -84,15 +84,16 @@ export const ev = {
   }),
   hand: (worker: number, process = 0, replica = 0): TraceEvent => ({ kind: 'hand', replica, process, worker, sharedId: 0, batches: [] }),
   append: (replica = 0): TraceEvent => ({
-    kind: 'append', replica, lower: 0, upper: 0, batches: 0, parts: none, updates: [], result: { ok: true },
+    kind: 'append', replica, lower: 0, upper: 0, batches: 0, parts: none, runs: 0, updates: [], result: { ok: true },
   }),
   delete: (replica = 0): TraceEvent => ({ kind: 'delete', replica, lower: 0, batches: 0, reason: 'mismatch' }),
   backpressure: (replica = 0): TraceEvent => ({ kind: 'backpressure', replica, lower: 0, inlineBytes: 0, adding: 0, flushed: 0 }),
   bump: (replica = 0): TraceEvent => ({ kind: 'bump', replica, from: 0, to: 0 }),
-  sweep: (process = 0, replica = 0): TraceEvent => ({ kind: 'sweep', replica, process, removed: [] }),
-  sweepHold: (sharedId: number, process = 0, replica = 0): TraceEvent => ({ kind: 'sweep-hold', replica, process, sharedId }),
-  sweepRelease: (sharedId: number, process = 0, replica = 0): TraceEvent => ({
-    kind: 'sweep-release', replica, process, sharedId, closed: false,
+  /** The sweep of `worker`'s builder() call (predicted: what it removes, which entry it visits). */
+  sweep: (worker: number, process = 0, replica = 0): TraceEvent => ({ kind: 'sweep', replica, process, worker, removed: [] }),
+  sweepHold: (worker: number, process = 0, replica = 0): TraceEvent => ({ kind: 'sweep-hold', replica, process, worker, sharedId: 0 }),
+  sweepRelease: (worker: number, process = 0, replica = 0): TraceEvent => ({
+    kind: 'sweep-release', replica, process, worker, sharedId: 0, closed: false,
   }),
 };
 
@@ -106,6 +107,10 @@ export class Driver {
   do(placeholder: TraceEvent): TraceEvent {
     const live = this.state.replicas[placeholder.replica]?.mint.context.live;
     const e = 'sharedId' in placeholder && 'worker' in placeholder && live ? { ...placeholder, sharedId: live.sharedId } : placeholder;
+    // An open is the end of a builder() call: the clean sweep the call owes first (if any) comes with it.
+    if (e.kind === 'open' && !predict(this.cfg, this.state, e).ok && predict(this.cfg, this.state, ev.sweep(e.worker, e.process, e.replica)).ok) {
+      this.do(ev.sweep(e.worker, e.process, e.replica));
+    }
     const p = predict(this.cfg, this.state, e);
     if (!p.ok) throw new Error(`not enabled: ${p.reason}`);
     const r = step(this.cfg, this.state, p.expected);

@@ -1,0 +1,40 @@
+/**
+ * A variant's presentation in explore/: how its series are drawn, its done-criteria on a comparison,
+ * and why the model check or the coverage never see some things under it. Each variant's definition
+ * (`off.ts`, `best-effort.ts`, `barrier.ts`) is one `ExploreVariant`; `index.ts` registers them. Its
+ * behaviour comes from impl/variants/ (what compare runs) and model/variants/ (what the model predicts);
+ * its name, meaning and options from vocab/variants/.
+ */
+import type { Variant, VariantMeta } from '../../vocab/index.ts';
+import type { Criterion } from '../criteria.ts';
+import type { Figures } from '../types.ts';
+
+/** How a variant's series are drawn (svg.ts): colour, dash pattern, stroke width, marker. */
+export interface SeriesStyle {
+  readonly color: string;
+  readonly dash: string;
+  readonly width: number;
+  readonly marker: 'circle' | 'square' | 'diamond' | 'triangle';
+}
+
+/** A steady comparison of every registered variant, as the criteria read it. */
+export interface CriteriaInput {
+  /** A variant's headline row (every registered variant was compared). */
+  row(variant: Variant): Figures;
+  /** Workers of the whole replica (processes × workers per process). */
+  readonly workers: number;
+}
+
+export interface ExploreVariant {
+  readonly meta: VariantMeta;
+  readonly style: SeriesStyle;
+  /** The issue's done-criteria this variant adds (explore/criteria.ts: in registry order, before the
+   * criteria every variant shares — nothing lost, duplicated or leaked; the model predicts every append). */
+  criteria(input: CriteriaInput): readonly Criterion[];
+  /** `sbkit model --check`: why a `sometimes` property is never witnessed under this variant, by
+   * property name, when that is structural (the line says so instead of only "NOT witnessed"). */
+  readonly unwitnessed: Readonly<Record<string, string>>;
+  /** `sbkit model --coverage`: why a transition is never reached under this variant (keyed
+   * `machine|transition`, as explore/coverage.ts NEVER_REACHED for every variant). */
+  readonly neverReached: Readonly<Record<string, string>>;
+}
