@@ -98,11 +98,7 @@ describe('sbkit model --check', () => {
     expect(r.out).toMatch(/^off: 547 states explored/m);
     expect(r.out).toMatch(/^best-effort: 14,672 states explored/m);
     expect(r.out).toMatch(/^barrier: 6,674 states explored/m);
-    const all = await run(['model', '--check', '--faults', '--search', 'plain']);
-    expect(all.code).toBe(0);
-    expect(all.out).toMatch(/^off: 871 states explored/m);
-    expect(all.out).toMatch(/^best-effort: 25,484 states explored/m);
-    expect(all.out).toMatch(/^barrier: 9,614 states explored/m);
+    // every state of the fault world, with the plain search: model-check.deep.test.ts
     expect(r.out.match(/sometimes-replica-restarted +witnessed/g)).toHaveLength(3);
     expect(r.out.match(/sometimes-indeterminate-commit +witnessed/g)).toHaveLength(3);
     expect(r.out).not.toContain('VIOLATED');
@@ -147,20 +143,7 @@ describe('sbkit model --check', () => {
     expect(text).toMatch(/INCOMPLETE .*best-effort: search incomplete \(hit --max-memory 64\.0 MiB/);
   });
 
-  it('--jobs 2 spreads each search over two threads: the same states, verdicts and counterexample lengths', async () => {
-    const argv = ['model', '--check', '--workers', '3', '--model-bug', 'sweep-upgrade-race', '--json'];
-    type Out = { config: { jobs: number }; variants: { variant: string; states: number; finals: number; properties: { name: string; verdict: string; events?: number }[] }[] };
-    const one = JSON.parse((await run(argv)).out) as Out;
-    const two = JSON.parse((await run([...argv, '--jobs', '2'])).out) as Out;
-    expect(two.config.jobs).toBe(2);
-    // the threads really ran (their reduction line says so), and one thread's does not
-    const reduction = (o: Out) => (o.variants[0] as unknown as { figures: { reduction: string } }).figures.reduction;
-    expect(reduction(two)).toMatch(/; 2 threads$/);
-    expect(reduction(one)).not.toMatch(/threads/);
-    const brief = (o: Out) => o.variants.map((v) => ({ variant: v.variant, states: v.states, finals: v.finals, properties: v.properties.map((p) => [p.name, p.verdict, p.events]) }));
-    expect(brief(two)).toEqual(brief(one));
-    expect(two.variants.find((v) => v.variant === 'best-effort')?.properties.find((p) => p.name === 'no-loss-no-duplication')?.verdict).toBe('violated');
-  });
+  // --jobs 2 (every variant's search on two threads, against one thread): model-check.deep.test.ts
 
   it('prints one JSON object with --json', async () => {
     const r = await run(['model', '--check', '--variant', 'best-effort', '--model-bug', 'sweep-upgrade-race', '--json']);
