@@ -265,6 +265,13 @@ export type TraceEvent = SinkTag &
   | (WorkerRef & { readonly kind: 'finish-end'; readonly sharedId: SharedId; readonly received: BatchSummary | null })
   /** Barrier only: noteSkip(id, participants); `early` (predicted): no state existed, the skip was recorded. */
   | (WorkerRef & { readonly kind: 'skip'; readonly sharedId: SharedId; readonly early: boolean })
+  /**
+   * A barrier with a deadline (vocab/PROTOCOL.md "Barrier with a deadline"): its timer fired while the
+   * barrier waited for a participant. `completes` (predicted): no handle that joined was still pushing,
+   * so the barrier completed now (its batch goes to the last finisher); otherwise it completes when the
+   * last joined handle begins its finish. A timer that fires after its barrier completed is no event.
+   */
+  | { readonly kind: 'timeout'; readonly replica: number; readonly process: number; readonly sharedId: SharedId; readonly completes: boolean }
   /** Supersede (sync sink): before staging, the worker saw a newer description than this one, so it
    * does not write this one (under the barrier, with sharing on, it then reports a skip; then it hands
    * nothing). Nothing here is an input: the model predicts when a worker must take this step. */
