@@ -287,6 +287,8 @@ const STEP_KINDS: Readonly<Record<(typeof POINT_LABELS)[number], StepKind>> = {
   'barrier.skip': 'other',
   'barrier.register': 'other',
   'barrier.wake': 'other',
+  // a timer: its site carries the deadline, which is all it costs
+  'barrier.timeout': 'other',
   sweep: 'other',
   'sweep.release': 'other',
   append: 'other',

@@ -117,6 +117,8 @@ export const POINT_LABELS = [
   'barrier.skip',
   'barrier.register',
   'barrier.wake',
+  // a barrier's deadline (impl/shared/barrier-timer.ts): a timer, its site carries the delay
+  'barrier.timeout',
   'sweep',
   'sweep.release',
   // the append operator (impl/sink/append.ts)

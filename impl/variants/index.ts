@@ -55,5 +55,8 @@ export const ASYNC_SINK_POLICY: SharingPolicy = off.policy({});
 /** Whether the variant shares at all (off: no). */
 export const sharesAtAll = (name: Variant): boolean => sharingPolicy(name).sharing;
 
+/** Whether the barrier of a run of `name` with its default options has a deadline (it may time out). */
+export const barrierHasDeadline = (name: Variant): boolean => sharingPolicy(name).barrier(1).deadline !== undefined;
+
 /** The barrier flag of a run of `name` that sets none. */
 export const barrierByDefault = (name: Variant): boolean => sharingPolicy(name).barrierByDefault;
