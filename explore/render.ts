@@ -6,7 +6,8 @@ import { showsEmptyFinishes } from './cases.ts';
 import { type Column, col, renderTable } from './table.ts';
 import { BASELINE, sharesAtAll } from './variants/index.ts';
 import { optionFlagsOf, optionsJson } from './variant-options.ts';
-import type { Case, Comparison, Figures, Scenario, Setup, Stragglers, SweepParam, SweepResult } from './types.ts';
+import type { Case, Comparison, Figures, Scenario, Setup, Stragglers, SweepResult } from './types.ts';
+import { formatParam } from './sweep-params.ts';
 
 /** Each case's name in tables and charts: the variant, plus the threshold when the cases mix thresholds,
  * plus its no-data policy under `--no-data both`. */
@@ -18,10 +19,8 @@ export function caseLabels(cases: readonly Case[]): string[] {
   });
 }
 
-export function formatParam(param: SweepParam, value: number): string {
-  if (param === 'stragglers') return trimPercent(value);
-  return param === 'threshold' || param === 'row-bytes' ? formatBytesShort(value) : String(value);
-}
+/** A swept value as the command line writes it (sweep-params.ts). */
+export { formatParam } from './sweep-params.ts';
 
 /** One line saying what ran: the system, the workload, the knob and the seed. */
 export function describeSetup(scenario: Scenario, s: Setup): string {

@@ -6,7 +6,8 @@ import type { Variant, VariantMeta, VariantOptionValues } from '../vocab/index.t
 import { formatBytesShort } from './args.ts';
 import { headlineRow } from './cases.ts';
 import { type Grid, caseLabels, comparisonGrid, describeSetup, formatParam, sweepGrid } from './render.ts';
-import type { Comparison, Figures, Setup, SweepParam, SweepResult } from './types.ts';
+import { paramAxis } from './sweep-params.ts';
+import type { Comparison, Figures, Setup, SweepResult } from './types.ts';
 import { COLUMN_DOCS } from './columns.ts';
 import type { Criterion } from './criteria.ts';
 import type { Reason } from './command.ts';
@@ -418,17 +419,6 @@ function comparisonCharts(c: Comparison): string {
   );
 }
 
-const PARAM_AXIS: Readonly<Record<SweepParam, string>> = {
-  threshold: 'threshold (shared_batch_max_bytes; 0 = sharing off)',
-  workers: 'workers per process',
-  processes: 'processes per replica',
-  replicas: 'replicas',
-  intervals: 'batch intervals',
-  rows: 'updates per interval',
-  'row-bytes': 'bytes per update',
-  stragglers: 'straggler probability per worker and description',
-};
-
 function sweepVariants(s: SweepResult): Variant[] {
   const variants: Variant[] = [];
   for (const p of s.points) for (const r of p.comparison.rows) if (!variants.includes(r.variant)) variants.push(r.variant);
@@ -447,7 +437,7 @@ function sweepCharts(s: SweepResult): string {
     ...(s.param === 'rows' || s.param === 'row-bytes' ? [] : [`${thousands(b.rows)} updates of ~${b.rowBytes} B`]),
     `seed ${b.seed}`,
   ].join(' · ');
-  const xLabel = PARAM_AXIS[s.param];
+  const xLabel = paramAxis(s.param);
   return (
     `<div class="charts">` +
     lineChart({ title: `Parts per append vs ${s.param}`, subtitle: sub, xLabel, yLabel: 'parts per append', xs, series: series((r) => r.partsPerAppend), format: (v) => fixed(v, 2) }) +
