@@ -17,13 +17,13 @@ import { loadDiagrams } from './diagrams.ts';
 import { DEFAULT_MODEL_CHECK, type ModelCheckResult, modelCheckReasons, runModelCheck } from './model-check.ts';
 import type { Io } from './io.ts';
 import { createProgress, withProgress } from './progress.ts';
-import { type CheckSection, type ReportData, renderReport } from './report.ts';
+import { type CheckSection, type ReportData, type RenderedSection, compareCommand, renderReport } from './report.ts';
 import { SCENARIO_DEFAULTS } from './setup-flags.ts';
 import { type CoverageCollector, coverageCollector, coverageReasons, coverageResult } from './coverage.ts';
 import { modelCounterexampleSequence } from './model-diagram.ts';
 import type { CoverageSection, FaultsSection, GalleryEntry, GallerySection, LatencySection, SmallWritesSection } from './report-sections.ts';
 import { failureSequence } from './sequence.ts';
-import { EXPLORE_VARIANTS } from './variants/index.ts';
+import { EXPLORE_VARIANTS, type ExploreVariant } from './variants/index.ts';
 
 /** The gallery's model counterexample: the review bug of #37591, under the first variant whose gallery
  * lists it (vocab VariantMeta.galleryBugs). */
@@ -60,6 +60,19 @@ export async function runLatency(io: Io, headline: Comparison, variants: readonl
   const [stragglers] = await withProgress(io, { title: 'stragglers' }, (update) => runSweeps('steady', base, variants, [{ param: 'stragglers', values: opts.probabilities }], update));
   if (stragglers === undefined) throw new Error('the straggler sweep ran no point');
   return { headline, stragglers };
+}
+
+/** The report sections the report's variants add (explore/variants/: a variant's `sections`), each run
+ * from the headline's setup and rendered. */
+export async function runVariantSections(io: Io, setup: Setup, variants: readonly Variant[], registry: readonly ExploreVariant[] = EXPLORE_VARIANTS): Promise<RenderedSection[]> {
+  const out: RenderedSection[] = [];
+  for (const v of registry.filter((x) => variants.includes(x.meta.name))) {
+    for (const s of v.sections ?? []) {
+      const html = await withProgress(io, { title: s.title }, (progress) => s.render({ setup, variants, progress, compareCommand }));
+      out.push({ id: s.id, title: s.title, html });
+    }
+  }
+  return out;
 }
 
 /** Rows per interval of the report's small-writes table (1000: the PR's "1000-row writes"). */

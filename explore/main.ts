@@ -26,6 +26,7 @@ import {
   runReportCheckWithCoverage,
   runReportSweeps,
   runSmallWrites,
+  runVariantSections,
   writeReport,
 } from './job.ts';
 import type { renderCoverage } from './coverage.ts';
@@ -85,12 +86,13 @@ export async function runMain(io: Io, opts: MainOptions = {}): Promise<number> {
     const sweeps = await runReportSweeps(io, setup, VARIANTS, DEFAULT_SWEEPS, opts.sweepIntervals ?? DEFAULT_SWEEP_INTERVALS);
     const latency = await runLatency(io, comparison, VARIANTS, opts.stragglers);
     const smallWrites = await runSmallWrites(io, setup, VARIANTS, opts.smallWritesRows, opts.smallWritesIntervals);
+    const variantSections = await runVariantSections(io, setup, VARIANTS);
     const hydration = await runHydration(io, setup, VARIANTS, opts.hydrationRows);
     const gallery = await runGallery(io, setup.seed, opts.galleryBugs);
     const reasons = jobReasons({ criteria, modelCheck, check, checkReasons, gallery, coverage, faults, runs: opts.runs });
     const path = await writeReport(
       io,
-      { command: 'npm start', comparison, criteria, sweeps, hydration, check, faults, modelCheck: { kind: 'ran', result: modelCheck }, latency, smallWrites, gallery, coverage, reasons },
+      { command: 'npm start', comparison, criteria, sweeps, hydration, check, faults, modelCheck: { kind: 'ran', result: modelCheck }, latency, smallWrites, variantSections, gallery, coverage, reasons },
       opts.out ?? DEFAULT_REPORT_PATH,
     );
     io.out(`report: ${path}\n`);

@@ -30,6 +30,13 @@ import {
   smallWritesSection,
 } from './report-sections.ts';
 
+/** A variant's report section, run and rendered (its HTML follows its heading). */
+export interface RenderedSection {
+  readonly id: string;
+  readonly title: string;
+  readonly html: string;
+}
+
 export type CheckSection =
   | { readonly kind: 'ran'; readonly exitCode: number; readonly summary: string; readonly output: string }
   | { readonly kind: 'skipped'; readonly reason: string };
@@ -59,6 +66,8 @@ export interface ReportData {
   readonly coverage?: CoverageSection | undefined;
   /** Issue 8: the fault world; omitted: not in the report. */
   readonly faults?: FaultsSection | undefined;
+  /** Sections the report's variants add (job.ts runVariantSections), after the latency section. */
+  readonly variantSections?: readonly RenderedSection[] | undefined;
   /** Why the job exits non-zero (job.ts jobReasons): the headline says them. Omitted: judged from the sections. */
   readonly reasons?: readonly Reason[] | undefined;
 }
@@ -670,6 +679,7 @@ ${htmlTable(leadWith(comparisonGrid(d.hydration), ['max builder share', 'mint→
     ['criteria', 'Done criteria'],
     ...(d.sweeps.length > 0 ? [['sweeps', 'Sweeps']] : []),
     ...(d.latency === undefined ? [] : [['latency', 'Latency & stragglers']]),
+    ...(d.variantSections ?? []).map((x) => [x.id, x.title] as const),
     ...(d.smallWrites === undefined ? [] : [['small-writes', 'Small writes']]),
     ...(d.hydration === undefined ? [] : [['hydration', 'Hydration']]),
     ...(d.modelCheck === undefined ? [] : [['model-check', 'Model check']]),
@@ -703,6 +713,7 @@ ${htmlTable(comparisonGrid(c))}
 ${criteriaList(d.criteria)}
 ${d.sweeps.length > 0 ? `<h2 id="sweeps">Sweeps</h2>\n${sweeps}` : ''}
 ${d.latency === undefined ? '' : `<h2 id="latency">Latency and stragglers</h2>\n${latencySection(d.latency, compareCommand)}`}
+${(d.variantSections ?? []).map((x) => `<h2 id="${esc(x.id)}">${esc(x.title)}</h2>\n${x.html}`).join('\n')}
 ${d.smallWrites === undefined ? '' : `<h2 id="small-writes">Small writes and compaction</h2>\n${smallWritesSection(d.smallWrites, compareCommand)}`}
 ${hydration}
 ${d.modelCheck === undefined ? '' : `<h2 id="model-check">Model check (exhaustive)</h2>\n${modelCheckSection(d.modelCheck)}`}

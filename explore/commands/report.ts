@@ -16,6 +16,7 @@ import {
   runReportCheckWithCoverage,
   runReportSweeps,
   runSmallWrites,
+  runVariantSections,
   writeReport,
 } from '../job.ts';
 import { type ModelCheckResult, modelCheckJson } from '../model-check.ts';
@@ -112,6 +113,7 @@ export const reportCommand: Command = {
         const hydration = v['skip-hydration'] ? undefined : await runHydration(io, setup, variants, v['hydration-rows']);
         const latency = await runLatency(io, comparison, variants);
         const smallWrites = await runSmallWrites(io, setup, variants);
+        const variantSections = await runVariantSections(io, setup, variants);
         const checked = v['skip-check'] ? undefined : await runReportCheckWithCoverage(io, v.runs, setup, variants);
         const check: CheckSection = checked?.check ?? { kind: 'skipped', reason: '--skip-check was given' };
         const coverage: CoverageSection = checked?.coverage ?? { kind: 'skipped', reason: '--skip-check was given' };
@@ -120,7 +122,7 @@ export const reportCommand: Command = {
         const modelCheck = await runDefaultModelCheck(io);
         judged = { criteria, modelCheck, check, faults, gallery, coverage, failures: checked?.failures ?? [] };
         const reasons = jobReasons({ ...judged, checkReasons: checked?.reasons ?? [], runs: v.runs });
-        inputs = { command: ['sbkit report', ...argv].join(' '), comparison, criteria, sweeps, hydration, check, faults, modelCheck: { kind: 'ran', result: modelCheck }, latency, smallWrites, gallery, coverage, reasons };
+        inputs = { command: ['sbkit report', ...argv].join(' '), comparison, criteria, sweeps, hydration, check, faults, modelCheck: { kind: 'ran', result: modelCheck }, latency, smallWrites, variantSections, gallery, coverage, reasons };
       } catch (e) {
         return reportRunError(io, USAGE, e);
       }
