@@ -7,7 +7,7 @@ import { type Column, col, renderTable } from './table.ts';
 import { BASELINE, sharesAtAll } from './variants/index.ts';
 import { optionFlagsOf, optionsJson } from './variant-options.ts';
 import type { Case, Comparison, Figures, Scenario, Setup, Stragglers, SweepResult } from './types.ts';
-import { formatParam } from './sweep-params.ts';
+import { formatParam, isFixedParam } from './sweep-params.ts';
 
 /** Each case's name in tables and charts: the variant, plus the threshold when the cases mix thresholds,
  * plus its no-data policy under `--no-data both`. */
@@ -285,11 +285,12 @@ export function comparisonJson(c: Comparison): string {
   return `${JSON.stringify({ config, variants: c.rows.map(figuresJson) }, null, 2)}\n`;
 }
 
-/** `{config, sweeps: [{parameter, points: [{value, variants}]}]}`: one object for any number of sweeps. */
+/** `{config, sweeps: [{parameter, points: [{value, variants}]}]}`: one object for any number of sweeps. A
+ * variant's option's value is text as the command line writes it (`5ms`, `inf`: not a JSON number). */
 export function sweepsJson(sweeps: readonly SweepResult[], scenario: Scenario, base: Setup, variants: readonly Variant[]): string {
   const out = sweeps.map((s) => ({
     parameter: s.param,
-    points: s.points.map((p) => ({ value: p.value, variants: p.comparison.rows.map(figuresJson) })),
+    points: s.points.map((p) => ({ value: isFixedParam(s.param) ? p.value : formatParam(s.param, p.value), variants: p.comparison.rows.map(figuresJson) })),
   }));
   return `${JSON.stringify({ config: configJson(scenario, base, variants), sweeps: out }, null, 2)}\n`;
 }
