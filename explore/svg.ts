@@ -87,19 +87,19 @@ export function byteUnit(max: number): { readonly unit: string; readonly size: n
   return { unit: 'B', size: 1 };
 }
 
-const f1 = (v: number): string => v.toFixed(1);
+export const f1 = (v: number): string => v.toFixed(1);
 
-interface Frame {
+export interface Frame {
   readonly width: number;
   readonly height: number;
   readonly margin: { readonly top: number; readonly right: number; readonly bottom: number; readonly left: number };
 }
 
-function plotSize(f: Frame): { w: number; h: number } {
+export function plotSize(f: Frame): { w: number; h: number } {
   return { w: f.width - f.margin.left - f.margin.right, h: f.height - f.margin.top - f.margin.bottom };
 }
 
-function frame(f: Frame, t: ChartText, yTicks: readonly number[], yMax: number, body: string): string {
+export function frame(f: Frame, t: ChartText, yTicks: readonly number[], yMax: number, body: string): string {
   const { w: plotW, h: plotH } = plotSize(f);
   const { left, top } = f.margin;
   const tickFormat = t.tickFormat ?? shortNumber;
@@ -181,7 +181,7 @@ function labelLines(label: string, x: number): string {
   return lines.map((l, i) => `<tspan x="${f1(x)}" dy="${i === 0 ? 0 : 13}">${escapeXml(l)}</tspan>`).join('');
 }
 
-function marker(kind: Style['marker'], x: number, y: number, color: string, tip: string): string {
+export function marker(kind: Style['marker'], x: number, y: number, color: string, tip: string): string {
   const t = `<title>${escapeXml(tip)}</title>`;
   switch (kind) {
     case 'circle':
