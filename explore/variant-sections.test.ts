@@ -5,7 +5,7 @@ import { captureIo } from './io.ts';
 import { runVariantSections } from './job.ts';
 import { renderReport } from './report.ts';
 import type { Comparison, Setup } from './types.ts';
-import { EXPLORE_VARIANTS, sectionOf, type ExploreVariant, type VariantSection } from './variants/index.ts';
+import { EXPLORE_VARIANTS, lazySection, sectionOf, type ExploreVariant, type VariantSection } from './variants/index.ts';
 
 const setup: Setup = { replicas: 1, processes: 1, workers: 2, intervals: 3, rows: 10, rowBytes: 100, threshold: 1 << 20, seed: 7 };
 
@@ -32,6 +32,18 @@ describe("a variant's report section", () => {
       html: '<p>2 workers of off: <code>npx sbkit compare --replicas 1 --processes 1 --workers 2 --intervals 3 --rows 10 --row-bytes 100 --threshold 1MiB --seed 7 --x</code></p>',
     });
     expect(await runVariantSections(io, setup, [], registry)).toEqual([]);
+  });
+
+  it('may load its module only when the report runs it', async () => {
+    let loaded = 0;
+    const lazy = lazySection({ id: probe.id, title: probe.title }, () => {
+      loaded += 1;
+      return Promise.resolve(probe);
+    });
+    expect(loaded).toBe(0);
+    const [s] = await runVariantSections(captureIo(), setup, [offMeta.name], [{ ...off, sections: [lazy] }]);
+    expect(loaded).toBe(1);
+    expect(s?.html).toMatch(/^<p>2 workers of off: /);
   });
 
   it('gets its heading and table-of-contents entry in the report', () => {

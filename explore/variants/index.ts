@@ -11,8 +11,8 @@ import { bestEffort } from './best-effort.ts';
 import { off } from './off.ts';
 import type { ExploreVariant } from './presentation.ts';
 
-export type { CriteriaInput, ExploreVariant, ReportSection, SectionContext, SeriesStyle, VariantSection } from './presentation.ts';
-export { sectionOf } from './presentation.ts';
+export type { CriteriaInput, ExploreVariant, ReportSection, SectionBody, SectionContext, SeriesStyle, VariantSection } from './presentation.ts';
+export { lazySection, sectionOf } from './presentation.ts';
 /** What the variant does, as compare runs it (impl/variants/). */
 export { barrierByDefault, sharesAtAll, variantMeta } from '../../impl/variants/index.ts';
 

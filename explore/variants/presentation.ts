@@ -35,7 +35,8 @@ export interface SectionContext {
   readonly compareCommand: (scenario: string, setup: Setup, extra?: readonly string[]) => string;
 }
 
-/** A section a variant adds to the report: its own module, a data function and an HTML renderer. */
+/** A section a variant adds to the report: its own module, a data function and an HTML renderer (joined by
+ * `sectionOf`, or by `lazySection` when the module is to be imported only when the report runs it). */
 export interface VariantSection<D> {
   /** The anchor and table-of-contents entry. */
   readonly id: string;
@@ -58,6 +59,20 @@ export const sectionOf = <D>(s: VariantSection<D>): ReportSection => ({
   id: s.id,
   title: s.title,
   render: async (ctx) => s.html(await s.data(ctx), ctx),
+});
+
+/** A section's data function and renderer, without its heading. */
+export type SectionBody<D> = Pick<VariantSection<D>, 'data' | 'html'>;
+
+/** A section whose module is imported only when the report runs it: a section runs comparisons, and the
+ * modules that run them read this registry, so the variant's definition cannot import them statically. */
+export const lazySection = <D>(head: Pick<VariantSection<D>, 'id' | 'title'>, load: () => Promise<SectionBody<D>>): ReportSection => ({
+  id: head.id,
+  title: head.title,
+  render: async (ctx) => {
+    const body = await load();
+    return body.html(await body.data(ctx), ctx);
+  },
 });
 
 export interface ExploreVariant {
