@@ -121,16 +121,17 @@ export class SharedBatches {
     await this.#acquire(() => pointAt(this.ctx.scheduler, 'shared.open', where), opts.worker);
     try {
       const key = keyOf(bid);
-      // A late worker: the id's barrier completed at its deadline; it shares best-effort with the others.
-      const late = opts.participants !== undefined && this.#late.has(key);
-      const participants = late ? undefined : opts.participants;
-      if (participants !== undefined) this.#refuseCompleted(key, bid, 'builder()');
+      if (opts.participants !== undefined) this.#refuseCompleted(key, bid, 'builder()');
       // Amortized: the map is swept only once it has doubled since the last sweep, counting every
       // entry, live or dead, before this call inserts its own.
       if (this.#entries.size > 2 * this.#retained) {
         await sweepUnderLock(this.#sweepHost(), opts.worker, sink);
         await pointAt(this.ctx.scheduler, 'shared.open', where);
       }
+      // A late worker: the id's barrier completed at its deadline (its timer may have fired during this
+      // call's sweep: asked at the lookup); it shares best-effort with the other late workers.
+      const late = opts.participants !== undefined && this.#late.has(key);
+      const participants = late ? undefined : opts.participants;
       let entry = this.#entries.get(key);
       let created = false;
       // (a live entry of a completed barrier is not joined: a late worker replaces it)
