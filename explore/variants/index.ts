@@ -7,6 +7,7 @@
 import type { Variant } from '../../vocab/index.ts';
 import { offMeta } from '../../vocab/variants/off.ts';
 import { barrier } from './barrier.ts';
+import { barrierTimeout } from './barrier-timeout.ts';
 import { bestEffort } from './best-effort.ts';
 import { off } from './off.ts';
 import type { ExploreVariant } from './presentation.ts';
@@ -16,7 +17,7 @@ export { lazySection, sectionOf } from './presentation.ts';
 /** What the variant does, as compare runs it (impl/variants/). */
 export { barrierByDefault, sharesAtAll, variantMeta } from '../../impl/variants/index.ts';
 
-export const EXPLORE_VARIANTS: readonly ExploreVariant[] = [off, bestEffort, barrier];
+export const EXPLORE_VARIANTS: readonly ExploreVariant[] = [off, bestEffort, barrier, barrierTimeout];
 
 /** The registered variants' names, in registry order. */
 export const VARIANTS: readonly Variant[] = EXPLORE_VARIANTS.map((v) => v.meta.name);

@@ -21,6 +21,7 @@
 import type { Variant, VariantMeta } from '../../vocab/index.ts';
 import { SbkitError, show } from '../errors.ts';
 import { barrier } from './barrier.ts';
+import { barrierTimeout } from './barrier-timeout.ts';
 import { bestEffort } from './best-effort.ts';
 import { off } from './off.ts';
 import { resolveVariantOptions } from './options.ts';
@@ -28,7 +29,7 @@ import type { ImplVariant, SharingPolicy } from './policy.ts';
 
 export type { BarrierSpec, ImplVariant, SharingPolicy } from './policy.ts';
 
-export const IMPL_VARIANTS: readonly ImplVariant[] = [off, bestEffort, barrier];
+export const IMPL_VARIANTS: readonly ImplVariant[] = [off, bestEffort, barrier, barrierTimeout];
 
 /** The registered variants' names, in registry order. */
 export const VARIANTS: readonly Variant[] = IMPL_VARIANTS.map((v) => v.meta.name);
