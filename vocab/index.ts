@@ -45,7 +45,9 @@ export type BugName =
   | 'empty-finish-hands-nothing'
   | 'stale-hand-appended'
   | 'batch-ids-collide-across-sinks'
-  | 'own-batch-ignores-max-runs';
+  | 'own-batch-ignores-max-runs'
+  | 'timer-seals-pushing-handle'
+  | 'late-worker-joins-completed-barrier';
 export const BUG_NAMES: readonly BugName[] = [
   'sweep-upgrade-race',
   'drop-without-finish',
@@ -63,6 +65,8 @@ export const BUG_NAMES: readonly BugName[] = [
   'stale-hand-appended',
   'batch-ids-collide-across-sinks',
   'own-batch-ignores-max-runs',
+  'timer-seals-pushing-handle',
+  'late-worker-joins-completed-barrier',
 ];
 
 /** Gallery bugs that show only when storage fails or replicas are aborted (`sbkit check --faults`). */

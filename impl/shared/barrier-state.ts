@@ -94,10 +94,11 @@ export class BarrierState {
 
   /** The timer fired: the barrier completes now if no joined handle is still pushing, else once the last
    * of them begins its finish. A timer of a completed barrier does nothing. */
-  expire(): Expiry {
+  expire(bugs: BugSwitches): Expiry {
     if (this.#finalized) return 'idle';
     this.#expired = true;
-    if (this.#unfinished > 0) return 'expired';
+    // BUG (timer-seals-pushing-handle): completes with joined handles still pushing.
+    if (this.#unfinished > 0 && !bugs.has('timer-seals-pushing-handle')) return 'expired';
     this.#finalize(true);
     return 'completed';
   }

@@ -130,7 +130,8 @@ export class SharedBatches {
       }
       // A late worker: the id's barrier completed at its deadline (its timer may have fired during this
       // call's sweep: asked at the lookup); it shares best-effort with the other late workers.
-      const late = opts.participants !== undefined && this.#late.has(key);
+      // BUG (late-worker-joins-completed-barrier): the late set is not asked.
+      const late = opts.participants !== undefined && this.#late.has(key) && !this.ctx.bugs.has('late-worker-joins-completed-barrier');
       const participants = late ? undefined : opts.participants;
       let entry = this.#entries.get(key);
       let created = false;
@@ -250,7 +251,7 @@ export class SharedBatches {
   /** The barrier's timer of `entry` fired: expire it and, unless it had completed, say so in its sink's trace. */
   #timerFired(key: string, entry: BuilderEntry): void {
     const barrier = entry.barrier as BarrierState;
-    const outcome = barrier.expire();
+    const outcome = barrier.expire(this.ctx.bugs);
     if (outcome === 'idle') return;
     if (outcome === 'completed') this.#finalized(key, true);
     // (the sink that created the entry opened a handle: its context exists)

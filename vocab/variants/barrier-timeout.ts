@@ -19,5 +19,5 @@ export const barrierTimeoutMeta: VariantMeta = {
   // A barrier: a worker with nothing to write reports by finishing an empty handle (barrier.ts).
   defaultNoData: 'finish',
   // Every bug of the barrier can show under it (before its deadline it is that barrier).
-  galleryBugs: barrierMeta.galleryBugs,
+  galleryBugs: [...barrierMeta.galleryBugs, 'timer-seals-pushing-handle', 'late-worker-joins-completed-barrier'],
 };
