@@ -41,8 +41,12 @@ export type SbkitErrorCode =
   | 'corrupt-data'
   /** A consensus implementation broke its contract (e.g. a sequence number that does not advance). */
   | 'consensus-invariant'
-  /** A replica crashed (permanent storage failures) more often than the run's `maxRestarts` allows. */
+  /** A replica crashed (permanent storage failures) more often than the run's `maxRestarts` allows, or
+   * one restart's start (claim, shard read) failed permanently more often than that. */
   | 'replica-gave-up'
+  /** A task of a replica's incarnation failed after every sink it hosts had sealed: there is nothing
+   * left to abort, so the supervisor cannot act on the failure and fails the run with it (`cause`). */
+  | 'incarnation-failed'
   /** A storage backend spec that does not parse: `--consensus` not `mem` or a postgres:// URL, a
    * malformed URL, an unknown URL option, `--blob` not `mem` or `file:DIR`, a bad table name. */
   | 'invalid-backend'

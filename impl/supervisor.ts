@@ -17,6 +17,9 @@
  * - a restart follows every abort (up to `maxRestarts` per replica);
  * - the run is done when every replica's current incarnation finished (its lower reached K), no
  *   restart is pending and every cleanup ended;
+ * - no failure of a live incarnation's task is dropped: a permanent storage failure aborts it (its
+ *   sinks that are not sealed, replica-state.ts), anything else — or a failure with every sink sealed,
+ *   nothing left to abort — fails the run;
  * - a cleanup deletes only blobs of retired writers (gc.ts); every blob it deletes is counted by why its
  *   writer retired, so leaks from finished writers (a bug) stay visible after they are collected.
  *
@@ -166,9 +169,11 @@ export class Supervisor implements RunControl {
   abort(replica: number, reason: string): boolean {
     const inc = this.#current[replica];
     if (inc === undefined || !inc.life.alive || inc.finished) return false;
-    // A sink that reached K has sealed its shard range: what is left (the input catching up, a sweep)
-    // writes nothing, so there is nothing to tear down — as the model says (a sealed replica).
-    const down = [...inc.sinks].filter(([, sink]) => !(sink.live === null && sink.lower >= this.deps.run.intervals)).map(([s]) => s);
+    // A sealed sink (replica-state.ts) has nothing left to write: what is left (the input catching up, a
+    // sweep) touches no storage, so there is nothing to tear down — as the model says (a sealed replica).
+    // A sink whose lower reached K while a refused append's delete or a superseded description's stale
+    // delete is still running is not sealed: that delete can fail, and the sink goes down with it.
+    const down = [...inc.sinks].filter(([, sink]) => !sink.sealed).map(([s]) => s);
     if (down.length === 0) return false;
     inc.life.alive = false;
     this.deps.metrics.c.aborts += 1;
@@ -210,7 +215,7 @@ export class Supervisor implements RunControl {
     this.#restarts[replica] = (this.#restarts[replica] ?? 0) + 1;
     const writers = new Map<number, WriterRecord>();
     const uppers = new Map<number, number>();
-    for (;;) {
+    for (let attempt = 0; ; attempt++) {
       await pointAt(run.scheduler, 'replica.restart', { replica });
       try {
         for (const s of sinks) {
@@ -233,8 +238,12 @@ export class Supervisor implements RunControl {
         if (run.cleanup) this.#spawn(`cleanup after restart r${replica}`, () => this.cleanup(replica, sinks));
         return;
       } catch (e) {
-        // A permanent failure while starting: the new incarnation went down before it began; try again.
+        // A permanent failure while starting: the new incarnation went down before it began; try again,
+        // as often as the replica may be restarted (storage that stays broken fails the run, not spins).
         if (!(isStorageFailure(e) && e.code === 'storage-permanent')) throw e;
+        if (attempt >= run.maxRestarts) {
+          throw new SbkitError('replica-gave-up', `replica ${replica} could not be restarted: its start failed ${attempt + 1} times; maxRestarts is ${run.maxRestarts}: ${e.message}`, { cause: e });
+        }
       }
     }
   }
@@ -286,8 +295,17 @@ export class Supervisor implements RunControl {
       },
       (e: unknown) => {
         if (!life.alive) return; // a dead incarnation's leftovers do not matter
-        if (isStorageFailure(e) && e.code === 'storage-permanent') this.abort(replica, `permanent storage failure: ${e.message}`);
-        else this.#fail(e);
+        if (!(isStorageFailure(e) && e.code === 'storage-permanent')) {
+          this.#fail(e);
+          return;
+        }
+        if (this.abort(replica, `permanent storage failure: ${e.message}`)) return;
+        // Refused: every sink the incarnation hosts has sealed, so there is nothing to abort, yet a task
+        // failed. Dropping the failure would leave an incarnation that neither finishes nor restarts (a
+        // run that never settles); the run fails instead, saying so.
+        this.#fail(
+          new SbkitError('incarnation-failed', `replica ${replica}'s incarnation failed after every sink it hosts had sealed (nothing left to abort): ${e.message}`, { cause: e }),
+        );
       },
     );
   }

@@ -768,3 +768,45 @@ describe('supersede: the mint follows the persist frontier', () => {
     expect(isSealed(d.state)).toBe(true);
   });
 });
+
+describe('abort: enabled until the replica is sealed (nothing left to write)', () => {
+  // Two replicas of two workers, off, two intervals: worker 1 has an update at time 0, worker 0 one at time 1.
+  const cfg = config({ variant: 'off', replicas: 2, intervals: 2, updates: [u(0, 0, 1, 10), u(1, 1, 0, 10)], faults: { aborts: 1, indeterminate: 0, cleanup: false } });
+  const abort: TraceEvent = { kind: 'abort', replica: 0, reason: 'permanent storage failure' };
+
+  /** Replica 0's description [0, 2) is superseded by [1, 2) (replica 1 appended [0, 1)); worker 1 had
+   * handed an own batch for it. Replica 0 then appends [1, 2): its lower reaches K while the stale
+   * delete of description 0 (append worker 0) is still to run. */
+  const sealedWithStalePending = (): Driver => {
+    const d = new Driver(cfg);
+    d.all(ev.frontier(0), ev.frontier(0), ev.mint(0, 0), ev.stage(1, 0, 0), ev.ownBatch(1, 0, 0), ev.hand(1, 0, 0));
+    d.all(ev.frontier(1), ev.mint(0, 1), ev.stage(0, 0, 1), ev.stage(1, 0, 1), ev.ownBatch(1, 0, 1), ev.hand(0, 0, 1), ev.hand(1, 0, 1), ev.append(1));
+    expect(expectKind(d.do(ev.mint(0, 0)), 'mint').desc).toMatchObject({ lower: 1, upper: 2, appendWorker: 1 });
+    d.all({ kind: 'superseded', replica: 0, process: 0, worker: 0, sharedId: 0 }, ev.hand(0, 0, 0));
+    d.all(ev.stage(0, 0, 0), ev.ownBatch(0, 0, 0), ev.hand(0, 0, 0), ev.stage(1, 0, 0), ev.hand(1, 0, 0));
+    expect(expectKind(d.do(ev.append(0)), 'append')).toMatchObject({ lower: 1, upper: 2, result: { ok: true } });
+    const rep = d.state.replicas[0];
+    expect(rep?.mint.value).toBe('sealed');
+    expect(rep?.superseded?.desc.sharedId).toBe(0);
+    return d;
+  };
+
+  it('a replica whose lower reached K with a stale delete pending is not sealed: the delete can fail, and an abort leaves its batch behind', () => {
+    const d = sealedWithStalePending();
+    expect(isSealed(d.state)).toBe(false);
+    expect(d.do(abort)).toEqual(abort);
+    expect(d.state.history.faults.batchesAbandoned).toBe(1);
+    // the restart starts at the shard's upper K: sealed at once, and the run can end
+    expect(expectKind(d.do({ kind: 'restart', replica: 0, lower: 0 }), 'restart').lower).toBe(2);
+    d.drain();
+    expect(isSealed(d.state)).toBe(true);
+    // the aborted incarnation never deleted its stale batch; the new one has none
+    expect(d.trace.filter((e) => e.kind === 'delete' && e.replica === 0)).toEqual([]);
+  });
+
+  it('once the stale delete ran the replica is sealed: nothing is left to abort', () => {
+    const d = sealedWithStalePending();
+    expect(expectKind(d.do({ kind: 'delete', replica: 0, lower: 0, batches: 0, reason: 'stale' }), 'delete')).toMatchObject({ lower: 0, batches: 1 });
+    expect(step(cfg, d.state, abort)).toMatchObject({ ok: false, reason: expect.stringContaining('nothing left to abort') });
+  });
+});

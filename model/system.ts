@@ -1138,7 +1138,10 @@ function abortEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { k
   const site = replicaSite(cfg, s, e.replica);
   if (typeof site === 'string') return fail(site);
   const { rep } = site;
-  if (isIn(rep.mint, 'sealed')) return fail(`replica ${e.replica} finished: there is nothing left to abort`);
+  // Sealed: the mint reached K (no description live: a refused append's delete ran) and no superseded
+  // description waits for its stale delete. Until that delete ran the replica still writes (deletes)
+  // and can fail; an abort leaves the stale batches behind (abandonedBatches).
+  if (isSealedReplica(rep)) return fail(`replica ${e.replica} finished: there is nothing left to abort`);
   const f = s.history.faults;
   if (f.aborts >= (cfg.faults?.aborts ?? 0)) return fail(`the run already had ${f.aborts} abort(s), the most the config explores`);
   const leaking = f.leakingByReplica.map((n, r) => (r === e.replica ? n + leakUnits(rep) : n));
@@ -1186,8 +1189,12 @@ function restartEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, {
   );
 }
 
+/** The replica's sink has nothing left to write: its mint sealed K and no superseded description waits
+ * for its stale delete (vocab/PROTOCOL.md "Faults"). */
+const isSealedReplica = (rep: ReplicaState): boolean => isIn(rep.mint, 'sealed') && rep.superseded === null;
+
 /** Every replica is up and sealed (nothing of the sink is left to run). */
-const allSealed = (s: SystemState): boolean => s.replicas.every((rep) => rep.up && isIn(rep.mint, 'sealed') && rep.superseded === null);
+const allSealed = (s: SystemState): boolean => s.replicas.every((rep) => rep.up && isSealedReplica(rep));
 
 function cleanupEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'cleanup' }>): Prediction {
   const no = requireFaults(cfg, 'a cleanup');

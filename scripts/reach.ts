@@ -33,15 +33,15 @@
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { BUG_NAMES } from '../vocab/index.ts';
+import { DOC_PATH, ROOT } from './reach-paths.ts';
 import { docRefs, drift, type FileCoverage, refText, unreached } from './reach-data.ts';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const root = ROOT;
 const dataDir = join(root, '.sbkit', 'reach');
 const c8 = join(root, 'node_modules', 'c8', 'bin', 'c8.js');
-const docPath = join(root, 'conformance', 'UNREACHED.md');
+const docPath = DOC_PATH;
 
 export const GATE = { lines: 95, branches: 90 } as const;
 

@@ -43,6 +43,12 @@ async function appendDescription(r: ReplicaState, where: Where, desc: Descriptio
   const { scheduler, trace, metrics, bugs } = r.deps;
   const { replica } = r.settings;
   await pointAt(scheduler, 'append', where);
+  // The mint's poll reads the shard (mint.ts): the append begins after the read answered (the poll may
+  // have superseded this description meanwhile), so no read outlives the description it polled for.
+  while (r.polling) {
+    await r.pollDone.register();
+    await pointAt(scheduler, 'append', where);
+  }
   // BUG (stale-hand-appended): a superseded description is appended like the live one.
   if (r.superseded === desc && !bugs.has('stale-hand-appended')) {
     await deleteStale(r, desc, batches);

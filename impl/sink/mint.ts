@@ -12,7 +12,8 @@
  * by its own replica's changes and by any writer moving the shard); if another writer moved it past the
  * live lower and below the desired frontier, the mint sets lower to it and mints a newer description at
  * once (the read and the mint are one step). The old one is superseded: workers that have not staged it skip it,
- * its append worker deletes what was handed for it (append.ts).
+ * its append worker deletes what was handed for it (append.ts). The live description's append waits for
+ * a poll's read to answer before it begins (`polling`): as in the model, the poll is one step.
  */
 import type { Description } from '../../vocab/index.ts';
 import { pointAt } from '../runtime/where.ts';
@@ -53,7 +54,18 @@ export async function runMint(r: ReplicaState): Promise<void> {
       await pointAt(r.deps.scheduler, 'mint.poll', r.where());
       if (!mayPoll(r)) continue;
       r.deps.trace.emit({ kind: 'poll', replica: r.settings.replica, sharedId: (r.live as Description).sharedId });
-      const { upper } = await r.deps.shard.fetchState();
+      // The poll is one step of the model: its read happens while a supersede could follow. The live
+      // description's append does not begin until the read answered (append.ts), so the description
+      // cannot end — nor the sink seal — with the read still in flight: a permanent failure of the read
+      // always finds the sink unsealed, and takes it down.
+      r.polling = true;
+      let upper: number;
+      try {
+        ({ upper } = await r.deps.shard.fetchState());
+      } finally {
+        r.polling = false;
+        r.pollDone.notifyWaiters();
+      }
       // SUBTLE: the read and the mint are one step (no point between them), so `upper` is still the
       // shard's upper; only then is the supersede the model's (its lower is the shard's upper now).
       if (mayPoll(r) && upper > (r.live as Description).lower && upper < r.desired) {

@@ -87,6 +87,11 @@ export class ReplicaState {
   live: Description | null = null;
   /** The live description's append worker passed its `append` point for it: too late to supersede. */
   appendStarted = false;
+  /** The mint's poll is reading the shard (mint.ts): the live description's append waits for the answer. */
+  polling = false;
+  /** Notified when a poll's read answered (or failed). Not `changed`: the mint waits on that one, and
+   * its own read must not wake it (it would poll again and again while the append waits). */
+  readonly pollDone = new Notify();
   /** The superseded description whose append worker has not yet deleted its hands (at most one). */
   superseded: Description | null = null;
   readonly changed = new Notify();
@@ -168,6 +173,15 @@ export class ReplicaState {
   endDescription(): void {
     this.live = null;
     this.changed.notifyWaiters();
+  }
+
+  /**
+   * The sink has nothing left to write (vocab/PROTOCOL.md "Faults", sealed): its lower reached K, no
+   * description is live (a refused append's delete has run) and no superseded description waits for
+   * its append worker to delete what was handed for it. Until then a storage failure can still stop it.
+   */
+  get sealed(): boolean {
+    return this.live === null && this.superseded === null && this.lower >= this.settings.intervals;
   }
 
   /** The sink is done (lower reached K): every worker's queues close and its tasks end. */

@@ -264,9 +264,109 @@ describe('runs with faults, aborts and restarts', () => {
     expect(out.value.audit).toMatchObject({ lost: 0, duplicated: 0, leakedBlobs: 0 });
   });
 
+  it("a permanent failure of the mint's poll read finds the sink unsealed: the append waits for the read, the replica goes down and restarts", async () => {
+    // One replica, one worker, two intervals, free pacing: the mint's description [0, 2) has room for a
+    // newer lower, so the mint polls the shard while the append collects its hand.
+    const events: TraceEvent[] = [];
+    const isMintRead = (site: PointSite): boolean => site.label === 'consensus.head' && site.worker === undefined;
+    let polled = false;
+    let mintReading = false;
+    let failed = false;
+    // The read right after the mint's first `consensus.head` point fails permanently.
+    const plan: FaultPlan = {
+      decide: (op) => {
+        if (op !== 'consensus.head' || !mintReading || failed) return 'ok';
+        failed = true;
+        return 'permanent';
+      },
+    };
+    // Hold the mint's read back while anything else can run: the append would end the description (and
+    // seal the sink, at K) before the read fails, unless it waits for the read.
+    const pick = (parked: readonly { readonly site: PointSite }[]): number => {
+      const other = parked.findIndex((p) => !(polled && isMintRead(p.site)));
+      const i = other < 0 ? 0 : other;
+      if (polled && isMintRead((parked[i] as { site: PointSite }).site)) {
+        mintReading = true;
+        polled = false;
+      }
+      return i;
+    };
+    const sched = new StepScheduler();
+    const out = await sched.run(
+      () =>
+        runSink({
+          variant: 'off', replicas: 1, processes: 1, workersPerProcess: 1, intervals: 2, updates: perWorker(2, 1, [1], 8), maxBytes: 0, pacing: 'free',
+          faults: plan, scheduler: sched,
+          observer: { event: (e) => (events.push(e), e.kind === 'poll' && (polled = true)) },
+        }),
+      { pick, maxSteps: 2000 },
+    );
+    expect(out.kind).toBe('settled');
+    if (out.kind !== 'settled') return;
+    const kinds = events.map((e) => (e.kind === 'fault' ? `fault ${e.op} ${e.fault}` : e.kind));
+    const poll = kinds.indexOf('poll');
+    const fault = kinds.indexOf('fault consensus.head permanent');
+    expect(poll).toBeGreaterThanOrEqual(0);
+    expect(fault).toBeGreaterThan(poll);
+    // no append between the poll and its read's failure: the replica was still unsealed, and went down
+    expect(kinds.slice(poll, fault)).not.toContain('append');
+    expect(kinds[fault + 1]).toBe('abort');
+    expect(ofKind(events, 'restart')).toHaveLength(1);
+    expect(out.value.audit).toMatchObject({ lost: 0, duplicated: 0, leakedBlobs: 0 });
+  });
+
+  it('a task that fails after every sink of its incarnation sealed fails the run with a typed error (never a hang)', async () => {
+    // Only a bug leaves storage work behind a sealed sink: under drop-without-finish the append worker
+    // drops the last reference, and the orphaned builder still writes its batch after the append sealed
+    // the sink. Its blob write then fails permanently: there is nothing left to abort.
+    const events: TraceEvent[] = [];
+    const seen = (kind: TraceEvent['kind'], worker?: number): boolean => events.some((e) => e.kind === kind && (worker === undefined || ('worker' in e && e.worker === worker)));
+    let failed = false;
+    const plan: FaultPlan = { decide: (op) => (op === 'blob.set' && seen('append') && !failed ? ((failed = true), 'permanent') : 'ok') };
+    const isBuilder = (site: PointSite): boolean => site.process !== undefined && site.worker === undefined;
+    // Worker 0 (the append worker) opens first, worker 1 finishes while worker 0 still holds its
+    // reference (so it receives nothing), then worker 0 drops the last one; the builder runs last.
+    const pick = (parked: readonly { readonly site: PointSite }[]): number => {
+      const first = !seen('open', 0) ? 0 : !seen('finish-end', 1) ? 1 : undefined;
+      const ok = (site: PointSite, worker?: number): boolean => seen('append') || (!isBuilder(site) && (worker === undefined || site.worker === worker));
+      const i = parked.findIndex((p) => ok(p.site, first));
+      return i >= 0 ? i : Math.max(0, parked.findIndex((p) => ok(p.site)));
+    };
+    const sched = new StepScheduler();
+    const out = await sched.run(
+      () =>
+        runSink({
+          variant: 'best-effort', replicas: 1, processes: 1, workersPerProcess: 2, intervals: 1, updates: perWorker(1, 2, [2, 2], 600), maxBytes: 1 << 20,
+          persist: { inlineSingleMaxBytes: 0, blobTargetSize: 1 }, bugs: ['drop-without-finish'], faults: plan, scheduler: sched,
+          observer: { event: (e) => events.push(e) },
+        }),
+      { pick, maxSteps: 2000 },
+    );
+    expect(out.kind).toBe('rejected');
+    if (out.kind !== 'rejected') return;
+    expect(isSbkitError(out.error, 'incarnation-failed')).toBe(true);
+    expect(String(out.error)).toMatch(/replica 0's incarnation failed after every sink it hosts had sealed \(nothing left to abort\): injected fault: blob.set/);
+    expect(ofKind(events, 'abort')).toEqual([]);
+  });
+
   it('gives up with a typed error after maxRestarts', async () => {
     const plan: FaultPlan = { decide: (op) => (op === 'consensus.head' ? 'permanent' : 'ok') };
     await expect(runSink(small('off', { faults: plan, maxRestarts: 2 }))).rejects.toSatisfy((e: unknown) => isSbkitError(e, 'replica-gave-up'));
+  });
+
+  it('gives up with a typed error when a restart keeps failing permanently (never spins)', async () => {
+    // After the abort every consensus call fails permanently: the restart's claim can never succeed.
+    let down = false;
+    const plan: FaultPlan = { decide: (op) => (down && op.startsWith('consensus.') ? 'permanent' : 'ok') };
+    const sched = new StepScheduler();
+    const out = await sched.run(() => runSink(small('off', { faults: plan, maxRestarts: 3, scheduler: sched, observer: { event: (e) => e.kind === 'abort' && (down = true) } })), {
+      aborts: [{ step: 5, replica: 0 }],
+      maxSteps: 10_000,
+    });
+    expect(out.kind).toBe('rejected');
+    if (out.kind !== 'rejected') return;
+    expect(isSbkitError(out.error, 'replica-gave-up')).toBe(true);
+    expect(String(out.error)).toMatch(/replica 0 could not be restarted: its start failed 4 times; maxRestarts is 3/);
   });
 
   it('bug restart-rewrites-appended-interval: the restarted incarnation duplicates what the shard holds', async () => {
