@@ -37,6 +37,8 @@ export function formatEvent(e: TraceEvent): string {
       return `${r} w${e.worker} finish-end id=${e.sharedId} → ${e.received === null ? 'no batch' : `receives ${batch(e.received)}`}`;
     case 'skip':
       return `${r} w${e.worker} skip id=${e.sharedId}${e.early ? ' → early' : ''}`;
+    case 'timeout':
+      return `${r} p${e.process} barrier timeout id=${e.sharedId} → ${e.completes ? 'completes with what it has' : 'completes when the last joined handle finishes'}`;
     case 'superseded':
       return `${r} w${e.worker} superseded id=${e.sharedId} (a newer description came first: not written)`;
     case 'own-batch':

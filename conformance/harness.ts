@@ -66,6 +66,10 @@ export interface RunReport {
   /** Compare-and-sets of a settled run that lost their race (no trace event shows one: the metric,
    * which metrics-check.ts holds to the consensus store's own count). */
   readonly casRacesLost?: number;
+  /** Barrier timers that fired after their barrier had completed: they change nothing and emit nothing
+   * (vocab/PROTOCOL.md "Barrier with a deadline"), so the scheduler log shows them — a resumed
+   * `barrier.timeout` point — and no trace event does. */
+  readonly timersIdle?: number;
   /** A stream's failure (streams.ts): the check derived from the configuration and the case it tried;
    * no run was started (trace and scheduler log empty). */
   readonly stream?: StreamCase;
@@ -169,6 +173,7 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
     bug,
     faults,
     casRacesLost: outcome.kind === 'settled' ? outcome.value.metrics.consensusCasFailed : 0,
+    timersIdle: log.filter((r) => r.site.label === 'barrier.timeout').length - trace.filter((e) => e.kind === 'timeout').length,
     // Formatted only when a report prints it: most runs pass, and formatting every log cost ~1% of a run.
     get schedulerLog() {
       return formatLog(log);

@@ -36,13 +36,19 @@
  * - `ids-across-times`: a worker staged updates of several intervals whose ids are out of time order
  *   (workload `idOrder: 'reversed'`), so the staged order (by id) is not the time order: the sort by id
  *   was needed. Stryker found the gap: with ids always ascending in time, dropping the sort changed nothing.
+ * - a barrier with a deadline (vocab/PROTOCOL.md "Barrier with a deadline"): `timeout-fired` (its timer
+ *   fired while it waited), `late-worker-after-timeout` (a worker opened after it completed at its
+ *   deadline: a best-effort handle, `participants` null, on a description minted with the barrier),
+ *   `skip-after-timeout` (a worker reported a skip after that: it changes nothing), and
+ *   `timeout-after-complete` (a timer fired after its barrier completed: no event shows it — counted
+ *   from the scheduler log, in multi-sink.ts `reachOf`);
  * - `cas-race-lost`: a compare-and-append whose compare-and-set lost its race (another writer committed
  *   between the read it was built from and its send) and re-evaluated on fresh state. Recognised from
  *   the run's metrics (no trace event shows it), in multi-sink.ts `reachOf`. Stryker found the gap: while
  *   read and send were one step, a consensus whose compare-and-set always succeeded passed the check.
  */
 import type { TraceEvent, Variant } from '../vocab/index.ts';
-import { sharesAtAll } from '../impl/variants/index.ts';
+import { barrierHasDeadline, sharesAtAll } from '../impl/variants/index.ts';
 import type { Workload } from './workload.ts';
 import { DEFAULT_BLOB_TARGET, materializeSinks } from './workload.ts';
 
@@ -69,7 +75,14 @@ export const LIMITS = [
   'stale-deleted',
   'ids-across-times',
   'cas-race-lost',
+  'timeout-fired',
+  'timeout-after-complete',
+  'late-worker-after-timeout',
+  'skip-after-timeout',
 ] as const;
+
+/** The paths only a barrier with a deadline takes. */
+export const DEADLINE_PATHS: readonly Limit[] = ['timeout-fired', 'timeout-after-complete', 'late-worker-after-timeout', 'skip-after-timeout'];
 export type Limit = (typeof LIMITS)[number];
 
 /** Which persist limits a run hit exactly (or at ±1), and which rare paths it took. */
@@ -92,10 +105,15 @@ export function limitsReached(trace: readonly TraceEvent[], w: Workload): Set<Li
   const skipping = new Set<string>(); // replica/worker/id of workers that skip a superseded description
   let inlineState = 0;
   let timeOf: Map<number, number> | undefined; // update id → its time (only for ids out of time order)
+  const barrierDesc = new Set<string>(); // replica/id of descriptions minted with the barrier
+  const reports = new Map<string, number>(); // replica/process/id → its barrier's reports (finishes and skips)
+  const late = new Set<string>(); // replica/process/id of barriers that completed at their deadline
+  const entry = (e: { replica: number; process: number; sharedId: number }): string => `${e.replica}/${e.process}/${e.sharedId}`;
   for (const e of trace) {
     switch (e.kind) {
       case 'mint': {
         if (live.has(e.replica)) reached.add('supersede');
+        if (e.desc.barrier) barrierDesc.add(`${e.replica}/${e.desc.sharedId}`);
         live.set(e.replica, e.desc.sharedId);
         handedInline.set(e.replica, 0);
         knob.set(e.replica, e.desc.maxBytes);
@@ -120,6 +138,21 @@ export function limitsReached(trace: readonly TraceEvent[], w: Workload): Set<Li
       case 'own-batch':
         e.batch.partBytes.forEach(part);
         break;
+      case 'timeout':
+        reached.add('timeout-fired');
+        if (e.completes) late.add(entry(e));
+        break;
+      case 'open':
+        if (e.participants === null && barrierDesc.has(`${e.replica}/${e.sharedId}`)) reached.add('late-worker-after-timeout');
+        break;
+      case 'finish-begin': {
+        const k = entry(e);
+        const n = (reports.get(k) ?? 0) + 1;
+        reports.set(k, n);
+        // the last report of a barrier that did not hear from every participant: completed at its deadline
+        if (e.last && barrierDesc.has(`${e.replica}/${e.sharedId}`) && !late.has(k) && n < w.workersPerProcess) late.add(k);
+        break;
+      }
       case 'finish-end':
         e.received?.partBytes.forEach(part);
         if (e.received !== null && empty.has(`${e.replica}/${e.worker}`)) reached.add('empty-finish-receives');
@@ -130,12 +163,17 @@ export function limitsReached(trace: readonly TraceEvent[], w: Workload): Set<Li
         break;
       case 'skip':
         if (skipping.has(`${e.replica}/${e.worker}/${e.sharedId}`)) reached.add('supersede-skip-reported');
+        if (late.has(entry(e))) reached.add('skip-after-timeout');
+        else reports.set(entry(e), (reports.get(entry(e)) ?? 0) + 1);
         break;
       case 'delete':
         if (e.reason === 'stale' && e.batches > 0) reached.add('stale-deleted');
         break;
       case 'abort':
         live.delete(e.replica);
+        // a new incarnation mints from 0 again: its ids are new entries
+        for (const m of [barrierDesc, late]) for (const k of [...m]) if (k.startsWith(`${e.replica}/`)) m.delete(k);
+        for (const k of [...reports.keys()]) if (k.startsWith(`${e.replica}/`)) reports.delete(k);
         break;
       case 'hand': {
         if (e.sharedId !== live.get(e.replica)) break; // a superseded description's: deleted, never appended
@@ -249,7 +287,9 @@ export function requiredReach(variant: Variant): readonly string[] {
   // Where nothing is shared (impl/variants/): no flag to flip, no empty finish, no barrier skip.
   const sharing = sharesAtAll(variant);
   const rare: readonly Limit[] = sharing ? [] : ['barrier-flag-flip', 'empty-finish', 'empty-finish-receives', 'supersede-skip-reported'];
-  const limits = LIMITS.filter((l) => !rare.includes(l));
+  // A barrier's deadline's paths, where the variant's barrier has one (with its default options).
+  const deadline = barrierHasDeadline(variant) ? [] : DEADLINE_PATHS;
+  const limits = LIMITS.filter((l) => !rare.includes(l) && !deadline.includes(l));
   // multi-sink.ts SINK_REACH: two sinks in a quarter of the runs; a sweep one sink's builder() call ran
   // removing another sink's entry, wherever both sinks have entries.
   if (!sharing) return ['replica-overtakes', ...limits, 'two-sinks'];

@@ -56,13 +56,13 @@ describe('sbkit: dispatch and help', () => {
     [['compare', '--bogus'], 'sbkit compare: unknown flag --bogus'],
     [['compare', '--workers', 'x'], 'sbkit compare: --workers: expected an integer from 1 to 128, got "x"'],
     [['compare', '--threshold', 'lots'], 'sbkit compare: --threshold: expected a byte size'],
-    [['compare', '--variants', 'off,fast'], 'sbkit compare: --variants: expected one of off, best-effort, barrier, got "fast"'],
+    [['compare', '--variants', 'off,fast'], 'sbkit compare: --variants: expected one of off, best-effort, barrier, barrier-timeout, got "fast"'],
     [['compare', '--sweep', 'colour=1,2'], 'sbkit compare: --sweep: expected PARAM=V1,V2'],
     [['compare', '--sweep', 'workers=1,0'], 'sbkit compare: --sweep: workers=0: expected an integer from 1 to 128'],
     [['compare', '--scenario', 'panic'], 'sbkit compare: --scenario: expected one of steady, hydration'],
     [['compare', '--rows', '5000000', '--intervals', '2'], 'sbkit compare: --intervals × --rows: at most 5,000,000 updates'],
     [['compare', '--no-data', 'maybe'], 'sbkit compare: --no-data: expected one of default, skip, finish, both, got "maybe"'],
-    [['check', '--variant', 'both'], 'sbkit check: --variant: expected one of off, best-effort, barrier, all'],
+    [['check', '--variant', 'both'], 'sbkit check: --variant: expected one of off, best-effort, barrier, barrier-timeout, all'],
     [['check', '--runs', '0'], 'sbkit check: --runs: expected an integer from 1'],
     [['check', '--strategy', 'chaos'], 'sbkit check: --strategy: expected one of random, pct, mixed'],
     [['check', '--jobs', '0'], 'sbkit check: --jobs: expected an integer from 1 to 256'],
@@ -100,10 +100,10 @@ describe('sbkit compare', () => {
     expect(r.err).toBe('');
     const parsed: unknown = JSON.parse(r.out);
     expect(parsed).toMatchObject({
-      config: { scenario: 'steady', workers: 4, processes: 1, intervals: 6, rows: 80, threshold: 1048576, seed: 1, variants: ['off', 'best-effort', 'barrier'] },
+      config: { scenario: 'steady', workers: 4, processes: 1, intervals: 6, rows: 80, threshold: 1048576, seed: 1, variants: ['off', 'best-effort', 'barrier', 'barrier-timeout'] },
     });
     const variants = (parsed as { variants: Record<string, unknown>[] }).variants;
-    expect(variants.map((v) => v['variant'])).toEqual(['off', 'best-effort', 'barrier']);
+    expect(variants.map((v) => v['variant'])).toEqual(['off', 'best-effort', 'barrier', 'barrier-timeout']);
     const keys = ['appends', 'partsPerAppend', 'batchesPerAppend', 'blobPuts', 'stateDiffBytes', 'consensusCommands', 'updatesWritten', 'updatesAppended', 'lost', 'duplicated', 'leakedBlobs'];
     for (const v of variants) for (const k of keys) expect(typeof v[k], k).toBe('number');
     for (const v of variants) expect([v['lost'], v['duplicated'], v['leakedBlobs']]).toEqual([0, 0, 0]);
@@ -137,7 +137,7 @@ describe('sbkit compare', () => {
       ['threshold', [0, 1048576]],
       ['workers', [1, 2]],
     ]);
-    expect(parsed.sweeps[0]?.points[0]?.variants).toHaveLength(3);
+    expect(parsed.sweeps[0]?.points[0]?.variants).toHaveLength(4);
   });
 
   it('--no-data finish: workers with no data finish empty handles; the table counts them and the model agrees', async () => {
@@ -171,7 +171,7 @@ describe('sbkit compare', () => {
     expect(both.code).toBe(0);
     type Row = { variant: string; noData?: string; partsPerAppend: number; modelAgrees: boolean; emptyFinishes?: { finished: number; received: number; skips: number } };
     const rows = (JSON.parse(both.out) as { config: Record<string, unknown>; variants: Row[] }).variants;
-    expect(rows.map((r) => `${r.variant}${r.noData === undefined ? '' : `/${r.noData}`}`)).toEqual(['off', 'best-effort/skip', 'best-effort/finish', 'barrier/skip', 'barrier/finish']);
+    expect(rows.map((r) => `${r.variant}${r.noData === undefined ? '' : `/${r.noData}`}`)).toEqual(['off', 'best-effort/skip', 'best-effort/finish', 'barrier/skip', 'barrier/finish', 'barrier-timeout/skip', 'barrier-timeout/finish']);
     for (const r of rows) expect(r.modelAgrees).toBe(true);
     const row = (variant: string, noData: string) => rows.find((r) => r.variant === variant && r.noData === noData)?.emptyFinishes;
     // skip: no empty finish; the barrier reports the empty workers by skips. finish: no skip from them.
@@ -196,7 +196,7 @@ describe('sbkit compare', () => {
     const r = await run(['compare', '--scenario', 'hydration', '--workers', '4', '--intervals', '2', '--rows', '2000', '--threshold', '64KiB', '--json']);
     expect(r.code).toBe(0);
     const rows = (JSON.parse(r.out) as { variants: { variant: string; threshold: number; partsPerAppend: number; maxBuilderShare: number }[] }).variants;
-    expect(rows.map((x) => `${x.variant}@${x.threshold}`)).toEqual(['off@65536', 'best-effort@65536', 'barrier@65536', `best-effort@${Number.MAX_SAFE_INTEGER}`, `barrier@${Number.MAX_SAFE_INTEGER}`]);
+    expect(rows.map((x) => `${x.variant}@${x.threshold}`)).toEqual(['off@65536', 'best-effort@65536', 'barrier@65536', `barrier-timeout@65536`, `best-effort@${Number.MAX_SAFE_INTEGER}`, `barrier@${Number.MAX_SAFE_INTEGER}`, `barrier-timeout@${Number.MAX_SAFE_INTEGER}`]);
     const off = rows[0];
     for (const x of rows.slice(1, 3)) expect(x.partsPerAppend).toBe(off?.partsPerAppend);
     const unlimitedBarrier = rows[4];
@@ -365,7 +365,7 @@ describe('the main job', () => {
     expect(out.indexOf('== model check (npx sbkit model --check) ==')).toBeGreaterThan(out.indexOf('done criteria:'));
     expect(out.indexOf('== model check')).toBeLessThan(out.indexOf('== check (npx sbkit check'));
     expect(out).toMatch(/^best-effort +109 +\d+ +yes +8\/13 hold, 5 vacuous /m);
-    expect(out).toContain('sbkit model --check: ok (3 variants, 220 states; every always/eventually property holds, 15 of them vacuously)');
+    expect(out).toContain('sbkit model --check: ok (4 variants, 386 states; every always/eventually property holds, 19 of them vacuously)');
     expect(out).toContain('sbkit check: ok');
     expect(out).toContain('report: main/index.html');
     expect(existsSync(join(dir, 'main', 'index.html'))).toBe(true);

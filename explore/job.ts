@@ -18,12 +18,13 @@ import { loadDiagrams } from './diagrams.ts';
 import { DEFAULT_MODEL_CHECK, type ModelCheckResult, modelCheckReasons, runModelCheck } from './model-check.ts';
 import type { Io } from './io.ts';
 import { createProgress, withProgress } from './progress.ts';
-import { type CheckSection, type CoverageSection, type FaultsSection, type GalleryEntry, type GallerySection, type LatencySection, type ReportData, type SmallWritesSection, renderReport } from './report/index.ts';
+import { type CheckSection, type CoverageSection, type FaultsSection, type GalleryEntry, type GallerySection, type LatencySection, type RenderedSection, type ReportData, type SmallWritesSection, renderReport } from './report/index.ts';
+import { compareCommand } from './report/context.ts';
 import { SCENARIO_DEFAULTS } from './setup-flags.ts';
 import { type CoverageCollector, coverageCollector, coverageReasons, coverageResult } from './coverage.ts';
 import { modelCounterexampleSequence } from './model-diagram.ts';
 import { failureSequence } from './sequence.ts';
-import { EXPLORE_VARIANTS } from './variants/index.ts';
+import { EXPLORE_VARIANTS, type ExploreVariant } from './variants/index.ts';
 
 /** The gallery's model counterexample: the review bug of #37591, under the first variant whose gallery
  * lists it (vocab VariantMeta.galleryBugs). */
@@ -60,6 +61,19 @@ export async function runLatency(io: Io, headline: Comparison, variants: readonl
   const [stragglers] = await withProgress(io, { title: 'stragglers' }, (update) => runSweeps('steady', base, variants, [{ param: 'stragglers', values: opts.probabilities }], update));
   if (stragglers === undefined) throw new Error('the straggler sweep ran no point');
   return { headline, stragglers };
+}
+
+/** The report sections the report's variants add (explore/variants/: a variant's `sections`), each run
+ * from the headline's setup and rendered. */
+export async function runVariantSections(io: Io, setup: Setup, variants: readonly Variant[], registry: readonly ExploreVariant[] = EXPLORE_VARIANTS): Promise<RenderedSection[]> {
+  const out: RenderedSection[] = [];
+  for (const v of registry.filter((x) => variants.includes(x.meta.name))) {
+    for (const s of v.sections ?? []) {
+      const html = await withProgress(io, { title: s.title }, (progress) => s.render({ setup, variants, progress, compareCommand }));
+      out.push({ id: s.id, title: s.title, html });
+    }
+  }
+  return out;
 }
 
 /** Rows per interval of the report's small-writes table (1000: the PR's "1000-row writes"). */
@@ -281,10 +295,11 @@ export async function runJob(io: Io, plan: JobPlan, narrate: JobNarrator = {}): 
   const sweeps = await runReportSweeps(io, setup, variants, plan.sweeps, plan.sweepIntervals);
   const latency = await runLatency(io, comparison, variants, plan.stragglers);
   const smallWrites = await runSmallWrites(io, setup, variants, plan.smallWritesRows, plan.smallWritesIntervals);
+  const variantSections = await runVariantSections(io, setup, variants);
   const hydration = plan.skip?.hydration === true ? undefined : await runHydration(io, setup, variants, plan.hydrationRows);
   const gallery: GallerySection = plan.skip?.gallery === undefined ? await runGallery(io, setup.seed, plan.galleryBugs) : skipped(plan.skip.gallery);
   const reasons = jobReasons({ criteria, modelCheck, check, checkReasons: checked?.reasons ?? [], gallery, coverage, faults, runs: plan.runs });
-  const report: ReportInputs = { command: plan.command, comparison, criteria, sweeps, hydration, check, faults, modelCheck: { kind: 'ran', result: modelCheck }, latency, smallWrites, gallery, coverage, reasons };
+  const report: ReportInputs = { command: plan.command, comparison, criteria, sweeps, hydration, check, faults, modelCheck: { kind: 'ran', result: modelCheck }, latency, smallWrites, variantSections, gallery, coverage, reasons };
   return { report, criteria, modelCheck, check, faults, gallery, coverage, failures: checked?.failures ?? [], reasons };
 }
 

@@ -6,7 +6,8 @@ import { type Column, col, renderTable, wrapText } from './table.ts';
 import { type ColumnChoice, type ColumnRow, DEFAULT_CHOICE, columnTable } from './compare-columns.ts';
 import { BASELINE, sharesAtAll } from './variants/index.ts';
 import { optionFlagsOf, optionsJson } from './variant-options.ts';
-import type { Case, Comparison, Figures, Scenario, Setup, Stragglers, SweepParam, SweepResult } from './types.ts';
+import type { Case, Comparison, Figures, Scenario, Setup, Stragglers, SweepResult } from './types.ts';
+import { formatParam, isFixedParam } from './sweep-params.ts';
 
 /** Each case's name in tables and charts: the variant, plus the threshold when the cases mix thresholds,
  * plus its no-data policy under `--no-data both`. */
@@ -18,10 +19,8 @@ export function caseLabels(cases: readonly Case[]): string[] {
   });
 }
 
-export function formatParam(param: SweepParam, value: number): string {
-  if (param === 'stragglers') return trimPercent(value);
-  return param === 'threshold' || param === 'row-bytes' ? formatBytesShort(value) : String(value);
-}
+/** A swept value as the command line writes it (sweep-params.ts). */
+export { formatParam } from './sweep-params.ts';
 
 /** One line saying what ran: the system, the workload, the knob and the seed. */
 export function describeSetup(scenario: Scenario, s: Setup): string {
@@ -205,11 +204,12 @@ export function comparisonJson(c: Comparison): string {
   return `${JSON.stringify({ config, variants: c.rows.map(figuresJson) }, null, 2)}\n`;
 }
 
-/** `{config, sweeps: [{parameter, points: [{value, variants}]}]}`: one object for any number of sweeps. */
+/** `{config, sweeps: [{parameter, points: [{value, variants}]}]}`: one object for any number of sweeps. A
+ * variant's option's value is text as the command line writes it (`5ms`, `inf`: not a JSON number). */
 export function sweepsJson(sweeps: readonly SweepResult[], scenario: Scenario, base: Setup, variants: readonly Variant[]): string {
   const out = sweeps.map((s) => ({
     parameter: s.param,
-    points: s.points.map((p) => ({ value: p.value, variants: p.comparison.rows.map(figuresJson) })),
+    points: s.points.map((p) => ({ value: isFixedParam(s.param) ? p.value : formatParam(s.param, p.value), variants: p.comparison.rows.map(figuresJson) })),
   }));
   return `${JSON.stringify({ config: configJson(scenario, base, variants), sweeps: out }, null, 2)}\n`;
 }

@@ -149,8 +149,13 @@ export interface Comparison {
   readonly backends?: { readonly consensus: string; readonly blob: string };
 }
 
+/** The sweep parameters every setup has; a registered variant's options add theirs (by flag name:
+ * explore/sweep-params.ts). */
 export const SWEEP_PARAMS = ['threshold', 'workers', 'processes', 'replicas', 'intervals', 'rows', 'row-bytes', 'stragglers'] as const;
-export type SweepParam = (typeof SWEEP_PARAMS)[number];
+export type FixedSweepParam = (typeof SWEEP_PARAMS)[number];
+/** A sweep parameter: a fixed one, or a variant's option by its flag's name (`barrier-timeout` for
+ * `--barrier-timeout`), which sweeps that option of that variant. */
+export type SweepParam = FixedSweepParam | (string & {});
 
 export interface SweepSpec {
   readonly param: SweepParam;

@@ -4,10 +4,10 @@
  * runs it on the default budget and a fixed seed, conformance.deep.test.ts on a long one and a fresh seed.
  */
 import { describe, expect, it } from 'vitest';
-import { sharesAtAll, VARIANTS } from '../../impl/variants/index.ts';
+import { barrierHasDeadline, sharesAtAll, VARIANTS } from '../../impl/variants/index.ts';
 import { runCheck } from '../check.ts';
 import { DEFAULT_FAULT_RATE } from '../faults.ts';
-import { LIMITS, ORDERS } from '../reach.ts';
+import { DEADLINE_PATHS, LIMITS, ORDERS } from '../reach.ts';
 
 export function conformanceSuite(runs: number, seed: number): void {
   describe(`conformance of the clean implementation (${runs} runs per variant, seed ${seed})`, () => {
@@ -21,7 +21,8 @@ export function conformanceSuite(runs: number, seed: number): void {
       // A variant that never shares has no barrier flag to flip, no empty finish, no barrier skip. The
       // rarest combinations are drawn on purpose (rare.ts), so every sharing variant takes every path.
       const sharedOnly: readonly string[] = ['barrier-flag-flip', 'empty-finish', 'empty-finish-receives', 'supersede-skip-reported'];
-      const expected = LIMITS.filter((l) => sharesAtAll(variant) || !sharedOnly.includes(l));
+      // A barrier's deadline's paths: only where the variant's barrier has one.
+      const expected = LIMITS.filter((l) => (sharesAtAll(variant) || !sharedOnly.includes(l)) && (barrierHasDeadline(variant) || !DEADLINE_PATHS.includes(l)));
       for (const limit of expected) expect(reached[limit] ?? 0, `${limit} never reached in ${runs} ${variant} runs`).toBeGreaterThan(0);
       // Several MV sinks (multi-sink.ts): runs with two sinks, and (where workers share) a sweep that one
       // sink's entry creation started removing another sink's dead entry.

@@ -25,6 +25,13 @@ import { tradeoffSection } from './tradeoff.ts';
 
 export type { CheckSection, CoverageSection, DiagramSection, FaultsSection, GalleryEntry, GallerySection, LatencySection, ModelCheckSection, SmallWritesSection };
 
+/** A variant's report section, run and rendered (explore/variants/: a variant's `sections`; its HTML follows its heading). */
+export interface RenderedSection {
+  readonly id: string;
+  readonly title: string;
+  readonly html: string;
+}
+
 export interface ReportData {
   /** The command that produced the report, e.g. `npm start`. */
   readonly command: string;
@@ -41,12 +48,14 @@ export interface ReportData {
   readonly gallery?: GallerySection | undefined;
   readonly coverage?: CoverageSection | undefined;
   readonly faults?: FaultsSection | undefined;
+  /** Sections the report's variants add (job.ts runVariantSections), after the latency section. */
+  readonly variantSections?: readonly RenderedSection[] | undefined;
   /** Why the job exits non-zero (job.ts jobReasons): the headline says them. Omitted: judged from the sections. */
   readonly reasons?: readonly Reason[] | undefined;
 }
 
-/** A section of the page from the report's data; undefined: not in this report. */
-type SectionOf = (d: ReportData) => Section | undefined;
+/** Sections of the page from the report's data (one, several, or undefined: not in this report). */
+type SectionOf = (d: ReportData) => Section | readonly Section[] | undefined;
 
 /** Present only when its data is. */
 const when = <T>(x: T | undefined, f: (x: T) => Section): Section | undefined => (x === undefined ? undefined : f(x));
@@ -57,6 +66,7 @@ const SECTIONS: readonly SectionOf[] = [
   (d) => ({ id: 'comparison', title: 'Comparison', toc: 'Comparison', body: comparisonSection(d.comparison, d.criteria), more: [['criteria', 'Done criteria']] }),
   (d) => (d.sweeps.length === 0 ? undefined : { id: 'sweeps', title: 'Sweeps', toc: 'Sweeps', body: sweepsSection(d.sweeps) }),
   (d) => when(d.latency, (x) => ({ id: 'latency', title: 'Latency and stragglers', toc: 'Latency & stragglers', body: latencySection(x) })),
+  (d) => (d.variantSections ?? []).map((x) => ({ id: x.id, title: x.title, toc: x.title, body: x.html })),
   (d) => when(tradeoffSection([...d.sweeps, ...(d.latency === undefined ? [] : [d.latency.stragglers])]), (body) => ({ id: 'tradeoff', title: 'Cost and benefit across the sweeps', toc: 'Cost & benefit', body })),
   (d) => when(d.smallWrites, (x) => ({ id: 'small-writes', title: 'Small writes and compaction', toc: 'Small writes', body: smallWritesSection(x) })),
   (d) => when(d.hydration, (x) => ({ id: 'hydration', title: 'Hydration: why the threshold exists', toc: 'Hydration', body: hydrationSection(x) })),
@@ -70,5 +80,5 @@ const SECTIONS: readonly SectionOf[] = [
 ];
 
 export function renderReport(d: ReportData): string {
-  return renderPage({ command: d.command, headline: findingsSection(d), sections: SECTIONS.map((s) => s(d)) });
+  return renderPage({ command: d.command, headline: findingsSection(d), sections: SECTIONS.flatMap((s) => s(d) ?? []) });
 }

@@ -6,19 +6,9 @@ import { type Grid, formatParam, sweepGrid } from '../render.ts';
 import { lineChart } from '../svg.ts';
 import type { Figures, SweepParam, SweepResult } from '../types.ts';
 import { BASELINE } from '../variants/index.ts';
+import { paramAxis } from '../sweep-params.ts';
 import { compareCommand, systemShort } from './context.ts';
 import { esc, htmlTable } from './html.ts';
-
-const PARAM_AXIS: Readonly<Record<SweepParam, string>> = {
-  threshold: 'threshold (shared_batch_max_bytes; 0 = sharing off)',
-  workers: 'workers per process',
-  processes: 'processes per replica',
-  replicas: 'replicas',
-  intervals: 'batch intervals',
-  rows: 'updates per interval',
-  'row-bytes': 'bytes per update',
-  stragglers: 'straggler probability per worker and description',
-};
 
 /** The variants a sweep ran, in the order they first appear. */
 export function sweepVariants(s: SweepResult): Variant[] {
@@ -39,7 +29,7 @@ function sweepCharts(s: SweepResult): string {
     ...(s.param === 'rows' || s.param === 'row-bytes' ? [] : [`${thousands(b.rows)} updates of ~${b.rowBytes} B`]),
     `seed ${b.seed}`,
   ].join(' · ');
-  const xLabel = PARAM_AXIS[s.param];
+  const xLabel = paramAxis(s.param);
   return (
     `<div class="charts">` +
     lineChart({ title: `Parts per append vs ${s.param}`, subtitle: sub, xLabel, yLabel: 'parts per append', xs, series: series((r) => r.partsPerAppend), format: (v) => fixed(v, 2) }) +

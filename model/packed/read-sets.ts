@@ -84,6 +84,8 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
   'finish-end': { reads: (e, L) => [...worker(e, L), current(e, L)], adds: (_e, L) => [L.finishesEnded], confluent: true },
   // note_skip takes the registry's lock
   skip: { reads: (e, L) => [...worker(e, L), L.sweep(e.replica, process(e, L)), current(e, L)] },
+  // a barrier's timer (proposed by its process's first worker): only that builder
+  timeout: { reads: (e, L) => replica(L, L.builder(e.replica, e.process, e.sharedId)) },
   // confluent: writes only its own worker and a counter.
   'own-batch': { reads: (e, L) => worker(e, L), adds: (_e, L) => [L.ownBatches], confluent: true },
   // confluent: records its own slot of the append's hands (the live or the superseded description's);

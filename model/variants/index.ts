@@ -7,13 +7,14 @@
 import type { NoDataPolicy, Variant, VariantMeta, VariantOptions } from '../../vocab/index.ts';
 import type { ModelConfig } from '../config.ts';
 import { barrier } from './barrier.ts';
+import { barrierTimeout } from './barrier-timeout.ts';
 import { bestEffort } from './best-effort.ts';
 import { off } from './off.ts';
 import type { ModelPolicy, ModelVariant } from './policy.ts';
 
 export type { ModelBarrier, ModelPolicy, ModelVariant } from './policy.ts';
 
-export const MODEL_VARIANTS: readonly ModelVariant[] = [off, bestEffort, barrier];
+export const MODEL_VARIANTS: readonly ModelVariant[] = [off, bestEffort, barrier, barrierTimeout];
 
 /** The registered variants' names, in registry order. */
 export const MODEL_VARIANT_NAMES: readonly Variant[] = MODEL_VARIANTS.map((v) => v.meta.name);
