@@ -7,7 +7,7 @@ import { esc } from './html.ts';
 export type ModelCheckSection = { readonly kind: 'ran'; readonly result: ModelCheckResult } | { readonly kind: 'skipped'; readonly reason: string };
 
 function modelVerdictCell(p: PropertyOutcome | undefined): string {
-  if (p === undefined) return '<td></td>';
+  if (p === undefined) return '<td class="l muted">not judged</td>';
   const n = p.trace?.length ?? 0;
   switch (p.verdict) {
     case 'holds':
@@ -33,7 +33,8 @@ export function modelCheckSection(m: ModelCheckSection): string {
   const head = `<tr><th class="l">kind</th><th class="l">property</th>${r.variants.map((v) => `<th class="l">${esc(v.variant)}</th>`).join('')}</tr>`;
   const countRow = (label: string, cell: (v: ModelCheckResult['variants'][number]) => string) =>
     `<tr><td class="l"></td><td class="l">${esc(label)}</td>${r.variants.map((v) => `<td class="r">${cell(v)}</td>`).join('')}</tr>`;
-  const names = r.variants[0]?.properties ?? [];
+  // every property some variant is judged by, in the order they first appear (a variant may replace one)
+  const names = r.variants.flatMap((v) => v.properties).filter((p, i, all) => all.findIndex((q) => q.name === p.name) === i);
   const rows = [
     countRow('distinct states explored', (v) => thousands(v.states)),
     countRow('final states', (v) => thousands(v.finals)),
