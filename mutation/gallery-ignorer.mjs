@@ -3,8 +3,7 @@ import { PluginKind, declareValuePlugin } from '@stryker-mutator/api/plugin';
 // The `gallery` ignorer: mutants in code that runs only when a gallery bug is switched on are Ignored
 // (in the report, with the reason, outside the score). The killer runs the clean implementation, so a
 // mutant there changes only how a planted bug does its harm; the gallery stage of the killer still
-// asks each bug to be caught, which such a mutant almost never changes (EQUIVALENT-MUTANTS.md listed
-// these one by one before this ignorer). The switch tests themselves (`bugs.has(NAME)`) stay mutated:
+// asks each bug to be caught, which such a mutant almost never changes. The switch tests themselves (`bugs.has(NAME)`) stay mutated:
 // turning one off is killed by the gallery, turning one on by the clean check.
 //
 // What counts as gallery-only, read from the syntax (babel paths, as Stryker's instrumenter walks them):
