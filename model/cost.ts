@@ -184,6 +184,8 @@ interface Instance {
   deliverer: string | null;
   handles: number;
   finished: number;
+  /** A barrier with a deadline whose timer fired: later arrivals (a late skip) wake nobody. */
+  expired?: boolean;
 }
 
 const key = (...xs: readonly (number | string)[]): string => xs.join('/');
@@ -455,11 +457,21 @@ class CostWalk {
         if (e.early) this.earlySkips.set(ik, (this.earlySkips.get(ik) ?? 0) + 1);
         else {
           const inst = this.instances.get(ik);
-          if (inst !== undefined) {
+          if (inst !== undefined && inst.expired !== true) {
             inst.pending -= 1;
             // The finalizing arrival is a skip: the deliverer, a finisher waiting, wakes and passes a point.
             if (inst.pending === 0 && inst.deliverer !== null) t.range('points.barrier.wake', this.faulty ? 0 : 1, 1, 'an aborted deliverer never wakes');
           }
+        }
+        break;
+      }
+      case 'timeout': {
+        // The barrier's deadline: it completes now when every handle that joined has finished (the
+        // latest finisher, waiting, wakes and delivers), else when the last joined handle finishes.
+        const inst = this.instances.get(key(s, e.replica, e.process, e.sharedId));
+        if (inst !== undefined && inst.expired !== true) {
+          inst.expired = true;
+          if (e.completes && inst.deliverer !== null) t.range('points.barrier.wake', this.faulty ? 0 : 1, 1, 'an aborted deliverer never wakes');
         }
         break;
       }

@@ -52,7 +52,7 @@ export const compareCommand: Command = {
   name: 'compare',
   help: HELP,
   flags: COMPARE_FLAGS,
-  summary: 'compare off / best-effort / barrier on a workload (table or --json), or sweep a parameter',
+  summary: 'compare the variants on a workload (table or --json), or sweep a parameter',
   run: (argv, io) => withArgs(HELP, COMPARE_FLAGS, argv, io, async (v) => {
     const resolved = resolveSetup(v, v.sweep);
     if (!resolved.ok) return usageError(io, USAGE, resolved.reason);
