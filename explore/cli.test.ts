@@ -8,6 +8,7 @@ import { captureIo } from './io.ts';
 import { jobExitCode } from './job.ts';
 import { runMain } from './main.ts';
 import { DEFAULT_MODEL_CHECK, type ModelCheckResult } from './model-check.ts';
+import { VARIANTS } from './variants/index.ts';
 
 /** A small workload so every run here takes milliseconds. */
 const SMALL = ['--workers', '4', '--intervals', '6', '--rows', '80'];
@@ -377,8 +378,8 @@ describe('the main job', () => {
     expect(html).toContain('<details class="gallery" id="bug-drop-without-finish" open>');
     expect(html).toContain('<details class="gallery" id="bug-model" open>');
     // three runs per variant cannot take every reachable transition: the coverage says so
-    expect(out).toMatch(/^sbkit model --coverage: GAPS — 18 conformance runs \(seed 2\)/m); // 9 without faults, 9 with
-    expect(out).toMatch(/^sbkit check: ok — 9 runs, .*faults at 0\.1: .* — all survived$/m);
+    expect(out).toMatch(new RegExp(`^sbkit model --coverage: GAPS — ${2 * 3 * VARIANTS.length} conformance runs \\(seed 2\\)`, 'm')); // 3 runs per variant without faults, 3 with
+    expect(out).toMatch(new RegExp(`^sbkit check: ok — ${3 * VARIANTS.length} runs, .*faults at 0\\.1: .* — all survived$`, 'm'));
     expect(html).toContain('<h2 id="faults">Faults, crashes and recovery</h2>');
     // both checks pass, but at 4 workers one part per append is 1/4 of off's PUTs, above the 20% bound:
     // the one missed criterion makes the job exit 1.
