@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { passThroughScheduler } from '../impl/seams.ts';
 import { CORRUPTIONS, badInputRefused, corruptionFor, corruptionsFor, optionCorruptions } from './bad-input.ts';
-import { VARIANTS } from '../impl/variants/index.ts';
+import { VARIANTS, variantMeta } from '../impl/variants/index.ts';
 import { probeMeta } from '../vocab/test-support/probe-variant.ts';
 import { runConfigOf } from './harness.ts';
 import { workloadArb } from './workload.ts';
@@ -27,7 +27,13 @@ describe('bad input, a property of every run', () => {
     if (c === undefined || own === undefined) throw new Error('no config');
     // the refusal of a registered variant (which takes no option: named the same way as a bad value)
     expect(await badInputRefused(c, own)).toBeUndefined();
-    for (const v of VARIANTS) expect(corruptionsFor(v)).toBe(CORRUPTIONS);
+    // a variant with options adds one corruption per option (each at -1), one without adds none
+    for (const v of VARIANTS) {
+      const own = optionCorruptions(variantMeta(v));
+      if (own.length === 0) expect(corruptionsFor(v)).toBe(CORRUPTIONS);
+      else expect(corruptionsFor(v).map((x) => x.names)).toEqual([...CORRUPTIONS, ...own].map((x) => x.names));
+    }
+    expect(VARIANTS.some((v) => optionCorruptions(variantMeta(v)).length > 0)).toBe(true);
   });
 
   it('fails when a corrupted config is accepted, or refused without naming the field', async () => {

@@ -1,25 +1,22 @@
 /**
- * Part of `npm run bench` (figures only, never asserted): conformance throughput before and after the
- * speed work of issue 10, side by side in one run.
+ * Part of `npm run bench` (figures only, never asserted): conformance throughput by configuration, side
+ * by side in one run.
  *
- * - "before" is the kit as it landed before that work (commit BASELINE), extracted with `git archive`
- *   into scratch/ with this tree's node_modules linked in; "after" is this tree. Both run the same timing
- *   script (runCheck on one variant, one seed, one thread), interleaved per variant, best of REPEATS.
+ * - Runs per second of `runCheck` (one variant, one seed, one thread), each configuration in a child
+ *   process of its own, interleaved per variant, best of REPEATS: the model replayed by its compiled step
+ *   (the default), by XState's own `transition()` (SBKIT_MODEL_RUNNER=xstate), and the compiled step with
+ *   the fault world on (`--faults` at its default rate).
  * - The model replay alone: the same recorded traces replayed by `predictAppends` with every machine
- *   stepped by XState's own `transition()` (SBKIT_MODEL_RUNNER=xstate) and by the compiled form.
- * Without git or the baseline commit (a shallow clone), the "before" column says so and the rest runs.
+ *   stepped by XState's `transition()` and by the compiled form.
+ * Environment: SBKIT_BENCH_RUNS (default 2000) runs per measurement, SBKIT_BENCH_REPEATS (default 2).
  */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { VARIANTS } from '../impl/variants/index.ts';
 import { bestEffortMeta } from '../vocab/variants/best-effort.ts';
 
-/** main before issue 10's speed work (the kit as it landed at stop 6). */
-const BASELINE = 'ff6455a';
-/** main before the second round of that work (one thread ≥ 1,000 runs/s per variant): its own "before". */
-const ROUND2 = 'db510c5';
 const RUNS = Number(process.env['SBKIT_BENCH_RUNS'] ?? 2000);
 const REPEATS = Number(process.env['SBKIT_BENCH_REPEATS'] ?? 2);
 
@@ -28,34 +25,41 @@ const scratch = join(root, 'scratch', 'bench');
 
 const TIMING_SCRIPT = `
 import { runCheck } from '../../conformance/check.ts';
-const [variant, runs] = [process.argv[2], Number(process.argv[3])];
-await runCheck({ variant, runs: 200, seed: 99 }); // JIT warm-up
+const [variant, runs, faults] = [process.argv[2], Number(process.argv[3]), process.argv[4] === 'faults'];
+const extra = faults ? { faults: 0.1 } : {};
+await runCheck({ variant, runs: 200, seed: 99, ...extra }); // JIT warm-up
 const t = performance.now();
-const r = await runCheck({ variant, runs, seed: 1 });
+const r = await runCheck({ variant, runs, seed: 1, ...extra });
 const s = (performance.now() - t) / 1000;
 console.log(JSON.stringify({ runsPerSecond: runs / s, exitCode: r.exitCode }));
 `;
 
-function baselineTree(commit: string): string | string {
-  const dir = join(root, 'scratch', `baseline-${commit}`);
-  if (existsSync(join(dir, 'package.json'))) return dir;
-  try {
-    mkdirSync(dir, { recursive: true });
-    const tar = execFileSync('git', ['-C', root, 'archive', '--format=tar', commit], { maxBuffer: 1 << 28 });
-    execFileSync('tar', ['-x', '-C', dir], { input: tar });
-    symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
-    return dir;
-  } catch (e) {
-    return `unavailable (${e instanceof Error ? e.message.split('\n')[0] : String(e)})`;
-  }
+/** A configuration of the check: which model step replays the traces, and whether faults are on. */
+interface Configuration {
+  name: string;
+  runner: 'compiled' | 'xstate';
+  faults: boolean;
 }
 
-function timeIn(tree: string, variant: string): number | undefined {
-  const dir = join(tree, 'scratch', 'bench');
-  mkdirSync(dir, { recursive: true });
-  const script = join(dir, 'runs-per-second.ts');
+const CONFIGURATIONS: readonly Configuration[] = [
+  { name: 'compiled step', runner: 'compiled', faults: false },
+  { name: 'XState step', runner: 'xstate', faults: false },
+  { name: 'compiled, --faults', runner: 'compiled', faults: true },
+];
+
+function envFor(runner: 'compiled' | 'xstate'): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  if (runner === 'xstate') env['SBKIT_MODEL_RUNNER'] = 'xstate';
+  else delete env['SBKIT_MODEL_RUNNER'];
+  return env;
+}
+
+function runsPerSecond(variant: string, c: Configuration): number | undefined {
+  mkdirSync(scratch, { recursive: true });
+  const script = join(scratch, 'runs-per-second.ts');
   writeFileSync(script, TIMING_SCRIPT);
-  const r = spawnSync(process.execPath, ['--import', 'tsx', script, variant, String(RUNS)], { cwd: tree, encoding: 'utf8' });
+  const args = ['--import', 'tsx', script, variant, String(RUNS), c.faults ? 'faults' : 'plain'];
+  const r = spawnSync(process.execPath, args, { cwd: root, encoding: 'utf8', env: envFor(c.runner) });
   const line = r.stdout.trim().split('\n').at(-1) ?? '';
   try {
     return (JSON.parse(line) as { runsPerSecond: number }).runsPerSecond;
@@ -92,9 +96,7 @@ function replayMicros(runner: 'xstate' | 'compiled'): { usPerEvent: number; even
   mkdirSync(scratch, { recursive: true });
   const script = join(scratch, 'replay.ts');
   writeFileSync(script, REPLAY_SCRIPT);
-  const env = { ...process.env, ...(runner === 'xstate' ? { SBKIT_MODEL_RUNNER: 'xstate' } : {}) };
-  if (runner === 'compiled') delete env['SBKIT_MODEL_RUNNER'];
-  const r = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: root, encoding: 'utf8', env });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', script], { cwd: root, encoding: 'utf8', env: envFor(runner) });
   try {
     return JSON.parse(r.stdout.trim().split('\n').at(-1) ?? '') as { usPerEvent: number; events: number };
   } catch {
@@ -103,27 +105,19 @@ function replayMicros(runner: 'xstate' | 'compiled'): { usPerEvent: number; even
 }
 
 const fmt = (n: number | undefined): string => (n === undefined ? 'n/a' : n.toFixed(0));
-const before = baselineTree(BASELINE);
-const haveBaseline = existsSync(join(before, 'package.json'));
-const round2 = baselineTree(ROUND2);
-const haveRound2 = existsSync(join(round2, 'package.json'));
 console.log(`conformance throughput, one thread (runs/s, best of ${REPEATS} × ${RUNS} runs, seed 1, after a 200-run warm-up)`);
-console.log(`  before: ${haveBaseline ? `commit ${BASELINE} (${before})` : before}`);
-console.log(`  round 2: ${haveRound2 ? `commit ${ROUND2}, before the ≥ 1,000 runs/s round (${round2})` : round2}`);
-console.log(`  after:  this tree (${root})`);
-console.log(`  variant       before  round 2    after   speed-up (vs before, vs round 2)`);
+console.log(`  ${'variant'.padEnd(12)} ${CONFIGURATIONS.map((c) => c.name.padStart(19)).join(' ')}   compiled ÷ XState`);
 for (const variant of VARIANTS) {
-  let b: number | undefined;
-  let r: number | undefined;
-  let a: number | undefined;
-  // Interleaved, so that a loaded stretch of the machine hits every column alike.
+  const best = CONFIGURATIONS.map((): number | undefined => undefined);
+  // Interleaved, so that a loaded stretch of the machine hits every configuration alike.
   for (let i = 0; i < REPEATS; i++) {
-    if (haveBaseline) b = Math.max(b ?? 0, timeIn(before, variant) ?? 0) || undefined;
-    if (haveRound2) r = Math.max(r ?? 0, timeIn(round2, variant) ?? 0) || undefined;
-    a = Math.max(a ?? 0, timeIn(root, variant) ?? 0) || undefined;
+    CONFIGURATIONS.forEach((c, j) => {
+      best[j] = Math.max(best[j] ?? 0, runsPerSecond(variant, c) ?? 0) || undefined;
+    });
   }
-  const ratio = (x: number | undefined) => (a !== undefined && x !== undefined ? `${(a / x).toFixed(1)}×` : 'n/a');
-  console.log(`  ${variant.padEnd(12)} ${fmt(b).padStart(7)} ${fmt(r).padStart(8)} ${fmt(a).padStart(8)}   ${ratio(b).padStart(6)}, ${ratio(r)}`);
+  const [compiled, xstate] = best;
+  const ratio = compiled !== undefined && xstate !== undefined ? `${(compiled / xstate).toFixed(2)}×` : 'n/a';
+  console.log(`  ${variant.padEnd(12)} ${best.map((b) => fmt(b).padStart(19)).join(' ')}   ${ratio.padStart(17)}`);
 }
 const x = replayMicros('xstate');
 const c = replayMicros('compiled');

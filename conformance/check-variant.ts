@@ -7,7 +7,9 @@ import fc from 'fast-check';
 import type { BugName, Variant } from '../vocab/index.ts';
 import { runOnce, type FaultTally, type RunReport } from './harness.ts';
 import { minimize } from './minimize.ts';
+import { CONFIG_CHECKS, runStream, streamReport } from './streams.ts';
 import { reachOf } from './multi-sink.ts';
+import { rareArb, shapedFor } from './rare.ts';
 import { scheduleArb, type Schedule, type Strategy } from './schedule.ts';
 import { DEFAULT_BOUNDS, workloadArb, type Workload } from './workload.ts';
 
@@ -21,6 +23,9 @@ export interface VariantTask {
   readonly faults?: number | undefined;
   /** False: stop at the first failing run, neither shrunk nor minimized (canaries, mutation testing). */
   readonly shrink?: boolean | undefined;
+  /** True: the checks derived from the configuration alone ride on every run, as the run's
+   * configuration picks them, and no stream runs (streams.ts); default false: they run as streams. */
+  readonly fold?: boolean | undefined;
 }
 
 export interface VariantOutcome {
@@ -41,6 +46,8 @@ export interface VariantOutcome {
   readonly reached: Readonly<Record<string, number>>;
   /** What the fault world did over the runs (zeros without faults). */
   readonly faults: FaultTally;
+  /** Runs of each stream of checks derived from the configuration alone (streams.ts); none when folded. */
+  readonly streams?: Readonly<Record<string, number>>;
 }
 
 export interface VariantHooks {
@@ -54,6 +61,7 @@ export interface VariantHooks {
 
 export async function checkVariant(task: VariantTask, hooks: VariantHooks): Promise<VariantOutcome> {
   const { variant, runs, seed, bug, strategy } = task;
+  const fold = task.fold === true;
   const tally = { injected: {} as Record<string, number>, aborts: 0, restarts: 0, leaked: 0, collected: 0 };
   const witnessed: Record<string, number> = {};
   const reached: Record<string, number> = {};
@@ -62,9 +70,11 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
   const schedules = scheduleArb(DEFAULT_BOUNDS.maxReplicas, DEFAULT_BOUNDS.maxWorkersPerProcess * DEFAULT_BOUNDS.maxProcesses, strategy, task.faults);
-  const property = fc.asyncProperty(workloadArb(variant, DEFAULT_BOUNDS), schedules, async (workload: Workload, schedule: Schedule) => {
+  // (the rare combinations, drawn after workload and schedule: rare.ts)
+  const drawn = fc.tuple(workloadArb(variant, DEFAULT_BOUNDS), schedules, rareArb(variant)).map(([w, s, rare]) => shapedFor(rare, w, s));
+  const property = fc.asyncProperty(drawn, async ({ workload, schedule }: { workload: Workload; schedule: Schedule }) => {
     if (firstFailure === undefined && hooks.stopped?.() === true) return;
-    const report = await runOnce(workload, schedule, bug);
+    const report = await runOnce(workload, schedule, bug, { configChecks: fold });
     if (firstFailure === undefined) {
       executed += 1;
       hooks.tick();
@@ -87,9 +97,12 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
   });
   const shrink = task.shrink !== false;
   const details = await fc.check(property, { seed, numRuns: runs, ...(shrink ? {} : { endOnFailure: true }) });
-  if (!details.failed || details.counterexample === null) return { variant, runs: executed, failed: false, witnessed, reached, faults: tally };
-  const [workload, schedule] = details.counterexample;
-  const first = await runOnce(workload, schedule, bug);
+  if (!details.failed || details.counterexample === null) {
+    const passed = { variant, runs: executed, failed: false, witnessed, reached, faults: tally };
+    return fold ? passed : withStreams(passed, task, hooks);
+  }
+  const [{ workload, schedule }] = details.counterexample;
+  const first = await runOnce(workload, schedule, bug, { configChecks: fold });
   const minimized = shrink ? await minimize(first, bug) : { report: first, kept: 0, tried: 0 };
   return {
     variant,
@@ -104,4 +117,31 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
     reached,
     faults: tally,
   };
+}
+
+/** The streams of checks derived from the configuration alone (streams.ts), after the runs passed:
+ * their counts, or the first stream's failure as the variant's. */
+async function withStreams(passed: VariantOutcome, task: VariantTask, hooks: VariantHooks): Promise<VariantOutcome> {
+  const streams: Record<string, number> = {};
+  for (const check of CONFIG_CHECKS) {
+    if (hooks.stopped?.() === true) break;
+    const started = performance.now();
+    const cpuStarted = process.cpuUsage();
+    const s = await runStream(check, task.variant, check.budget(task.runs, check.cases(task.variant)), task.seed, task.bug, hooks.stopped);
+    streams[check.name] = s.runs;
+    if (s.failure === undefined) continue;
+    const cpu = process.cpuUsage(cpuStarted);
+    const f = s.failure;
+    return {
+      ...passed,
+      failed: true,
+      runsToFailure: f.runsToFailure,
+      msToFailure: performance.now() - started,
+      cpuMsToFailure: (cpu.user + cpu.system) / 1000,
+      shrinks: f.shrinks,
+      report: streamReport(check.name, f.pick, f.workload, f.why, task.bug),
+      streams,
+    };
+  }
+  return { ...passed, streams };
 }

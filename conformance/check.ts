@@ -8,7 +8,8 @@ import { DEFAULT_FAULT_RATE, parseFaultRate } from './faults.ts';
 import { properties } from '../spec/properties.ts';
 import { policyOf } from '../model/variants/index.ts';
 import type { VariantOutcome, VariantTask } from './check-variant.ts';
-import { formatEvent, runOnce, type RunReport } from './harness.ts';
+import { formatEvent, runOnce, type RunReport, type StreamCase } from './harness.ts';
+import { CONFIG_CHECKS, configCheck, judgeStreamCase, streamReport } from './streams.ts';
 import { CheckPool, checkJobs, seedFor, shares, WHOLE, type Shard } from './parallel.ts';
 import { decodeToken, encodeToken } from './token.ts';
 import type { Workload } from './workload.ts';
@@ -44,6 +45,9 @@ export interface CheckOptions {
   readonly onRun?: (report: RunReport) => void;
   /** False: report the first failing run as found, without shrinking or minimizing it (default true). */
   readonly shrink?: boolean;
+  /** True: the checks derived from the configuration alone (streams.ts: bad input, misuse) ride on
+   * every run instead of running as streams of their own (the side-by-side configuration). */
+  readonly fold?: boolean;
 }
 
 export type { VariantOutcome } from './check-variant.ts';
@@ -74,7 +78,7 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   const pool = jobs > 1 ? new CheckPool(jobs) : undefined;
   try {
     for (const variant of variants) {
-      const tasks: VariantTask[] = shares(runs, jobs).map((n, job) => ({ variant, runs: n, seed: seedFor(seed, shard.index, job), bug: opts.bug, strategy, faults, ...(opts.shrink === false ? { shrink: false } : {}) }));
+      const tasks: VariantTask[] = shares(runs, jobs).map((n, job) => ({ variant, runs: n, seed: seedFor(seed, shard.index, job), bug: opts.bug, strategy, faults, ...(opts.shrink === false ? { shrink: false } : {}), ...(opts.fold === true ? { fold: true } : {}) }));
       const outcome = await checkJobs(tasks, { tick: () => opts.onProgress?.(++done, runs * variants.length), ...(opts.onRun === undefined ? {} : { onRun: opts.onRun }) }, pool);
       outcomes.push(outcome);
       if (outcome.failed) break;
@@ -95,7 +99,9 @@ export async function runCheck(opts: CheckOptions): Promise<CheckResult> {
   const spread = `${jobs > 1 ? `, ${jobs} jobs` : ''}${shard.count > 1 ? `, shard ${shard.index + 1}/${shard.count}` : ''}`;
   const faultLine = faults === undefined ? '' : `, faults at ${faults}: ${describeTally(outcomes, failed !== undefined)}`;
   const verdict = failed ? 'FAILED' : vacuous ? 'FAILED (vacuous)' : 'ok';
-  const summary = `sbkit check: ${verdict} — ${totalRuns} runs, variants ${outcomes.map((o) => o.variant).join(', ')}, ${propertyCount(outcomes.map((o) => o.variant))} properties + refinement + audit + metrics checked, seed ${seed}${spread}, strategy ${strategy}${opts.bug ? `, bug ${opts.bug}` : ''}${faultLine}`;
+  const streamRuns = CONFIG_CHECKS.map((c) => `${outcomes.reduce((n, o) => n + (o.streams?.[c.name] ?? 0), 0)} ${c.unit}`).join(', ');
+  const streamLine = opts.fold === true ? ' (bad input and misuse folded into every run)' : ` + ${streamRuns} in streams of their own`;
+  const summary = `sbkit check: ${verdict} — ${totalRuns} runs, variants ${outcomes.map((o) => o.variant).join(', ')}, ${propertyCount(outcomes.map((o) => o.variant))} properties + refinement + audit + metrics checked${streamLine}, seed ${seed}${spread}, strategy ${strategy}${opts.bug ? `, bug ${opts.bug}` : ''}${faultLine}`;
   return { exitCode: failed || vacuous ? 1 : 0, output, summary, variants: outcomes, ...(token === undefined ? {} : { token }) };
 }
 
@@ -132,7 +138,7 @@ export function describeUnreached(unreached: readonly Unreached[], vacuous: bool
 
 async function replay(token: string): Promise<CheckResult> {
   const c = decodeToken(token);
-  const report = await runOnce(c.workload, c.schedule, c.bug);
+  const report = c.stream === undefined ? await runOnce(c.workload, c.schedule, c.bug) : await replayStream(c.stream, c.workload, c.bug);
   const failed = report.failures.length > 0;
   const output = failed ? failureOutput(report, {}) : `replayed ${describeWorkload(c.workload)}: every check holds`;
   const summary = `sbkit check --replay: ${failed ? 'FAILED' : 'ok'} — 1 run, variant ${c.workload.variant}${c.bug ? `, bug ${c.bug}` : ''}`;
@@ -145,8 +151,17 @@ async function replay(token: string): Promise<CheckResult> {
   };
 }
 
+/** A stream's case from a token, judged again: a report that passes or fails like the stream's. */
+async function replayStream(stream: StreamCase, workload: Workload, bug: BugName | undefined): Promise<RunReport> {
+  const check = configCheck(stream.check);
+  if (check === undefined) throw new Error(`no stream ${stream.check}`);
+  const why = await judgeStreamCase(check, workload, stream.pick, bug);
+  const report = streamReport(stream.check, stream.pick, workload, why ?? '', bug);
+  return why === undefined ? { ...report, failures: [] } : report;
+}
+
 export function tokenOf(r: RunReport): string {
-  return encodeToken({ workload: r.workload, schedule: r.schedule, ...(r.bug === undefined ? {} : { bug: r.bug }) });
+  return encodeToken({ workload: r.workload, schedule: r.schedule, ...(r.bug === undefined ? {} : { bug: r.bug }), ...(r.stream === undefined ? {} : { stream: r.stream }) });
 }
 
 /** The always/eventually properties the checked variants are judged by (model/variants/). */
@@ -169,7 +184,8 @@ function passOutput(outcomes: readonly VariantOutcome[]): string {
         `${o.variant.padEnd(11)} ${o.runs} runs, every check held` +
         (orders ? `\n            orders, limits and paths reached (runs): ${orders}` : '') +
         (seen ? `\n            sometimes-properties witnessed (runs): ${seen}` : '') +
-        (faults ? `\n            faults injected and survived: ${faults}` : '')
+        (faults ? `\n            faults injected and survived: ${faults}` : '') +
+        (o.streams === undefined ? '' : `\n            derived from the configuration alone, own streams (${CONFIG_CHECKS.map((c) => c.unit).join(', ')}): ${list(o.streams)}`)
       );
     })
     .join('\n');
@@ -194,21 +210,27 @@ function failureOutput(
 ): string {
   const token = tokenOf(r);
   const lines: string[] = [];
-  lines.push(`FAILED ${r.workload.variant}${r.bug ? ` with bug ${r.bug}` : ''} (run ended: ${r.outcome})`);
+  lines.push(
+    r.stream === undefined
+      ? `FAILED ${r.workload.variant}${r.bug ? ` with bug ${r.bug}` : ''} (run ended: ${r.outcome})`
+      : `FAILED ${r.workload.variant}${r.bug ? ` with bug ${r.bug}` : ''}: stream ${r.stream.check}, case ${r.stream.pick} (a check derived from the configuration alone: no run was started)`,
+  );
   lines.push(
     ctx.seed === undefined
       ? 'seed: none, replayed from a token (the report that printed it names the seed that found it)'
-      : `seed ${ctx.seed}; failed on run ${ctx.runsToFailure ?? '?'}; ${ctx.shrunk === false ? 'not shrunk (--no-shrink)' : `shrunk in ${ctx.shrinks ?? 0} steps`}`,
+      : `seed ${ctx.seed}; failed on ${r.stream === undefined ? 'run' : `the stream's run`} ${ctx.runsToFailure ?? '?'}; ${ctx.shrunk === false ? 'not shrunk (--no-shrink)' : `shrunk in ${ctx.shrinks ?? 0} steps`}`,
   );
   lines.push(`workload: ${describeWorkload(r.workload)}`);
-  lines.push(`schedule: ${describeSchedule(r.schedule)}`);
+  if (r.stream === undefined) lines.push(`schedule: ${describeSchedule(r.schedule)}`);
   lines.push('what failed:');
   for (const f of r.failures) lines.push(`  - [${f.kind}] ${f.check}: ${f.why}`);
   const at = r.failures.find((f) => f.at !== undefined)?.at;
-  lines.push(`executed protocol events (${r.trace.length}):`);
-  r.trace.forEach((e, i) => lines.push(`  ${i === at ? '>>' : '  '}${String(i).padStart(3)} ${formatEvent(e)}`));
-  lines.push(`scheduler log (${r.schedulerLog.split('\n').length} resumes):`);
-  lines.push(r.schedulerLog.replace(/^/gm, '  '));
+  if (r.stream === undefined) {
+    lines.push(`executed protocol events (${r.trace.length}):`);
+    r.trace.forEach((e, i) => lines.push(`  ${i === at ? '>>' : '  '}${String(i).padStart(3)} ${formatEvent(e)}`));
+    lines.push(`scheduler log (${r.schedulerLog.split('\n').length} resumes):`);
+    lines.push(r.schedulerLog.replace(/^/gm, '  '));
+  }
   lines.push(`replay: sbkit check --replay ${token}`);
   return lines.join('\n');
 }

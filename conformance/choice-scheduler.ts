@@ -1,8 +1,8 @@
 /**
  * A scheduler driven by a shrinkable list of choice indices.
  *
- * Why not `fc.scheduler()`: its ordering choices never shrink (../shared/FINDINGS.md), so its
- * counterexamples stay 9–34 events long. Here every ordering decision is one number from a list that
+ * Why not `fc.scheduler()`: its ordering choices never shrink (its shrinker yields nothing; see
+ * docs/design/decisions.md), so only the workload shrinks and its counterexamples stay long. Here every ordering decision is one number from a list that
  * fast-check generates and shrinks like any other array: removing an element or lowering it towards 0
  * moves the run towards plain FIFO order, so a counterexample shrinks to the few choices that matter.
  *
@@ -12,8 +12,8 @@
  * `choices[step] mod pending` in arrival order, or the oldest once the list is used up — and repeats.
  * When nothing is pending and the run has not settled, every task is blocked on a peer: a deadlock.
  *
- * Random choices rarely starve one task for long (a late handle after all others finished happened in
- * 8% of runs at 8 workers in ../shared/FINDINGS.md), so a schedule may also name *starved* actors: their
+ * Random choices rarely starve one task for long (a late handle after all others finished grows rare as
+ * the worker count grows), so a schedule may also name *starved* actors: their
  * points are resumed only when nothing else is pending. That reaches "one worker arrives after everyone
  * else finished" in one step, and an empty starve list shrinks away like the choices.
  */

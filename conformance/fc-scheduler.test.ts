@@ -1,7 +1,7 @@
 /**
  * The implementation's seam also takes fast-check's own scheduler (`fc.scheduler()`): every scheduling
  * point becomes one scheduled task, resolved in the order fast-check picks. The suite's default driver
- * is ChoiceScheduler because fast-check never shrinks its ordering choices (../shared/FINDINGS.md);
+ * is ChoiceScheduler because fast-check never shrinks its ordering choices (docs/design/decisions.md);
  * this test keeps the other door open and shows the same judge applies to either.
  */
 import fc from 'fast-check';

@@ -95,9 +95,14 @@ describe('judge', () => {
     expect(refinementCheck('not enabled: drop')).toBe('trace-refines-model');
   });
 
-  it('formats events as one short line', () => {
-    expect(formatEvent({ kind: 'frontier', replica: 1, upper: 3 })).toBe('r1 frontier upper=3');
-    expect(formatEvent({ kind: 'sweep', replica: 0, process: 1, removed: [2] })).toBe('r0 p1 sweep removed=[2]');
-    expect(formatEvent({ kind: 'skip', replica: 0, process: 0, worker: 2, sharedId: 4, early: true })).toBe('r0 w2 skip id=4 early=true');
+  it('formats events as one readable line (no JSON), naming the MV sink of several, a blob key one way', () => {
+    expect(formatEvent({ kind: 'frontier', replica: 1, upper: 3 })).toBe('r1 frontier: desired upper 3');
+    expect(formatEvent({ kind: 'sweep', replica: 0, process: 1, removed: [2] })).toBe('r0 p1 sweep → removed [2]');
+    expect(formatEvent({ kind: 'skip', replica: 0, process: 0, worker: 2, sharedId: 4, early: true })).toBe('r0 w2 skip id=4 → early');
+    expect(formatEvent({ kind: 'mint', replica: 0, sink: 1, desc: { lower: 0, upper: 1, appendWorker: 0, sharedId: 0, maxBytes: 8192, barrier: false } })).toBe('r0 s1 mint id=0 [0, 1) append-worker=w0 knob=8192 B');
+    expect(formatEvent({ kind: 'fault', replica: 0, op: 'consensus.cas', fault: 'indeterminate-applied', by: 'supervisor' })).toBe('r0 fault consensus.cas → indeterminate-applied (seen by the supervisor)');
+    expect(formatEvent({ kind: 'abort', replica: 1, reason: 'permanent storage failure: injected fault: blob.delete "w1-r1/part-2" failed (permanent)' })).toBe(
+      'r1 abort (permanent storage failure: injected fault: blob.delete w1-r1/part-2 failed (permanent))',
+    );
   });
 });

@@ -9,6 +9,7 @@
  * 4. Properties from spec/ on the run's view (built from the trace alone), and the implementation's own
  *    audit of the shard (lost, duplicated) and of blob storage (leaked blobs), which no trace can see.
  */
+import { formatEvent } from './event-text.ts';
 import type { BugName, TraceEvent } from '../vocab/index.ts';
 import { offMeta } from '../vocab/variants/off.ts';
 import type { FaultPlan, Scheduler } from '../impl/seams.ts';
@@ -19,9 +20,11 @@ import { metricsDisagreements, replicaSteps, type StoreTally } from './metrics-c
 import { shardIdOf } from '../impl/sinks.ts';
 import { readWriters } from '../impl/persist/writer-registry.ts';
 import type { RunConfig } from '../impl/run-config.ts';
-import { badInputRefused } from './bad-input.ts';
 import { corruptionsJudged, storedHistory } from './stored-corruption.ts';
-import { misuseJudged } from './misuse.ts';
+import { costJudged } from './cost-check.ts';
+import { lockstepBroken } from './pacing.ts';
+import { DEFAULT_PACING, nonDefaults } from './run-defaults.ts';
+import { configFailures } from './streams.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { predictAppends } from '../model/predict.ts';
@@ -31,11 +34,11 @@ import { viewFromTrace, type StorageFacts } from '../spec/view.ts';
 import { formatLog, type DriveOutcome } from './choice-scheduler.ts';
 import { schedulerFor, type Schedule } from './schedule.ts';
 import { permanentFailuresUnheeded, SchedulePlan } from './faults.ts';
-import { barrierAt, knobAt, materialize, materializeSinks, persistOf, persistOverrides, sinksOf, type Workload } from './workload.ts';
+import { knobAt, materialize, materializeSinks, persistOf, persistOverrides, sinksOf, type Workload } from './workload.ts';
 import { judgeSinks } from './multi-sink.ts';
 import type { RegistryVerdict } from './registry-check.ts';
 
-export type FailureKind = 'liveness' | 'impl-error' | 'property' | 'audit' | 'metrics' | 'refinement';
+export type FailureKind = 'liveness' | 'impl-error' | 'property' | 'audit' | 'metrics' | 'cost' | 'refinement';
 
 export interface Failure {
   readonly kind: FailureKind;
@@ -63,6 +66,18 @@ export interface RunReport {
   /** Compare-and-sets of a settled run that lost their race (no trace event shows one: the metric,
    * which metrics-check.ts holds to the consensus store's own count). */
   readonly casRacesLost?: number;
+  /** Barrier timers that fired after their barrier had completed: they change nothing and emit nothing
+   * (vocab/PROTOCOL.md "Barrier with a deadline"), so the scheduler log shows them — a resumed
+   * `barrier.timeout` point — and no trace event does. */
+  readonly timersIdle?: number;
+  /** A stream's failure (streams.ts): the check derived from the configuration and the case it tried;
+   * no run was started (trace and scheduler log empty). */
+  readonly stream?: StreamCase;
+}
+
+export interface StreamCase {
+  readonly check: string;
+  readonly pick: number;
 }
 
 /** Faults injected by kind, and what the run did about them. */
@@ -102,7 +117,14 @@ export function modelConfigOf(w: Workload, updates: readonly Update[] = material
   };
 }
 
-export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugName): Promise<RunReport> {
+export interface RunOptions {
+  /** The checks derived from the configuration alone (streams.ts CONFIG_CHECKS: bad input, misuse) on
+   * this run too, on the case its configuration picks (default true); `sbkit check` runs them as
+   * streams of their own and leaves them off its runs unless asked to fold them. */
+  readonly configChecks?: boolean;
+}
+
+export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugName, opts: RunOptions = {}): Promise<RunReport> {
   const scheduler = schedulerFor(schedule);
   const plan = schedule.faults === undefined ? undefined : new SchedulePlan(schedule.faults, () => scheduler.steps);
   const { run, trace, updates, config } = startRun(workload, scheduler, bug, plan);
@@ -112,25 +134,28 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
   const judged = judgeRun(workload, trace, outcome, updates, plan !== undefined, store);
   /** The impl's own objects and stores, checked beyond the run itself: each adds a failure or nothing. */
   const more: Failure[] = [];
+  // Cost (conformance/cost-check.ts): the stores' counts against the model's prediction from the trace
+  // it accepted.
+  if (outcome.kind === 'settled' && store !== undefined && !judged.failures.some((f) => f.kind === 'refinement')) {
+    for (const f of costJudged(workload, updates, trace, outcome.value.metrics, store, log, plan !== undefined).failed) more.push({ kind: 'cost', ...f });
+  }
   const fail = (check: string, why: string | undefined): void => {
     if (why !== undefined) more.push({ kind: 'impl-error', check, why });
   };
-  // Bad input (conformance/bad-input.ts): this run's config with one field corrupted must be refused.
-  fail('bad-input-refused', await badInputRefused(config));
   // Corrupt stored data (conformance/stored-corruption.ts): the history this run wrote, corrupted each
   // way, must be refused by the implementation's readers (and one valid oddity accepted).
   const history = outcome.kind === 'settled' ? await storedHistory(config.consensus, shardIdOf(config.shardId ?? SHARD_ID, 0)) : undefined;
   const misread = history === undefined ? [] : (await corruptionsJudged(history)).wrong;
   fail('corrupt-state-refused', misread.length === 0 ? undefined : misread.join('; '));
-  // Misuse (conformance/misuse.ts): a random program over the implementation's own objects, some calls
-  // misuse, each outcome predicted by the model of use.
-  const misuse = await misuseJudged(config);
-  fail('misuse-refused', misuse.wrong.length === 0 ? undefined : `${misuse.scenario}: ${misuse.wrong.join('; ')} (program: ${misuse.program.join(', ')})`);
+  // Bad input and misuse (streams.ts): derived from the configuration alone, folded into this run.
+  if (opts.configChecks !== false) for (const f of await configFailures(config)) fail(f.check, f.why);
   // Every part in blob storage was written by a writer the shard's writer registry claimed: an
   // unregistered writer's leaks are invisible to cleanup (and its id could be minted again).
   fail('writers-registered', outcome.kind === 'settled' ? await unregisteredWriters(config) : undefined);
   // A permanent storage failure an incarnation saw takes its replica down (faults.ts).
   fail('permanent-failure-downs-replica', plan === undefined ? undefined : permanentFailuresUnheeded(trace, outcome.kind === 'settled'));
+  // Lockstep pacing, the default, as configured (pacing.ts).
+  fail('pacing-as-configured', workload.pacing === DEFAULT_PACING ? lockstepBroken(trace, workload.asOf) : undefined);
   const faults: FaultTally =
     plan === undefined
       ? NO_FAULTS
@@ -148,6 +173,7 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
     bug,
     faults,
     casRacesLost: outcome.kind === 'settled' ? outcome.value.metrics.consensusCasFailed : 0,
+    timersIdle: log.filter((r) => r.site.label === 'barrier.timeout').length - trace.filter((e) => e.kind === 'timeout').length,
     // Formatted only when a report prints it: most runs pass, and formatting every log cost ~1% of a run.
     get schedulerLog() {
       return formatLog(log);
@@ -183,19 +209,15 @@ export function runConfigOf(
     workersPerProcess: workload.workersPerProcess,
     intervals: workload.intervals,
     updates,
-    asOf: workload.asOf,
     maxBytes: ({ lower }) => knobAt(workload, lower),
-    barrier: ({ desired }) => barrierAt(workload, desired),
-    // (the tunables that differ from Materialize's defaults: the rest are the implementation's own)
+    // (the fields and tunables that differ from the defaults the model states: the rest are the
+    // implementation's own, judged against the model's: run-defaults.ts)
+    ...nonDefaults(workload),
     persist: persistOverrides(workload),
-    pushChunkUpdates: workload.pushChunkUpdates,
-    noData: workload.noData,
-    sink: workload.sink,
-    pacing: workload.pacing,
     bugs: bug === undefined ? [] : [bug],
     scheduler,
     observer: { event: (e) => trace.push(e) },
-    ...(faults === undefined ? {} : { faults, cleanup: true }),
+    ...(faults === undefined ? {} : { faults }),
     // Stores of our own, so that the metrics can be held against what reached them (metrics-check.ts).
     blob: new MemBlob(),
     consensus: new MemConsensus(),
@@ -330,7 +352,7 @@ export function judge(
 
 /**
  * The name a refinement failure is reported under: part counts and receivers are what users ask about
- * by name (DOMAIN.md's "part counts" and "exactly one receiver"); everything else is plain divergence.
+ * by name (docs/design/domain.md's "part counts" and "exactly one receiver"); everything else is plain divergence.
  */
 export function refinementCheck(reason: string): string {
   if (/\bappend\.(parts|batches)\b/.test(reason) || /\b(own-batch\.batch|finish-end\.received|hand\.batches)[^ ]*\.parts\b/.test(reason)) {
@@ -406,14 +428,5 @@ function describeError(e: unknown): string {
   return String(e);
 }
 
-/** An event as one short line: `r0 w1 finish-begin id=0 last=true`. */
-export function formatEvent(e: TraceEvent): string {
-  const { kind, replica, ...rest } = e as TraceEvent & Record<string, unknown>;
-  const who = 'worker' in rest ? `r${replica} w${String(rest['worker'])}` : 'process' in rest ? `r${replica} p${String(rest['process'])}` : `r${replica}`;
-  delete rest['worker'];
-  delete rest['process'];
-  const fields = Object.entries(rest)
-    .map(([k, v]) => `${k === 'sharedId' ? 'id' : k}=${JSON.stringify(v)}`)
-    .join(' ');
-  return `${who} ${kind}${fields ? ' ' + fields : ''}`;
-}
+/** An event as one readable line (conformance/event-text.ts): `r0 w1 finish-begin id=0 → last=true`. */
+export { formatEvent };

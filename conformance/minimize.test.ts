@@ -1,12 +1,13 @@
 /**
  * The minimizer's neighbours of a fault schedule's overrides (the first compare-and-sets and deletes): an
  * ok in such a list still replaces the storage code of its call, so trailing oks are a simplification of
- * their own, and a list of only oks is one step from none.
+ * their own, and a list of only oks is one step from none. And of a workload of several MV sinks: any one
+ * sink fewer, so an idle sink goes wherever it stands.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { candidates } from './minimize.ts';
-import { workloadArb, type Workload } from './workload.ts';
+import { workloadArb, type LoadClass, type Workload } from './workload.ts';
 
 // Any one-sink workload: these neighbours keep it as it is (the filter below takes only those; with a
 // second sink every neighbour's loads are refitted).
@@ -31,5 +32,30 @@ describe('minimize: the overrides of the first compare-and-sets and deletes', ()
     const oks = faultNeighbours({ storage: [1], aborts: [], heal: 9, cas: [0, 0] });
     expect(oks.filter((f) => f.cas !== undefined && f.cas.length !== 2)).toEqual([]);
     expect(oks).toContainEqual({ storage: [1], aborts: [], heal: 9 });
+  });
+});
+
+describe('minimize: a sink fewer, wherever it stands', () => {
+  const rows = (l: LoadClass): LoadClass[][] => [[l, l]];
+  const base: Workload = { ...workload, replicas: 1, processes: 1, workersPerProcess: 2, intervals: 1, asOf: 0, knob: [workload.knob[0] ?? 0], barrierFlags: [false] };
+  const sinkNeighbours = (w: Workload) =>
+    [...candidates({ workload: w, schedule: { choices: [], starve: [] } })].flatMap((c) => (c.reshaped === true && c.workload.intervals === w.intervals && c.workload.workersPerProcess === w.workersPerProcess && c.workload.processes === w.processes && c.workload.replicas === w.replicas ? [c.workload] : []));
+
+  it('drops the first sink of two (its idle loads gone, the other sink the only one) as well as the last', () => {
+    const got = sinkNeighbours({ ...base, loads: rows('none'), sinkLoads: [rows('medium')] });
+    expect(got.map((w) => [w.loads, w.sinkLoads])).toEqual([
+      [rows('none'), undefined],
+      [rows('medium'), undefined],
+    ]);
+    expect(got.every((w) => !('sinkLoads' in w))).toBe(true);
+  });
+
+  it('drops a middle sink of three, keeping the others in order', () => {
+    const got = sinkNeighbours({ ...base, loads: rows('tiny'), sinkLoads: [rows('none'), rows('large')] });
+    expect(got.map((w) => [w.loads, w.sinkLoads])).toEqual([
+      [rows('tiny'), [rows('none')]],
+      [rows('tiny'), [rows('large')]],
+      [rows('none'), [rows('large')]],
+    ]);
   });
 });

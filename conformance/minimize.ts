@@ -9,10 +9,12 @@
  * bounded number of runs.
  */
 import type { BugName } from '../vocab/index.ts';
-import { barrierByDefault, sharesAtAll, variantMeta } from '../impl/variants/index.ts';
+import { sharesAtAll, variantMeta } from '../impl/variants/index.ts';
+import { defaultBarrier } from '../model/variants/index.ts';
 import { runOnce, type RunReport } from './harness.ts';
 import { PCT_HORIZON, type Schedule } from './schedule.ts';
 import { DEFAULT_NO_DATA, DEFAULT_SINK, INLINE_SINGLE_MAX, THRESHOLD, type LoadClass, type Workload } from './workload.ts';
+import { xorshift32 } from '../random/prng.ts';
 
 export interface Candidate {
   readonly workload: Workload;
@@ -63,10 +65,15 @@ export async function minimize(start: RunReport, bug: BugName | undefined, maxRu
 /** Simpler neighbours, most structural first; another sink's loads follow every reshape (fitted). Exported for tests. */
 export function* candidates(c: Candidate): Generator<Candidate> {
   const w = c.workload;
-  // A sink fewer (the last), then the one-sink neighbours with the other sinks' loads fitted to them.
+  // A sink fewer (the last first, then each earlier one: an idle sink goes wherever it stands), then the
+  // one-sink neighbours with the other sinks' loads fitted to them.
   if (w.sinkLoads !== undefined) {
-    const { sinkLoads, ...one } = w;
-    yield { ...c, workload: sinkLoads.length === 1 ? one : { ...w, sinkLoads: sinkLoads.slice(0, -1) }, reshaped: true };
+    const all = [w.loads, ...w.sinkLoads];
+    for (let drop = all.length - 1; drop >= 0; drop--) {
+      const [loads, ...rest] = all.filter((_, i) => i !== drop) as [readonly (readonly LoadClass[])[], ...(readonly (readonly LoadClass[])[])[]];
+      const { sinkLoads: _all, ...one } = w;
+      yield { ...c, workload: rest.length === 0 ? { ...one, loads } : { ...w, loads, sinkLoads: rest }, reshaped: true };
+    }
   }
   for (const n of oneSinkCandidates(c)) yield w.sinkLoads === undefined ? n : { ...n, workload: fitSinkLoads(n.workload) };
   // Then another sink's loads emptied one by one.
@@ -119,7 +126,7 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
   }
   for (const [i, v] of w.knob.entries()) if (v !== THRESHOLD) yield same({ ...w, knob: w.knob.map((x, j) => (j === i ? THRESHOLD : x)) });
   if (w.asOf !== 0) yield same({ ...w, asOf: 0 });
-  const flag = barrierByDefault(w.variant);
+  const flag = defaultBarrier(w.variant);
   if (sharesAtAll(w.variant) && w.barrierFlags.some((b) => b !== flag)) yield same({ ...w, barrierFlags: [flag] });
   const defaults = Object.fromEntries(variantMeta(w.variant).options.map((o) => [o.name, o.default]));
   if (w.variantOptions !== undefined && Object.entries(w.variantOptions).some(([k, x]) => x !== defaults[k])) yield same({ ...w, variantOptions: defaults });
@@ -189,15 +196,7 @@ function shiftedFaults(s: Schedule): Schedule[] {
 
 /** Deterministic fresh schedules (xorshift from `salt`), keeping the starved actors. */
 function reschedules(s: Schedule, salt: number): Schedule[] {
-  let x = (salt * 2654435761 + 1) >>> 0 || 1;
-  const next = () => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x;
-  };
+  const next = xorshift32((salt * 2654435761 + 1) >>> 0);
   return Array.from({ length: RESCHEDULES }, () =>
     s.pct === undefined
       ? { choices: Array.from({ length: 60 }, () => next() % 64), starve: s.starve, ...(s.faults === undefined ? {} : { faults: s.faults }) }

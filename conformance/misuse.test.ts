@@ -35,6 +35,10 @@ describe('misuse: the model of use against the implementation', () => {
     registry: ['storage-permanent'],
     faults: ['storage-indeterminate', 'storage-permanent', 'storage-transient'],
     failing: ['builder-failed', 'storage-permanent'],
+    reuse: [],
+    ids: ['invalid-config'],
+    writers: [],
+    claims: ['storage-permanent'],
   };
 
   it.each(SCENARIOS.map((s) => [s]))('%s: 150 random programs behave as the model predicts, every refusal tried', async (scenario) => {

@@ -13,12 +13,22 @@
  * over abstract states (a handle open/finished/dropped with pushes in flight; a batch owned, deleting,
  * consumed or deleted; ...), never by asking the object.
  *
+ * The contracts are the implementation's, not only what the kit's own callers need: a real caller may
+ * reuse its arrays, use ids anywhere in their declared range, run writers of different configurations
+ * on one shard, or race claims for one replica (the last four scenarios: what a check of the kit's own
+ * callers never tries). Each scenario is one unit (its section below).
+ *
  * Which scenario a run tries, and its program, follow from a hash of its workload (deterministic,
- * replayable); over the default budget each scenario runs hundreds of random programs. Everything runs
- * on in-memory stores under the pass-through scheduler, after the run itself, in well under a
- * millisecond.
+ * replayable); over the default budget each scenario runs dozens of random programs. Everything runs
+ * on in-memory stores under the pass-through scheduler (reuse: one that lets the builder task read only
+ * when the program says), after the run itself, in well under a millisecond.
  */
 import type { PersistConfig, StorageFault, TraceEvent } from '../vocab/index.ts';
+import { decodePart } from '../impl/part-codec.ts';
+import type { Consensus } from '../impl/persist/consensus.ts';
+import { batchId } from '../impl/shared/batch-id.ts';
+import { SharedBatches } from '../impl/shared/shared-batches.ts';
+import { TaskGroup } from '../impl/runtime/task-group.ts';
 import { BugSwitches } from '../impl/bugs.ts';
 import { SbkitError, type SbkitErrorCode } from '../impl/errors.ts';
 import { MetricsRecorder } from '../impl/metrics.ts';
@@ -49,7 +59,7 @@ type Expect =
 const OK: Expect = { ok: true };
 const refused = (code: SbkitErrorCode, ...names: string[]): Expect => ({ ok: false, code, names });
 
-export const SCENARIOS = ['handles', 'barrier', 'builder', 'batch', 'stores', 'registry', 'faults', 'failing'] as const;
+export const SCENARIOS = ['handles', 'barrier', 'builder', 'batch', 'stores', 'registry', 'faults', 'failing', 'reuse', 'ids', 'writers', 'claims'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface MisuseVerdict {
@@ -788,6 +798,8 @@ async function registry(j: Judge): Promise<void> {
   const replicas = 2 + d.int(3);
   /** The model: every writer claimed, by id, with its replica and why it can no longer append. */
   const model = new Map<string, { replica: number; retired: Retired | null }>();
+  /** Incarnations committed by claims whose answer was lost: nobody holds them. */
+  let orphans = 0;
   const rounds = 2 + d.int(3);
   for (let k = 0; k < rounds; k++) {
     // Claims by distinct replicas at once: they race for the registry's next sequence number (a loser
@@ -796,7 +808,11 @@ async function registry(j: Judge): Promise<void> {
     if (who.length === 0) who.push(d.int(replicas));
     for (let f = d.int(3); f > 0; f--) cas.push(d.pick(['ok', 'transient', 'indeterminate-applied', 'indeterminate-lost'] as const));
     for (let f = d.int(2); f > 0; f--) reads.push(d.pick(['transient', 'indeterminate'] as const));
+    const appliedBefore = consensus.stats['consensus.cas/indeterminate-applied'] ?? 0;
     const got = await Promise.all(who.map((r) => j.call(`claimWriter(replica ${r})`, OK, () => claimWriter(consensus, shard, r, metrics, io))));
+    // A claim whose compare-and-set applied though its answer was lost is made again: the incarnation
+    // it committed is held by nobody, and the claim made again expires it.
+    orphans += (consensus.stats['consensus.cas/indeterminate-applied'] ?? 0) - appliedBefore;
     // (claims of one round are by distinct replicas, and a claim expires only its own replica's writers:
     // the order they committed in does not change what the registry says)
     got.forEach((w, i) => {
@@ -829,7 +845,12 @@ async function registry(j: Judge): Promise<void> {
   const read = await readWriters(inner, shard);
   const entries = (m: ReadonlyMap<string, { readonly replica: number; readonly retired: Retired | null }>) =>
     [...m].map(([id, w]) => `${id}:${w.replica}:${w.retired ?? 'live'}`).sort();
-  j.same('the writers the registry holds', entries(model), entries(read));
+  const held = new Map([...read].filter(([id]) => model.has(id)));
+  j.same('the writers the registry holds', entries(model), entries(held));
+  // Besides those, only the incarnations nobody holds, each expired by the claim made again.
+  const unheld = [...read.values()].filter((w) => !model.has(w.id));
+  j.same('incarnations nobody holds', orphans, unheld.length);
+  j.same('their state', unheld.map(() => 'expired'), unheld.map((w) => w.retired));
   // Every id reads back from its part keys, multi-digit numbers too (a registry reaches incarnation 10).
   const far = `w${10 + d.int(990)}-r${d.int(20)}`;
   for (const id of [...read.keys(), far]) j.same(`writerOfKey("${id}/part-${d.int(20)}")`, id, writerOfKey(`${id}/part-${d.int(20)}`));
@@ -919,4 +940,253 @@ async function faults(j: Judge): Promise<void> {
   j.same('faults counted by op and outcome', Object.entries(want).sort(), Object.entries(stats).sort());
 }
 
-const SCENARIO: Record<Scenario, (j: Judge) => Promise<void>> = { handles, barrier, builder, batch, stores, registry, faults, failing };
+// ---------------------------------------------------------------------------------------------------
+// A caller that reuses its arrays: the chunk array it pushed (or added) is cleared, refilled or
+// reordered as soon as the awaited call returns — before the builder task has read it. The batch holds
+// exactly what was pushed, in push order, and so do its parts' bytes.
+
+async function reuse(j: Judge): Promise<void> {
+  const d = j.draw;
+  // The builder task reads its channel only when the program lets it: after the caller reused its array
+  // (a runtime may run the task that late; under the pass-through scheduler it would read at once).
+  const held: (() => void)[] = [];
+  let free = false;
+  const scheduler: Scheduler = {
+    point: (site) => (free || site.label !== 'builder.recv' ? programScheduler.point(site) : new Promise<void>((resolve) => held.push(resolve))),
+  };
+  const letRead = (): void => {
+    for (const resume of held.splice(0)) resume();
+  };
+  const { registry: shared, tasks, blob } = sharedHarness({ scheduler, persist: { blobTargetSize: 1 + d.int(120), inlineSingleMaxBytes: d.int(80) } });
+  const range = { lower: 0, upper: 1 + d.int(3) };
+  const id = 1 + d.int(5);
+  const h = await j.call(`builder(${id})`, OK, () => shared.builder(id, range, { worker: 0 }));
+  if (h === undefined) return;
+  const buffer: Update[] = [];
+  const pushed: Update[] = [];
+  const reused = (how: number): string => {
+    if (how === 0) buffer.length = 0;
+    else if (how === 1) buffer.splice(0, buffer.length, ...buffer.map(() => update(range.lower, 3)));
+    else buffer.reverse();
+    return ['cleared', 'refilled', 'reversed'][how] as string;
+  };
+  for (let n = 1 + d.int(4); n > 0; n--) {
+    buffer.length = 0;
+    for (let k = 1 + d.int(4); k > 0; k--) buffer.push(update(range.lower + d.int(range.upper - range.lower), 1 + d.int(40)));
+    pushed.push(...buffer);
+    await j.call(`push(buffer ${show(buffer)})`, OK, () => h.push(buffer));
+    j.program.push(`the caller's buffer ${reused(d.int(3))}`);
+    letRead();
+  }
+  free = true;
+  letRead();
+  const batch = await j.call('finish()', OK, () => h.finish());
+  await j.call('the builder task ends', OK, () => tasks.whenAllDone());
+  if (batch === undefined || batch === null) return j.same('the received batch', 'a batch', batch);
+  j.same('the batch (in push order)', pushed.map((u) => u.id), batch.updateIds);
+  j.same("its parts' keys", pushed.map((u) => u.key), await keysOf(batch, blob));
+
+  // The same caller with a batch builder of its own: the array it added is reused at once.
+  const writer = writerOf({ blobTargetSize: 1 + d.int(120), inlineSingleMaxBytes: d.int(80) });
+  const b = new BatchBuilder(writer, range.lower, range.upper, WHERE);
+  const added: Update[] = [];
+  for (let n = 1 + d.int(3); n > 0; n--) {
+    buffer.length = 0;
+    for (let k = 1 + d.int(4); k > 0; k--) buffer.push(update(range.lower + d.int(range.upper - range.lower), 1 + d.int(40)));
+    added.push(...buffer);
+    await j.call(`add(buffer ${show(buffer)})`, OK, () => b.add(buffer));
+    j.program.push(`the caller's buffer ${reused(d.int(3))}`);
+  }
+  const own = await j.call('finish()', OK, () => b.finish());
+  if (own === undefined) return;
+  j.same('the own batch (in add order)', added.map((u) => u.id), own.updateIds);
+  j.same("its parts' keys", added.map((u) => u.key), await keysOf(own, writer.store));
+}
+
+/** The keys a batch's parts hold, decoded from their bytes (a hollow part's from the blob store). */
+async function keysOf(b: Batch, store: MemBlob): Promise<string[]> {
+  const keys: string[] = [];
+  for (const p of b.parts) {
+    const bytes = p.kind === 'inline' ? p.data : await store.get(p.key);
+    if (bytes !== undefined) keys.push(...decodePart(bytes).map((u) => u.key));
+  }
+  return keys;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Ids anywhere in their declared range: shared ids from 0 to the far end (2^53 − 1) and update ids near
+// it, and the same sequence number in two MV sinks' namespaces of one process-global registry (their
+// entries never collide: each gets its own batch, and a sweep removes each under its own sink).
+
+async function ids(j: Judge): Promise<void> {
+  const d = j.draw;
+  const metrics = new MetricsRecorder();
+  const events: TraceEvent[] = [];
+  const trace = new Trace({ event: (e) => events.push(e) });
+  const tasks = new TaskGroup();
+  const config = resolvePersistConfig({ blobTargetSize: 1 + d.int(200), inlineSingleMaxBytes: d.int(100) });
+  const store = new MemBlob();
+  const sinks = ['shard-a', 'shard-b'].map((shard, sink) => ({ sink, shard, trace, writer: { config, blob: new BlobClient(store, programScheduler, metrics, `w${sink}`, trace), metrics, shardId: shard } }));
+  const [a, b] = sinks as [(typeof sinks)[0], (typeof sinks)[0]];
+  const shared = new SharedBatches({ replica: 0, process: 0, writer: a.writer, scheduler: programScheduler, trace, bugs: new BugSwitches([]), spawn: tasks.spawn, sinks: [0, 1], shard: a.shard });
+  const far = Number.MAX_SAFE_INTEGER;
+  await j.call(`builder(${far + 1})`, refused('invalid-config', 'shared id', `${far + 1}`), () => shared.builder(batchId(far + 1, a.shard), { lower: 0, upper: 1 }, { worker: 0, sink: a }));
+  // Rounds of opens and finishes, each id's sequence number drawn from the whole range, sometimes the same
+  // in both sinks (with different descriptions: no conflict, since they are different ids).
+  const dead: { sink: number; seq: number }[] = [];
+  let entries = 0;
+  let retained = 0;
+  let nextUpdate = far - 200;
+  for (let round = 3 + d.int(5); round > 0; round--) {
+    const seq = d.pick([0, 1 + d.int(9), far - d.int(3), far, Math.floor(far / 2) + d.int(5)]);
+    const both = d.int(2) === 0;
+    const opened: { sink: (typeof sinks)[0]; upper: number; handle: SharedBatchHandle; ids: number[] }[] = [];
+    for (const sink of both ? [a, b] : [d.pick([a, b])]) {
+      const upper = 1 + sink.sink + d.int(2);
+      const key = `${sink.sink}#${seq}`;
+      // A sweep runs first when the map outgrew twice what the last one left (every sink's entries).
+      const sweeps = entries > 2 * retained;
+      const handle = await j.call(`builder(${sink.shard}#${seq}, [0, ${upper}))`, OK, () => shared.builder(batchId(seq, sink.shard), { lower: 0, upper }, { worker: sink.sink, sink }));
+      if (handle === undefined) return;
+      if (sweeps) {
+        // (before the lookup: every dead entry goes, this id's too)
+        const removed = [...dead].sort((x, y) => x.sink - y.sink || x.seq - y.seq);
+        const sweep = events.filter((e) => e.kind === 'sweep').at(-1);
+        j.same('what the sweep removed, per sink, in id order', [0, 1].map((s) => ({ sink: s, removed: removed.filter((x) => x.sink === s).map((x) => x.seq) })), sweep?.kind === 'sweep' ? sweep.sinks : undefined);
+        entries -= removed.length;
+        retained = entries;
+        dead.length = 0;
+      }
+      const isNew = !dead.some((x) => `${x.sink}#${x.seq}` === key);
+      if (isNew) entries += 1;
+      else dead.splice(dead.findIndex((x) => `${x.sink}#${x.seq}` === key), 1);
+      j.same(`refs(${sink.shard}#${seq})`, 1, shared.refs(batchId(seq, sink.shard)));
+      const us = Array.from({ length: 1 + d.int(3) }, () => ({ id: nextUpdate++, key: `k${nextUpdate}`, value: new Uint8Array(1 + d.int(30)), time: d.int(upper), diff: 1 }));
+      await j.call(`push(${show(us)})`, OK, () => handle.push(us));
+      opened.push({ sink, upper, handle, ids: us.map((u) => u.id) });
+    }
+    for (const o of opened) {
+      const got = await j.call(`finish() of ${o.sink.shard}#${seq}`, OK, () => o.handle.finish());
+      j.same(`the batch of ${o.sink.shard}#${seq}`, o.ids, got?.updateIds ?? null);
+      j.same(`its range`, [0, o.upper], got === null || got === undefined ? null : [got.lower, got.upper]);
+      dead.push({ sink: o.sink.sink, seq });
+    }
+  }
+  await j.call('every builder task ends', OK, () => tasks.whenAllDone());
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Several writers on one shard, each with its own persist configuration (inline limits, part targets),
+// as after a configuration change: each append is refused by inline backpressure only when it adds
+// inline bytes and state's plus its own reach its writer's limit — an append with none never waits,
+// whatever the shard holds — and every write lands as predicted.
+
+async function writers(j: Judge): Promise<void> {
+  const d = j.draw;
+  const consensus = new MemConsensus();
+  const store = new MemBlob();
+  const limits = [1, 2 + d.int(40), 34, 64 + d.int(200), 1 << 20];
+  const ws = Array.from({ length: 2 + d.int(2) }, (_, i) => {
+    const persist = i === 0 ? {} : { inlineSingleMaxBytes: d.pick([0, 1 + d.int(60), 4096]), inlineTotalMaxBytes: d.pick(limits), blobTargetSize: d.pick([1, 1 + d.int(80), 128 << 20]) };
+    const w = writerOf(persist, store, `w${i}`);
+    const shard = new ShardWriter({ shardId: 's', consensus, blob: w.blob, scheduler: programScheduler, metrics: w.metrics, config: w.config, where: WHERE, trace: w.trace, bugs: new BugSwitches([]) });
+    j.program.push(`writer w${i}: inline single < ${w.config.inlineSingleMaxBytes}, inline total < ${w.config.inlineTotalMaxBytes}, parts of ${w.config.blobTargetSize}`);
+    return { ...w, shard, name: `w${i}` };
+  });
+  let upper = 0;
+  let inline = 0;
+  for (let step = 4 + d.int(8); step > 0; step--) {
+    const w = d.pick(ws);
+    const empty = d.int(3) === 0;
+    // (now and then the writer's view is one append behind: a mismatch, its batch deleted)
+    const stale = d.int(5) === 0 && upper > 0;
+    const expected = stale ? upper - 1 : upper;
+    const batches: Batch[] = [];
+    if (!empty) {
+      const bb = new BatchBuilder(w, expected, expected + 1, WHERE);
+      await bb.add(Array.from({ length: 1 + d.int(4) }, () => update(expected, 1 + d.int(30))));
+      const b = await j.call(`${w.name}: a batch`, OK, () => bb.finish());
+      if (b === undefined) return;
+      batches.push(b);
+    }
+    const adding = batches.flatMap((b) => b.parts).reduce((n, p) => n + (p.kind === 'inline' ? p.payloadBytes : 0), 0);
+    const flush = !stale && adding > 0 && inline + adding >= w.config.inlineTotalMaxBytes;
+    const parts = batches.flatMap((b) => b.parts).length;
+    const inlineParts = batches.flatMap((b) => b.parts).filter((p) => p.kind === 'inline').length;
+    const hollow = flush ? parts : parts - inlineParts;
+    const what = `${w.name}.compareAndAppend(${empty ? 'no batches' : `${parts} part(s), ${adding} inline bytes`}, ${expected}, ${expected + 1}) on a shard with ${inline} inline bytes`;
+    const r = await j.call(what, OK, () => w.shard.compareAndAppend(batches, expected, expected + 1));
+    if (r === undefined) return;
+    j.same(`${what}: result`, stale ? { kind: 'upper-mismatch', current: upper, expected } : { kind: 'ok', parts: { hollow, inline: parts - hollow }, flushedParts: flush ? inlineParts : 0 }, r);
+    if (stale) {
+      for (const b of batches) await b.delete();
+      continue;
+    }
+    upper += 1;
+    if (!flush) inline += adding;
+    const state = await ws[0]?.shard.fetchState();
+    j.same('the shard (upper, inline bytes)', [upper, inline], [state?.upper, state?.inlineBytes]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Writer claims that race each other, for one replica or several, with a storage fault of every kind on
+// the first compare-and-set, which is held until the second claim committed: every claim returns its own
+// writer id, the last committed of a replica is its one live writer, and every incarnation nobody holds
+// is expired.
+
+async function claims(j: Judge): Promise<void> {
+  const d = j.draw;
+  const inner = new MemConsensus();
+  const fault = d.pick(['transient', 'indeterminate-applied', 'indeterminate-lost', 'indeterminate', 'permanent'] as const);
+  const first = d.int(2) === 0 ? 'held' : 'first';
+  let armed = true;
+  const faulty = new FaultyConsensus(inner, { decide: (op) => (op === 'consensus.cas' && armed ? ((armed = false), fault) : 'ok') });
+  // The first compare-and-set (`held`) waits until the second committed, then meets the fault; or
+  // (`first`) meets it at once.
+  let calls = 0;
+  let release: () => void = () => undefined;
+  const second = new Promise<void>((resolve) => (release = resolve));
+  const consensus: Consensus = {
+    head: (k) => faulty.head(k),
+    scan: (k, from) => faulty.scan(k, from),
+    async compareAndSet(k, expected, next) {
+      const n = calls++;
+      if (n === 0 && first === 'held') await second;
+      const r = n === 0 ? await faulty.compareAndSet(k, expected, next) : await inner.compareAndSet(k, expected, next);
+      if (n === 1) release();
+      return r;
+    },
+  };
+  const metrics = new MetricsRecorder();
+  const io: RetryContext = { scheduler: programScheduler, where: WHERE, trace: new Trace(), metrics };
+  const shard = 'claims';
+  // Earlier writers of the replicas, then the race.
+  const replicas = 1 + d.int(2);
+  const earlier: string[] = [];
+  for (let r = 0; r < replicas; r++) {
+    const w = await j.call(`claimWriter(replica ${r})`, OK, () => claimWriter(inner, shard, r, metrics));
+    if (w !== undefined) earlier.push(w.id);
+  }
+  const racing = Array.from({ length: 2 + d.int(2) }, () => (d.int(3) === 0 ? d.int(replicas) : 0));
+  j.program.push(`claims racing for replicas [${racing.join(', ')}]; the first compare-and-set ${first === 'held' ? 'held until the second committed, then' : ''} ${fault}`);
+  const got = await Promise.all(
+    racing.map((r, i) => j.call(`claimWriter(replica ${r}) #${i}`, i === 0 && fault === 'permanent' ? refused('storage-permanent', 'consensus.cas', 'permanent') : OK, () => claimWriter(consensus, shard, r, metrics, io))),
+  );
+  const returned = got.flatMap((w, i) => (w === undefined ? [] : [{ ...w, replica: racing[i] as number }]));
+  const idsReturned = returned.map((w) => w.id);
+  j.same('writer ids two claims both returned', [], idsReturned.filter((id, i) => idsReturned.indexOf(id) !== i));
+  for (const w of returned) if (earlier.includes(w.id)) j.wrong.push(`a claim returned ${w.id}, a writer claimed before the race`);
+  const read = await readWriters(inner, shard);
+  for (let r = 0; r < replicas; r++) {
+    const mine = returned.filter((w) => w.replica === r);
+    const live = [...read.values()].filter((w) => w.replica === r && w.retired === null).map((w) => w.id);
+    const last = mine.sort((x, y) => y.incarnation - x.incarnation)[0];
+    j.same(`replica ${r}'s live writers`, [last === undefined ? earlier[r] : last.id], live);
+  }
+  for (const w of read.values()) {
+    if (!idsReturned.includes(w.id) && !earlier.includes(w.id)) j.same(`${w.id}, held by nobody`, 'expired', w.retired);
+  }
+}
+
+const SCENARIO: Record<Scenario, (j: Judge) => Promise<void>> = { handles, barrier, builder, batch, stores, registry, faults, failing, reuse, ids, writers, claims };

@@ -111,10 +111,11 @@ export function judgeSinks(
 export const SINK_REACH = ['two-sinks', 'cross-sink-removed', 'cross-sink-sweep'] as const;
 
 /** Every order, limit and sink counter a run reached (several sinks: over each sink's own trace). */
-export function reachOf(report: Pick<RunReport, 'trace' | 'workload'> & { readonly registry?: RegistryVerdict; readonly casRacesLost?: number }): Set<string> {
+export function reachOf(report: Pick<RunReport, 'trace' | 'workload'> & { readonly registry?: RegistryVerdict; readonly casRacesLost?: number; readonly timersIdle?: number }): Set<string> {
   const sinks = sinksOf(report.workload);
   const reached = new Set<string>();
   if ((report.casRacesLost ?? 0) > 0) reached.add('cas-race-lost');
+  if ((report.timersIdle ?? 0) > 0) reached.add('timeout-after-complete');
   const parts = sinks === 1 ? [{ events: report.trace }] : splitBySink(report.trace, sinks);
   for (const part of parts) {
     for (const o of ordersReached(part.events)) reached.add(o);

@@ -61,7 +61,8 @@ export function mergeOutcomes(parts: readonly VariantOutcome[]): VariantOutcome 
     leaked: sum((t) => t.leaked),
     collected: sum((t) => t.collected),
   };
-  return { ...(failed ?? first), runs, witnessed: add((o) => o.witnessed), reached: add((o) => o.reached), faults };
+  const streams = parts.some((o) => o.streams !== undefined) ? { streams: add((o) => o.streams ?? {}) } : {};
+  return { ...(failed ?? first), runs, witnessed: add((o) => o.witnessed), reached: add((o) => o.reached), faults, ...streams };
 }
 
 /**

@@ -7,7 +7,12 @@
  * - `sweep-races-finish`: the registry sweep runs while a handle of that process is between open and
  *   the end of its finish (the order the review bug needs);
  * - `replica-overtakes`: another replica appends between a replica's mint and its own append, so the
- *   latter meets an upper mismatch.
+ *   latter meets an upper mismatch;
+ * - `reopen-after-sweep`: a late worker stages and opens an id whose dead entry a sweep of its process
+ *   had removed (a new instance of an id the registry no longer holds);
+ * - `sweep-races-reopen`: a sweep removes an id's dead entry while a worker of that process has staged the
+ *   id for sharing and not opened it yet, and that worker then opens it (its builder() call races the
+ *   sweep: it may wait for the sweeper's lock).
  *
  * And the persist limits at their exact boundaries, and the protocol's rarer paths (`limitsReached`):
  * - `inline-single−1` / `=` / `+1`: a part whose payload is one below, exactly at, one above
@@ -31,17 +36,23 @@
  * - `ids-across-times`: a worker staged updates of several intervals whose ids are out of time order
  *   (workload `idOrder: 'reversed'`), so the staged order (by id) is not the time order: the sort by id
  *   was needed. Stryker found the gap: with ids always ascending in time, dropping the sort changed nothing.
+ * - a barrier with a deadline (vocab/PROTOCOL.md "Barrier with a deadline"): `timeout-fired` (its timer
+ *   fired while it waited), `late-worker-after-timeout` (a worker opened after it completed at its
+ *   deadline: a best-effort handle, `participants` null, on a description minted with the barrier),
+ *   `skip-after-timeout` (a worker reported a skip after that: it changes nothing), and
+ *   `timeout-after-complete` (a timer fired after its barrier completed: no event shows it — counted
+ *   from the scheduler log, in multi-sink.ts `reachOf`);
  * - `cas-race-lost`: a compare-and-append whose compare-and-set lost its race (another writer committed
  *   between the read it was built from and its send) and re-evaluated on fresh state. Recognised from
  *   the run's metrics (no trace event shows it), in multi-sink.ts `reachOf`. Stryker found the gap: while
  *   read and send were one step, a consensus whose compare-and-set always succeeded passed the check.
  */
 import type { TraceEvent, Variant } from '../vocab/index.ts';
-import { barrierByDefault, sharesAtAll } from '../impl/variants/index.ts';
+import { barrierHasDeadline, sharesAtAll } from '../impl/variants/index.ts';
 import type { Workload } from './workload.ts';
 import { DEFAULT_BLOB_TARGET, materializeSinks } from './workload.ts';
 
-export const ORDERS = ['late-handle', 'finishes-racing', 'sweep-races-finish', 'replica-overtakes'] as const;
+export const ORDERS = ['late-handle', 'finishes-racing', 'sweep-races-finish', 'replica-overtakes', 'reopen-after-sweep', 'sweep-races-reopen'] as const;
 export type Order = (typeof ORDERS)[number];
 
 export const LIMITS = [
@@ -64,7 +75,14 @@ export const LIMITS = [
   'stale-deleted',
   'ids-across-times',
   'cas-race-lost',
+  'timeout-fired',
+  'timeout-after-complete',
+  'late-worker-after-timeout',
+  'skip-after-timeout',
 ] as const;
+
+/** The paths only a barrier with a deadline takes. */
+export const DEADLINE_PATHS: readonly Limit[] = ['timeout-fired', 'timeout-after-complete', 'late-worker-after-timeout', 'skip-after-timeout'];
 export type Limit = (typeof LIMITS)[number];
 
 /** Which persist limits a run hit exactly (or at ±1), and which rare paths it took. */
@@ -87,10 +105,15 @@ export function limitsReached(trace: readonly TraceEvent[], w: Workload): Set<Li
   const skipping = new Set<string>(); // replica/worker/id of workers that skip a superseded description
   let inlineState = 0;
   let timeOf: Map<number, number> | undefined; // update id → its time (only for ids out of time order)
+  const barrierDesc = new Set<string>(); // replica/id of descriptions minted with the barrier
+  const reports = new Map<string, number>(); // replica/process/id → its barrier's reports (finishes and skips)
+  const late = new Set<string>(); // replica/process/id of barriers that completed at their deadline
+  const entry = (e: { replica: number; process: number; sharedId: number }): string => `${e.replica}/${e.process}/${e.sharedId}`;
   for (const e of trace) {
     switch (e.kind) {
       case 'mint': {
         if (live.has(e.replica)) reached.add('supersede');
+        if (e.desc.barrier) barrierDesc.add(`${e.replica}/${e.desc.sharedId}`);
         live.set(e.replica, e.desc.sharedId);
         handedInline.set(e.replica, 0);
         knob.set(e.replica, e.desc.maxBytes);
@@ -115,6 +138,21 @@ export function limitsReached(trace: readonly TraceEvent[], w: Workload): Set<Li
       case 'own-batch':
         e.batch.partBytes.forEach(part);
         break;
+      case 'timeout':
+        reached.add('timeout-fired');
+        if (e.completes) late.add(entry(e));
+        break;
+      case 'open':
+        if (e.participants === null && barrierDesc.has(`${e.replica}/${e.sharedId}`)) reached.add('late-worker-after-timeout');
+        break;
+      case 'finish-begin': {
+        const k = entry(e);
+        const n = (reports.get(k) ?? 0) + 1;
+        reports.set(k, n);
+        // the last report of a barrier that did not hear from every participant: completed at its deadline
+        if (e.last && barrierDesc.has(`${e.replica}/${e.sharedId}`) && !late.has(k) && n < w.workersPerProcess) late.add(k);
+        break;
+      }
       case 'finish-end':
         e.received?.partBytes.forEach(part);
         if (e.received !== null && empty.has(`${e.replica}/${e.worker}`)) reached.add('empty-finish-receives');
@@ -125,12 +163,17 @@ export function limitsReached(trace: readonly TraceEvent[], w: Workload): Set<Li
         break;
       case 'skip':
         if (skipping.has(`${e.replica}/${e.worker}/${e.sharedId}`)) reached.add('supersede-skip-reported');
+        if (late.has(entry(e))) reached.add('skip-after-timeout');
+        else reports.set(entry(e), (reports.get(entry(e)) ?? 0) + 1);
         break;
       case 'delete':
         if (e.reason === 'stale' && e.batches > 0) reached.add('stale-deleted');
         break;
       case 'abort':
         live.delete(e.replica);
+        // a new incarnation mints from 0 again: its ids are new entries
+        for (const m of [barrierDesc, late]) for (const k of [...m]) if (k.startsWith(`${e.replica}/`)) m.delete(k);
+        for (const k of [...reports.keys()]) if (k.startsWith(`${e.replica}/`)) reports.delete(k);
         break;
       case 'hand': {
         if (e.sharedId !== live.get(e.replica)) break; // a superseded description's: deleted, never appended
@@ -168,11 +211,21 @@ export function ordersReached(trace: readonly TraceEvent[]): Set<Order> {
   const delivered = new Set<string>(); // builders (replica/process/id) whose last finish began
   const finishing = new Map<string, number>(); // builder → finishes begun and not returned
   const active = new Map<string, number>(); // replica/process → handles between open and finish-end
+  const swept = new Set<string>(); // builders (replica/process/id) a sweep removed
+  const staging = new Set<string>(); // replica/process/id/worker: staged to share, not opened yet
+  const racing = new Set<string>(); // those of them a sweep removed the id under
   for (const e of trace) {
     switch (e.kind) {
+      case 'stage':
+        if (e.route === 'shared' || e.route === 'empty') staging.add(`${e.replica}/${e.process}/${e.sharedId}/${e.worker}`);
+        break;
       case 'open': {
         const b = `${e.replica}/${e.process}/${e.sharedId}`;
         if (e.created && delivered.has(b)) reached.add('late-handle');
+        if (e.created && racing.has(`${b}/${e.worker}`)) reached.add('sweep-races-reopen');
+        else if (e.created && swept.has(b)) reached.add('reopen-after-sweep');
+        staging.delete(`${b}/${e.worker}`);
+        racing.delete(`${b}/${e.worker}`);
         bump(active, `${e.replica}/${e.process}`, 1);
         break;
       }
@@ -188,6 +241,13 @@ export function ordersReached(trace: readonly TraceEvent[]): Set<Order> {
         bump(active, `${e.replica}/${e.process}`, -1);
         break;
       case 'sweep':
+        for (const id of e.removed) {
+          const b = `${e.replica}/${e.process}/${id}`;
+          swept.add(b);
+          for (const s of staging) if (s.startsWith(`${b}/`)) racing.add(s);
+        }
+        if ((active.get(`${e.replica}/${e.process}`) ?? 0) > 0) reached.add('sweep-races-finish');
+        break;
       case 'sweep-hold':
         if ((active.get(`${e.replica}/${e.process}`) ?? 0) > 0) reached.add('sweep-races-finish');
         break;
@@ -195,6 +255,10 @@ export function ordersReached(trace: readonly TraceEvent[]): Set<Order> {
         // Its description was minted when the shard's upper was its lower: a mismatch means another
         // replica appended in between.
         if (!e.result.ok) reached.add('replica-overtakes');
+        break;
+      case 'abort':
+        // A restart starts with fresh registries.
+        for (const set of [swept, staging, racing]) for (const k of [...set]) if (k.startsWith(`${e.replica}/`)) set.delete(k);
         break;
       default:
         break;
@@ -216,21 +280,16 @@ function bump(m: Map<string, number>, k: string, by: number): void {
  *
  * Chosen from measurement (500 runs per variant, seeds 1–6, plain and with faults): each path here was
  * reached at least 6 times per seed and about 12 times or more on average, so a clean implementation
- * misses one with probability about e^-12 per path (Poisson). Left out: `empty-finish-receives` under
- * best-effort (about 10 per 500), `supersede-skip-reported` (about 5, under the barrier); the suite
- * asserts those at a fixed seed (conformance.test.ts).
+ * misses one with probability about e^-12 per path (Poisson). The rarest combinations are drawn on
+ * purpose (rare.ts: `supersede-skip-reported`, `reopen-after-sweep`), so that they are too.
  */
 export function requiredReach(variant: Variant): readonly string[] {
-  // Too rare to require, by what the variant does (impl/variants/): supersede-skip-reported everywhere;
-  // empty-finish-receives where the barrier flag is off by default (an empty finish receives only when it
-  // drops the last reference); and where nothing is shared, no flag to flip and no empty finish.
+  // Where nothing is shared (impl/variants/): no flag to flip, no empty finish, no barrier skip.
   const sharing = sharesAtAll(variant);
-  const rare: readonly Limit[] = !sharing
-    ? ['barrier-flag-flip', 'empty-finish', 'empty-finish-receives', 'supersede-skip-reported']
-    : !barrierByDefault(variant)
-      ? ['empty-finish-receives', 'supersede-skip-reported']
-      : ['supersede-skip-reported'];
-  const limits = LIMITS.filter((l) => !rare.includes(l));
+  const rare: readonly Limit[] = sharing ? [] : ['barrier-flag-flip', 'empty-finish', 'empty-finish-receives', 'supersede-skip-reported'];
+  // A barrier's deadline's paths, where the variant's barrier has one (with its default options).
+  const deadline = barrierHasDeadline(variant) ? [] : DEADLINE_PATHS;
+  const limits = LIMITS.filter((l) => !rare.includes(l) && !deadline.includes(l));
   // multi-sink.ts SINK_REACH: two sinks in a quarter of the runs; a sweep one sink's builder() call ran
   // removing another sink's entry, wherever both sinks have entries.
   if (!sharing) return ['replica-overtakes', ...limits, 'two-sinks'];

@@ -17,7 +17,7 @@
  * so a check spends its time on more, cheaper runs.
  */
 import fc from 'fast-check';
-import { CUT_EDGE, INLINE_EDGE, LOAD_CLASSES, type LoadClass } from './workload.ts';
+import { CUT_EDGE, INLINE_EDGE, LOAD_CLASSES, type LoadClass } from './load-classes.ts';
 
 export interface Swarm {
   /** One replica only. */

@@ -6,6 +6,7 @@
 import { BUG_NAMES, type BugName, type VariantOptionValues } from '../vocab/index.ts';
 import { VARIANTS, barrierByDefault, variantMeta } from '../impl/variants/index.ts';
 import type { Schedule } from './schedule.ts';
+import { CONFIG_CHECK_NAMES } from './streams.ts';
 import { FAULT_CODES, type FaultSchedule } from './faults.ts';
 import { NO_DATA_POLICIES, SINK_VERSIONS } from '../vocab/index.ts';
 import { DEFAULT_NO_DATA, DEFAULT_SINK, INLINE_SINGLE_MAX, LOAD_CLASSES, type LoadClass, type Workload } from './workload.ts';
@@ -14,6 +15,8 @@ export interface Counterexample {
   readonly workload: Workload;
   readonly schedule: Schedule;
   readonly bug?: BugName;
+  /** A stream's failure (streams.ts): which check derived from the configuration, and its case. */
+  readonly stream?: { readonly check: string; readonly pick: number };
 }
 
 const PREFIX = 'sb1.';
@@ -55,6 +58,7 @@ export function encodeToken(c: Counterexample): string {
           },
         }),
     ...(c.bug === undefined ? {} : { b: c.bug }),
+    ...(c.stream === undefined ? {} : { st: c.stream.check, sc: c.stream.pick }),
   };
   return PREFIX + Buffer.from(JSON.stringify(packed)).toString('base64url');
 }
@@ -145,6 +149,9 @@ export function decodeToken(token: string): Counterexample {
   }
   const bugRaw = o['b'];
   const bug = bugRaw === undefined ? undefined : (BUG_NAMES.find((b) => b === bugRaw) ?? bad('bug name'));
+  const streamRaw = o['st'];
+  if (streamRaw !== undefined && (!CONFIG_CHECK_NAMES.includes(streamRaw as string) || !isNat(o['sc']))) return bad('stream (a check derived from the configuration, and its case)');
+  const stream = streamRaw === undefined ? undefined : { check: streamRaw as string, pick: o['sc'] as number };
   if (replicas < 1 || processes < 1 || workersPerProcess < 1 || intervals < 1 || pushChunkUpdates < 1) return bad('shape');
   const workload: Workload = {
     variant,
@@ -170,7 +177,7 @@ export function decodeToken(token: string): Counterexample {
     ...(variantOptions === undefined ? {} : { variantOptions }),
   };
   const schedule = { choices: choices as number[], starve, ...(pct === undefined ? {} : { pct }), ...(faults === undefined ? {} : { faults }) };
-  return { workload, schedule, ...(bug === undefined ? {} : { bug }) };
+  return { workload, schedule, ...(bug === undefined ? {} : { bug }), ...(stream === undefined ? {} : { stream }) };
 }
 
 /** A token's `vo`: options of the variant only, each a duration in ms ≥ 0 (or `inf` where allowed);

@@ -21,10 +21,13 @@ import fc from 'fast-check';
 import type { NoDataPolicy, PersistConfig, SinkVersion, Variant, VariantOptionSpec, VariantOptionValues } from '../vocab/index.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
 import { swarmArb, swarmFlags, swarmLoad, swarmPersist, swarmShape } from './swarm.ts';
-import { barrierByDefault, sharesAtAll, variantMeta } from '../impl/variants/index.ts';
+import { sharesAtAll, variantMeta } from '../impl/variants/index.ts';
+import { MODEL_DEFAULTS } from '../model/defaults.ts';
+import { defaultBarrier } from '../model/variants/index.ts';
 
-export const LOAD_CLASSES = ['tiny', 'medium', 'none', 'large', 'boundary', 'inline-edge', 'cut-edge'] as const;
-export type LoadClass = (typeof LOAD_CLASSES)[number];
+import { CUT_EDGE, INLINE_EDGE, type LoadClass } from './load-classes.ts';
+
+export { CUT_EDGE, INLINE_EDGE, LOAD_CLASSES, type LoadClass } from './load-classes.ts';
 
 export interface Workload {
   readonly variant: Variant;
@@ -87,13 +90,10 @@ export const DEFAULT_NO_DATA: NoDataPolicy = 'skip';
 export const DEFAULT_SINK: SinkVersion = 'v2';
 
 export const THRESHOLD = 8192;
-export const INLINE_SINGLE_MAX = 4096;
-/** Staged bytes of an `inline-edge` load: the default inline_writes_single_max_bytes. */
-export const INLINE_EDGE = 4096;
-/** Bytes of a `cut-edge` load's first two updates: the small blob_target_size. */
-export const CUT_EDGE = 6000;
-export const DEFAULT_BLOB_TARGET = 128 * 1024 * 1024;
-export const DEFAULT_INLINE_TOTAL = 1024 * 1024;
+/** Materialize's persist defaults, as the model states them (model/defaults.ts). */
+export const INLINE_SINGLE_MAX = MODEL_DEFAULTS.persist.inlineSingleMaxBytes;
+export const DEFAULT_BLOB_TARGET = MODEL_DEFAULTS.persist.blobTargetSize;
+export const DEFAULT_INLINE_TOTAL = MODEL_DEFAULTS.persist.inlineTotalMaxBytes;
 /** How inline_writes_total_max_bytes is chosen: the default, small (200), or at the first append's inline
  * bytes −1, exactly, +1 (`edge`). */
 export type InlineTotalMode = 'default' | 'small' | 'edge-1' | 'edge' | 'edge+1';
@@ -205,7 +205,7 @@ function workloadWithoutOptions(variant: Variant, bounds: WorkloadBounds): fc.Ar
         asOf,
         threshold: THRESHOLD,
         knob: g.knob.slice(0, g.intervals),
-        barrierFlags: sharesAtAll(variant) ? swarmFlags(swarm, g.barrierFlags, g.intervals, barrierByDefault(variant)) : [false],
+        barrierFlags: sharesAtAll(variant) ? swarmFlags(swarm, g.barrierFlags, g.intervals, defaultBarrier(variant)) : [false],
         loads: g.loads.slice(0, g.intervals).map((row, t) => row.slice(0, workers).map((l, worker) => (t < asOf ? 'none' : swarmLoad(swarm, l, worker, g.workersPerProcess)))),
         blobTargetSize: g.blobTargetSize,
         inlineSingleMaxBytes: g.inlineSingleMaxBytes,

@@ -1,5 +1,5 @@
 /**
- * The model check's part of `npm run bench`: the reductions side by side, the issue's targets (time to a
+ * The model check's part of `npm run bench`: the reductions side by side, the larger configurations (time to a
  * verdict on one core), the swarm on shapes the exhaustive search does not finish, and one search over
  * threads beside one thread. Figures only; nothing is asserted. Every run is a child process
  * (`node bin/sbkit.js model --check … --json`), so its peak RSS is its own. The machine's 2 cores are
@@ -110,7 +110,7 @@ function targets(): void {
   run('--workers 3 --intervals 2 --faults', ['--workers', '3', '--intervals', '2', '--faults', '--variant', 'barrier']);
   run('--workers 3 --intervals 2 --faults', ['--workers', '3', '--intervals', '2', '--faults', '--variant', 'best-effort', '--max-memory', '8GiB']);
   run('--core --workers 7 --parts 2 (SPIN anchor)', ['--core', '--workers', '7', '--parts', '2', '--variant', 'best-effort']);
-  console.log(`\nthe issue's targets (packed search, symmetry + partial order, one thread; --max-seconds ${SECONDS}, --max-memory 4GiB unless said)\n`);
+  console.log(`\nlarger configurations (packed search, symmetry + partial order, one thread; --max-seconds ${SECONDS}, --max-memory 4GiB unless said)\n`);
   console.log(
     renderTable(
       [col('target', 'left'), col('variant', 'left'), col('states'), col('stand for'), col('complete', 'left'), col('seconds'), col('states/s'), col('peak RSS MiB'), col('violations (events; * = shortest under POR only)', 'left')],

@@ -1,8 +1,7 @@
 /**
  * `npm run bench:spin [-- --workers W --parts P --variants best-effort,barrier --max-seconds S --spin-por on|off --spin-memory MB]`:
  * our exhaustive check of the SPIN anchor's configuration (`sbkit model --check --core`) beside SPIN on
- * the Promela model of the same protocol (bench/spin/sharedbatch.pml, copied from
- * ../shared/anchors/spin/), for the same W and P: states, seconds and peak RSS of each. Figures only;
+ * the Promela model of the same protocol (bench/spin/sharedbatch.pml), for the same W and P: states, seconds and peak RSS of each. Figures only;
  * nothing is asserted. The machine's 2 cores are shared: repeat a run before trusting a ratio. SPIN's
  * exact store stops at `--spin-memory` (pan's MEMLIM, default 20,000 MB): where it does, the table says
  * how many states it had stored.
@@ -105,7 +104,7 @@ function ours(args: Args, variant: string): Measured {
   };
 }
 
-/** Hash table slots 2^w, about the states stored (as ../shared/anchors/spin/measure.sh chooses them). */
+/** Hash table slots 2^w, about the states stored (about 1–2× the states stored; pan's default is 2^24). */
 const hashBits = (args: Args): number => (args.workers >= 5 ? (args.parts >= 2 ? 26 : 24) : args.workers === 4 && args.parts >= 2 ? 22 : 21);
 
 function spin(args: Args, variant: string): Measured {

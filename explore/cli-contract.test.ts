@@ -143,7 +143,7 @@ describe('--json against docs/reference/*.schema.json', () => {
     // it shows on every variant: nothing narrowed, but the fault world is switched on
     expect(r.out.match(/^note: .*$/gm)).toEqual(['note: --bug indeterminate-cas-deletes-batches: faults on at 0.1 (only the fault world shows it; --faults RATE to choose)']);
     const narrowed = await run(['check', '--bug', 'barrier-lost-wakeup', '--seed', '1', '--jobs', '1', '--runs', '1', '--no-shrink']);
-    expect(narrowed.out.match(/^note: .*$/gm)).toEqual(['note: --bug barrier-lost-wakeup: checks barrier only (where the bug can show; --variant to choose)']);
+    expect(narrowed.out.match(/^note: .*$/gm)).toEqual(['note: --bug barrier-lost-wakeup: checks barrier, barrier-timeout only (where the bug can show; --variant to choose)']);
     const chosen = await run(['check', '--bug', 'indeterminate-cas-deletes-batches', '--variant', 'off', '--faults', '0.2', '--seed', '1', '--jobs', '1', '--runs', '1', '--no-shrink']);
     expect(chosen.out).not.toContain('note: --bug');
   });
@@ -167,11 +167,11 @@ describe('--json against docs/reference/*.schema.json', () => {
     const j = JSON.parse(list.out) as { bugs: { name: string; variants: string[]; faultWorld: boolean }[] };
     expect(validate(schema('bugs'), j)).toEqual([]);
     expect(j.bugs.map((b) => b.name)).toEqual(BUG_NAMES);
-    expect(j.bugs.find((b) => b.name === 'barrier-lost-wakeup')).toMatchObject({ variants: ['barrier'], faultWorld: false });
+    expect(j.bugs.find((b) => b.name === 'barrier-lost-wakeup')).toMatchObject({ variants: ['barrier', 'barrier-timeout'], faultWorld: false });
     expect(j.bugs.find((b) => b.name === 'indeterminate-cas-deletes-batches')).toMatchObject({ faultWorld: true });
     const text = await run(['bugs']);
-    expect(text.out).toMatch(/^barrier-lost-wakeup +barrier +without faults\n {4}A barrier waiter/m);
-    expect(text.out).toMatch(/^restart-rewrites-appended-interval +off, best-effort, barrier +fault world \(--faults\)$/m);
+    expect(text.out).toMatch(/^barrier-lost-wakeup +barrier, barrier-timeout +without faults\n {4}A barrier waiter/m);
+    expect(text.out).toMatch(/^restart-rewrites-appended-interval +off, best-effort, barrier, barrier-timeout +fault world \(--faults\)$/m);
     // 30 runs per variant at seed 1 catch every bug but one: its miss is the exit's reason.
     const checked = await run(['bugs', '--check', '--runs', '30', '--no-shrink', '--json']);
     const c = JSON.parse(checked.out) as { exitCode: number; reasons: string[]; bugs: { name: string; check: { caught: boolean; failure: { replay: string } | null } }[] };

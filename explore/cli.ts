@@ -11,6 +11,7 @@ import { crashTestCommand } from './commands/crash-test.ts';
 import { modelCommand } from './commands/model.ts';
 import { reportCommand } from './commands/report.ts';
 import { type Io, processIo } from './io.ts';
+import { VARIANTS } from './variants/index.ts';
 
 export const COMMANDS: readonly Command[] = [compareCommand, checkCommand, modelCommand, bugsCommand, reportCommand, crashTestCommand];
 
@@ -19,8 +20,8 @@ export function topHelp(): string {
   return [
     'Usage: sbkit <command> [flags]',
     '',
-    "Explore Materialize's shared batches in the materialized-view sink: off, best-effort (#37591) and",
-    'barrier (#37617), run on an embedded in-memory persist backend.',
+    "Explore Materialize's shared batches in the materialized-view sink (#37591 best-effort, #37617 the",
+    `barrier) on an embedded in-memory persist backend; variants: ${VARIANTS.join(', ')}.`,
     '',
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),

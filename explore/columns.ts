@@ -14,6 +14,7 @@ export const COLUMN_DOCS: readonly (readonly [column: string, meaning: string])[
   ['lost', 'audit: updates of the desired collection missing from the shard (must be 0)'],
   ['dup', 'audit: updates present in the shard more than once (must be 0)'],
   ['leaked', 'audit: blobs written, never referenced by shard state and never deleted (must be 0)'],
+  ['audit', 'the default table: lost, dup and leaked in one cell — ok when all are 0, else each count (must be ok)'],
   ['shard parts', 'small-writes: parts the shard holds after the run (every appended part: nothing compacts here), the compaction proxy; "% off" relative to off'],
   ['latency p50', 'commit latency per interval in virtual time: from the frontier passing the interval (its data is ready) to the successful compare_and_append that contains it; median over intervals'],
   ['p99', 'the same commit latency, 99th percentile (nearest rank) over intervals'],

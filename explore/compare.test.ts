@@ -29,6 +29,17 @@ describe('runSweeps', () => {
   });
 });
 
+describe('a sweep of one variant\'s option', () => {
+  it("runs the other variants once: a case depends on its own variant's options only", async () => {
+    const memo = newRunMemo();
+    const first = await runComparison('steady', setup, ['off'], undefined, memo);
+    const again = await runComparison('steady', { ...setup, variantOptions: { probe: { timeout: 5 } } }, ['off'], undefined, memo);
+    expect(memo.comparisons.size).toBe(2);
+    expect(memo.cases.size).toBe(1);
+    expect(again.rows).toEqual(first.rows);
+  });
+});
+
 describe('the small-writes scenario', () => {
   const small: Setup = { replicas: 1, processes: 1, workers: 8, intervals: 6, rows: 1000, rowBytes: 20, threshold: 1 << 20, seed: 1 };
 

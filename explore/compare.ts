@@ -2,9 +2,9 @@
 import type { Variant } from '../vocab/index.ts';
 import { casesFor } from './cases.ts';
 import { type PreparedWorkload, prepareWorkload, runCase } from './experiment.ts';
-import { caseLabels, formatParam } from './render.ts';
-import { DEFAULT_STRAGGLER_SLOWDOWN } from './timing.ts';
-import type { Comparison, Figures, Scenario, Setup, SweepParam, SweepResult, SweepSpec } from './types.ts';
+import { caseLabels } from './render.ts';
+import { atSweepPoint, formatParam } from './sweep-params.ts';
+import type { Case, Comparison, Figures, Scenario, Setup, SweepResult, SweepSpec } from './types.ts';
 
 /** Reports progress as a fraction in [0, 1] of all the work a command will do. */
 export type ProgressFn = (fraction: number, label: string) => void;
@@ -17,9 +17,18 @@ export type ProgressFn = (fraction: number, label: string) => void;
 export interface RunMemo {
   readonly workloads: Map<string, PreparedWorkload>;
   readonly comparisons: Map<string, Promise<Comparison>>;
+  /** One run per case and what it depends on: its variant's options, not the other variants' (a sweep
+   * of one variant's option runs the other variants once). */
+  readonly cases: Map<string, Figures>;
 }
 
-export const newRunMemo = (): RunMemo => ({ workloads: new Map(), comparisons: new Map() });
+export const newRunMemo = (): RunMemo => ({ workloads: new Map(), comparisons: new Map(), cases: new Map() });
+
+/** What a case's run depends on: the setup with only its variant's options. */
+function caseKey(scenario: Scenario, setup: Setup, c: Case): string {
+  const { variantOptions, ...rest } = setup;
+  return JSON.stringify([scenario, rest, variantOptions?.[c.variant] ?? null, c]);
+}
 
 function remembered<T>(known: Map<string, T>, key: string, make: () => T): T {
   const found = known.get(key);
@@ -44,30 +53,19 @@ export function runComparison(
     const rows: Figures[] = [];
     for (const [i, c] of cases.entries()) {
       const label = labels[i] ?? c.variant;
-      rows.push(await runCase(setup, c, workload, (f) => progress?.((i + f) / cases.length, label)));
+      const key = caseKey(scenario, setup, c);
+      const known = memo.cases.get(key);
+      const figures = known ?? (await runCase(setup, c, workload, (f) => progress?.((i + f) / cases.length, label)));
+      memo.cases.set(key, figures);
+      rows.push(figures);
       progress?.((i + 1) / cases.length, label);
     }
     return { scenario, setup, variants, rows };
   });
 }
 
-/** The field of `Setup` each numeric sweep parameter sets. */
-const SWEPT_FIELD = {
-  threshold: 'threshold',
-  workers: 'workers',
-  processes: 'processes',
-  replicas: 'replicas',
-  intervals: 'intervals',
-  rows: 'rows',
-  'row-bytes': 'rowBytes',
-} as const satisfies Record<Exclude<SweepParam, 'stragglers'>, keyof Setup>;
-
-/** `setup` with the swept parameter at `value`. `stragglers` sweeps the probability; the slowdown stays (default 100). */
-export function atSweepPoint(setup: Setup, param: SweepParam, value: number): Setup {
-  if (param !== 'stragglers') return { ...setup, [SWEPT_FIELD[param]]: value };
-  const { stragglers: _drop, ...rest } = setup;
-  return value === 0 ? rest : { ...rest, stragglers: { probability: value, slowdown: setup.stragglers?.slowdown ?? DEFAULT_STRAGGLER_SLOWDOWN } };
-}
+/** `setup` with the swept parameter at `value` (sweep-params.ts). */
+export { atSweepPoint } from './sweep-params.ts';
 
 async function runSweep(scenario: Scenario, setup: Setup, variants: readonly Variant[], sweep: SweepSpec, progress: ProgressFn, memo: RunMemo): Promise<SweepResult> {
   const points: { value: number; comparison: Comparison }[] = [];

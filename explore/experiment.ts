@@ -9,6 +9,7 @@ import { encodedUpdateSize, type Update } from '../impl/update.ts';
 import type { Update as ModelUpdate } from '../model/config.ts';
 import { modelAgreement } from './model-agreement.ts';
 import { LatencyRecorder } from './latency.ts';
+import { TimelineRecorder } from './timeline.ts';
 import { VirtualTimeScheduler, seededTiming, timingOf } from './timing.ts';
 import type { Case, Figures, Setup } from './types.ts';
 import { generateUpdates } from './workload.ts';
@@ -45,11 +46,29 @@ const RUN_SHARE = 0.75;
  * Runs the implementation once for `c` on `workload`, then replays its trace on the model.
  * `onProgress(fraction)` follows the shard's upper. Deterministic: the same setup and case give the same figures.
  */
-export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload, onProgress?: (fraction: number) => void): Promise<Figures> {
+export async function runCase(
+  setup: Setup,
+  c: Case,
+  workload: PreparedWorkload,
+  onProgress?: (fraction: number) => void,
+  /** Sees every event of the run's trace (a test holds the figures to the model's cost of it). */
+  onEvent?: (e: TraceEvent) => void,
+): Promise<Figures> {
   const timing = timingOf(setup);
   const noData = noDataOf(setup, c);
   const faults = setup.faults === undefined ? undefined : seededFaults(setup.seed, setup.faults, { replicas: setup.replicas, intervals: setup.intervals, intervalMs: timing.intervalMs });
-  const scheduler = new VirtualTimeScheduler(seededTiming(setup.seed, timing), faults?.aborts ?? []);
+  const timeline = new TimelineRecorder();
+  const seeded = seededTiming(setup.seed, timing);
+  // The timeline sees each point's delay as the scheduler will use it (impl/seams.ts: NaN or negative → 0).
+  const recorded = {
+    delay: (site: Parameters<typeof seeded.delay>[0]): number => {
+      const d = seeded.delay(site);
+      timeline.site(site, scheduler.now, Number.isFinite(d) && d > 0 ? d : 0);
+      return d;
+    },
+  };
+  const scheduler: VirtualTimeScheduler = new VirtualTimeScheduler(recorded, faults?.aborts ?? []);
+  const parts = new Map<number, number>();
   const spread = new BuilderSpread(workload.sizes);
   const latency = new LatencyRecorder(() => scheduler.now);
   let lastAppendAt = 0;
@@ -61,10 +80,13 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
   const observer = {
     event(e: TraceEvent): void {
       trace.push(e);
+      onEvent?.(e);
       spread.event(e);
       empties.event(e);
       latency.event(e);
+      timeline.event(e, scheduler.now);
       if (e.kind === 'mint') mintedAt.set(e.replica, scheduler.now);
+      if (e.kind === 'append' && e.result.ok && e.batches > 0) parts.set(e.parts.hollow + e.parts.inline, (parts.get(e.parts.hollow + e.parts.inline) ?? 0) + 1);
       if (e.kind === 'append' && e.result.ok) {
         lastAppendAt = scheduler.now;
         latencySum += scheduler.now - (mintedAt.get(e.replica) ?? scheduler.now);
@@ -92,6 +114,7 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
   const model = await modelAgreement(setup, c, workload, trace);
   onProgress?.(1);
   const total = latency.total;
+  const chosen = timeline.result();
   const write = latency.afterLastReady;
   return {
     ...countFigures(c, m, audit),
@@ -100,6 +123,9 @@ export async function runCase(setup: Setup, c: Case, workload: PreparedWorkload,
     latencyP50Ms: total.p50,
     latencyP99Ms: total.p99,
     latencyMaxMs: total.max,
+    latencySamples: latency.samples,
+    partsHistogram: [...parts].sort((a, b) => a[0] - b[0]),
+    ...(chosen === undefined ? {} : { timeline: chosen }),
     writeP50Ms: write.p50,
     writeP99Ms: write.p99,
     writeMaxMs: write.max,

@@ -1,7 +1,8 @@
 /**
- * The pieces of the main job, shared by `npm start` (main.ts) and `sbkit report`: the headline comparison,
- * the sweeps, the hydration scenario, the model check and the conformance check, the job's exit code, and
- * writing the report file.
+ * The main job, one sequence of steps for `npm start` (main.ts) and `sbkit report` (`runJob`): the
+ * headline comparison, the model check, the conformance check with faults and coverage, the sweeps, the
+ * latency and straggler sweep, small writes, hydration and the gallery; then the job's reasons and exit
+ * code, and writing the report file. Each step is a function of its own here.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve } from 'node:path';
@@ -17,13 +18,13 @@ import { loadDiagrams } from './diagrams.ts';
 import { DEFAULT_MODEL_CHECK, type ModelCheckResult, modelCheckReasons, runModelCheck } from './model-check.ts';
 import type { Io } from './io.ts';
 import { createProgress, withProgress } from './progress.ts';
-import { type CheckSection, type ReportData, renderReport } from './report.ts';
+import { type CheckSection, type CoverageSection, type FaultsSection, type GalleryEntry, type GallerySection, type LatencySection, type RenderedSection, type ReportData, type SmallWritesSection, renderReport } from './report/index.ts';
+import { compareCommand } from './report/context.ts';
 import { SCENARIO_DEFAULTS } from './setup-flags.ts';
 import { type CoverageCollector, coverageCollector, coverageReasons, coverageResult } from './coverage.ts';
 import { modelCounterexampleSequence } from './model-diagram.ts';
-import type { CoverageSection, FaultsSection, GalleryEntry, GallerySection, LatencySection, SmallWritesSection } from './report-sections.ts';
 import { failureSequence } from './sequence.ts';
-import { EXPLORE_VARIANTS } from './variants/index.ts';
+import { EXPLORE_VARIANTS, type ExploreVariant } from './variants/index.ts';
 
 /** The gallery's model counterexample: the review bug of #37591, under the first variant whose gallery
  * lists it (vocab VariantMeta.galleryBugs). */
@@ -60,6 +61,19 @@ export async function runLatency(io: Io, headline: Comparison, variants: readonl
   const [stragglers] = await withProgress(io, { title: 'stragglers' }, (update) => runSweeps('steady', base, variants, [{ param: 'stragglers', values: opts.probabilities }], update));
   if (stragglers === undefined) throw new Error('the straggler sweep ran no point');
   return { headline, stragglers };
+}
+
+/** The report sections the report's variants add (explore/variants/: a variant's `sections`), each run
+ * from the headline's setup and rendered. */
+export async function runVariantSections(io: Io, setup: Setup, variants: readonly Variant[], registry: readonly ExploreVariant[] = EXPLORE_VARIANTS): Promise<RenderedSection[]> {
+  const out: RenderedSection[] = [];
+  for (const v of registry.filter((x) => variants.includes(x.meta.name))) {
+    for (const s of v.sections ?? []) {
+      const html = await withProgress(io, { title: s.title }, (progress) => s.render({ setup, variants, progress, compareCommand }));
+      out.push({ id: s.id, title: s.title, html });
+    }
+  }
+  return out;
 }
 
 /** Rows per interval of the report's small-writes table (1000: the PR's "1000-row writes"). */
@@ -215,6 +229,79 @@ export function jobExitCode(
 
 /** What the report shows; the diagrams are loaded when it is written. */
 export type ReportInputs = Omit<ReportData, 'diagrams'>;
+
+/** What one run of the job does: the setup, the budgets, and which steps it leaves out (and why). */
+export interface JobPlan {
+  /** The command that runs it, as the report names it (`npm start`, `sbkit report …`). */
+  readonly command: string;
+  readonly setup: Setup;
+  readonly variants: readonly Variant[];
+  /** Conformance runs per variant (default: the check's). */
+  readonly runs?: number | undefined;
+  readonly sweeps: readonly SweepSpec[];
+  readonly sweepIntervals: number;
+  /** Updates per hydration interval (default: the hydration scenario's). */
+  readonly hydrationRows?: number | undefined;
+  /** The straggler sweep (default: DEFAULT_STRAGGLER_SWEEP). */
+  readonly stragglers?: StragglerSweepOptions | undefined;
+  /** Rows per interval of the small-writes table, and its intervals (defaults: DEFAULT_SMALL_WRITES_ROWS, the scenario's). */
+  readonly smallWritesRows?: readonly number[] | undefined;
+  readonly smallWritesIntervals?: number | undefined;
+  /** The gallery's bugs (default: all). */
+  readonly galleryBugs?: readonly BugName[] | undefined;
+  /** Steps left out, each with the reason the report gives. */
+  readonly skip?: { readonly check?: string | undefined; readonly hydration?: boolean | undefined; readonly gallery?: string | undefined } | undefined;
+}
+
+/** Called after the steps whose results a caller prints as it goes (`npm start` does). */
+export interface JobNarrator {
+  readonly headline?: (comparison: Comparison, criteria: readonly Criterion[]) => void;
+  readonly modelCheck?: (result: ModelCheckResult) => void;
+  readonly checked?: (check: Extract<CheckSection, { kind: 'ran' }>, faults: FaultsSection, coverage: CoverageSection) => void;
+  /** Before the runs only the report shows (sweeps, latency, small writes, hydration, gallery). */
+  readonly reportRuns?: () => void;
+}
+
+/** What the job judged and what the report shows. */
+export interface JobResult {
+  readonly report: ReportInputs;
+  readonly criteria: readonly Criterion[];
+  readonly modelCheck: ModelCheckResult;
+  readonly check: CheckSection;
+  readonly faults: FaultsSection;
+  readonly gallery: GallerySection;
+  readonly coverage: CoverageSection;
+  /** Every failure the checks found, with its replay token. */
+  readonly failures: readonly CheckFailure[];
+  /** Why the job exits non-zero (`jobReasons`); empty: exit 0. */
+  readonly reasons: readonly Reason[];
+}
+
+/** The job's steps in their one order; the report's file is written by the caller (`writeReport`). */
+export async function runJob(io: Io, plan: JobPlan, narrate: JobNarrator = {}): Promise<JobResult> {
+  const { setup, variants } = plan;
+  const { comparison, criteria } = await runHeadline(io, setup, variants);
+  narrate.headline?.(comparison, criteria);
+  const modelCheck = await runDefaultModelCheck(io);
+  narrate.modelCheck?.(modelCheck);
+  const skipped = (reason: string) => ({ kind: 'skipped', reason }) as const;
+  const checked = plan.skip?.check === undefined ? await runReportCheckWithCoverage(io, plan.runs, setup, variants) : undefined;
+  if (checked !== undefined) narrate.checked?.(checked.check, checked.faults, checked.coverage);
+  const why = plan.skip?.check ?? '';
+  const check: CheckSection = checked?.check ?? skipped(why);
+  const faults: FaultsSection = checked?.faults ?? skipped(why);
+  const coverage: CoverageSection = checked?.coverage ?? skipped(why);
+  narrate.reportRuns?.();
+  const sweeps = await runReportSweeps(io, setup, variants, plan.sweeps, plan.sweepIntervals);
+  const latency = await runLatency(io, comparison, variants, plan.stragglers);
+  const smallWrites = await runSmallWrites(io, setup, variants, plan.smallWritesRows, plan.smallWritesIntervals);
+  const variantSections = await runVariantSections(io, setup, variants);
+  const hydration = plan.skip?.hydration === true ? undefined : await runHydration(io, setup, variants, plan.hydrationRows);
+  const gallery: GallerySection = plan.skip?.gallery === undefined ? await runGallery(io, setup.seed, plan.galleryBugs) : skipped(plan.skip.gallery);
+  const reasons = jobReasons({ criteria, modelCheck, check, checkReasons: checked?.reasons ?? [], gallery, coverage, faults, runs: plan.runs });
+  const report: ReportInputs = { command: plan.command, comparison, criteria, sweeps, hydration, check, faults, modelCheck: { kind: 'ran', result: modelCheck }, latency, smallWrites, variantSections, gallery, coverage, reasons };
+  return { report, criteria, modelCheck, check, faults, gallery, coverage, failures: checked?.failures ?? [], reasons };
+}
 
 /** Writes the report (creating its folder) and returns its path relative to `io.cwd` when inside it. */
 export async function writeReport(io: Io, inputs: ReportInputs, out: string): Promise<string> {

@@ -1,8 +1,9 @@
 /**
- * `npm start`, the kit's main job: compare the three variants on defaults, check the model exhaustively
- * on its small default configuration (`sbkit model --check`, well under a second), check every variant
- * of the implementation against the model on its default budget, then write report/index.html and print
- * its path. Exit 0 only if every done-criterion holds and both checks pass.
+ * `npm start`, the kit's main job (job.ts `runJob`, the same steps as `sbkit report`): compare the
+ * variants on defaults, check the model exhaustively on its small default configuration (`sbkit model
+ * --check`, well under a second), check every variant of the implementation against the model on its
+ * default budget (and with faults), then the report's own runs; write report/index.html and print its
+ * path, each step's result printed as it comes. Exit 0 only if every done-criterion holds and every check passes.
  */
 import { VARIANTS } from './variants/index.ts';
 import { reportRunError } from './commands/errors.ts';
@@ -12,22 +13,7 @@ import { renderCriteria } from './criteria.ts';
 import type { Setup } from './types.ts';
 import { type Io, processIo } from './io.ts';
 import type { BugName } from '../vocab/index.ts';
-import {
-  DEFAULT_REPORT_PATH,
-  DEFAULT_SWEEPS,
-  DEFAULT_SWEEP_INTERVALS,
-  type StragglerSweepOptions,
-  jobReasons,
-  runDefaultModelCheck,
-  runGallery,
-  runHeadline,
-  runHydration,
-  runLatency,
-  runReportCheckWithCoverage,
-  runReportSweeps,
-  runSmallWrites,
-  writeReport,
-} from './job.ts';
+import { DEFAULT_REPORT_PATH, DEFAULT_SWEEPS, DEFAULT_SWEEP_INTERVALS, type JobNarrator, type StragglerSweepOptions, runJob, writeReport } from './job.ts';
 import type { renderCoverage } from './coverage.ts';
 import { renderModelCheckTable } from './model-check.ts';
 import { DEFAULT_SEED, DEFAULT_THRESHOLD, SCENARIO_DEFAULTS } from './setup-flags.ts';
@@ -58,43 +44,55 @@ export interface MainOptions {
   readonly galleryBugs?: readonly BugName[];
 }
 
+/** What `npm start` prints after each step. */
+function narrator(io: Io, seed: number): JobNarrator {
+  return {
+    headline: (comparison, criteria) => {
+      io.out('== compare (npx sbkit compare) ==\n\n');
+      io.out(renderComparison(comparison));
+      io.out(`\ndone criteria:\n${renderCriteria(criteria)}`);
+    },
+    modelCheck: (result) => {
+      io.out('\n== model check (npx sbkit model --check) ==\n\n');
+      io.out(renderModelCheckTable(result));
+    },
+    checked: (check, faults, coverage) => {
+      io.out('\n== check (npx sbkit check --variant all), then with faults (npx sbkit check --faults) ==\n\n');
+      io.out(`${check.output}\n${check.summary}\n`);
+      if (faults.kind === 'ran') {
+        io.out(`${faults.check.summary}\n\n`);
+        io.out(renderComparison(faults.comparison));
+      }
+      io.out(`\n== model coverage of those runs (npx sbkit model --coverage --seed ${seed}) ==\n\n`);
+      if (coverage.kind === 'ran') io.out(coverageBrief(coverage.result));
+    },
+    reportRuns: () => io.out('\n== report (npx sbkit report) ==\n\n'),
+  };
+}
+
 export async function runMain(io: Io, opts: MainOptions = {}): Promise<number> {
   const setup = opts.setup ?? DEFAULT_SETUP;
   try {
-    io.out('== compare (npx sbkit compare) ==\n\n');
-    const { comparison, criteria } = await runHeadline(io, setup, VARIANTS);
-    io.out(renderComparison(comparison));
-    io.out(`\ndone criteria:\n${renderCriteria(criteria)}`);
-
-    io.out('\n== model check (npx sbkit model --check) ==\n\n');
-    const modelCheck = await runDefaultModelCheck(io);
-    io.out(renderModelCheckTable(modelCheck));
-
-    io.out('\n== check (npx sbkit check --variant all), then with faults (npx sbkit check --faults) ==\n\n');
-    const { check, faults, coverage, reasons: checkReasons } = await runReportCheckWithCoverage(io, opts.runs, setup, VARIANTS);
-    io.out(`${check.output}\n${check.summary}\n`);
-    if (faults.kind === 'ran') {
-      io.out(`${faults.check.summary}\n\n`);
-      io.out(renderComparison(faults.comparison));
-    }
-
-    io.out(`\n== model coverage of those runs (npx sbkit model --coverage --seed ${setup.seed}) ==\n\n`);
-    if (coverage.kind === 'ran') io.out(coverageBrief(coverage.result));
-
-    io.out('\n== report (npx sbkit report) ==\n\n');
-    const sweeps = await runReportSweeps(io, setup, VARIANTS, DEFAULT_SWEEPS, opts.sweepIntervals ?? DEFAULT_SWEEP_INTERVALS);
-    const latency = await runLatency(io, comparison, VARIANTS, opts.stragglers);
-    const smallWrites = await runSmallWrites(io, setup, VARIANTS, opts.smallWritesRows, opts.smallWritesIntervals);
-    const hydration = await runHydration(io, setup, VARIANTS, opts.hydrationRows);
-    const gallery = await runGallery(io, setup.seed, opts.galleryBugs);
-    const reasons = jobReasons({ criteria, modelCheck, check, checkReasons, gallery, coverage, faults, runs: opts.runs });
-    const path = await writeReport(
+    const job = await runJob(
       io,
-      { command: 'npm start', comparison, criteria, sweeps, hydration, check, faults, modelCheck: { kind: 'ran', result: modelCheck }, latency, smallWrites, gallery, coverage, reasons },
-      opts.out ?? DEFAULT_REPORT_PATH,
+      {
+        command: 'npm start',
+        setup,
+        variants: VARIANTS,
+        runs: opts.runs,
+        sweeps: DEFAULT_SWEEPS,
+        sweepIntervals: opts.sweepIntervals ?? DEFAULT_SWEEP_INTERVALS,
+        hydrationRows: opts.hydrationRows,
+        stragglers: opts.stragglers,
+        smallWritesRows: opts.smallWritesRows,
+        smallWritesIntervals: opts.smallWritesIntervals,
+        galleryBugs: opts.galleryBugs,
+      },
+      narrator(io, setup.seed),
     );
+    const path = await writeReport(io, job.report, opts.out ?? DEFAULT_REPORT_PATH);
     io.out(`report: ${path}\n`);
-    return exitWith(io, 'npm start', reasons);
+    return exitWith(io, 'npm start', job.reasons);
   } catch (e) {
     return reportRunError(io, 'npm start', e);
   }

@@ -11,6 +11,7 @@
  * sink batches once sharing is on.
  */
 import { runSink } from '../impl/run.ts';
+import { barrierByDefault, sharesAtAll, VARIANTS } from '../impl/variants/index.ts';
 import type { Variant } from '../vocab/index.ts';
 import { UNLIMITED } from './args.ts';
 import { generateUpdates } from './workload.ts';
@@ -53,11 +54,18 @@ export interface MaxRunsFinding {
 
 const DEFAULTS: Required<MaxRunsOptions> = { maxRuns: [1, 2, 4], workers: 8, intervals: 3, rows: 4000, rowBytes: 1000, blobTargetSize: 64 * 1024, seed: 1 };
 
+/** The first registered variant with a sharing policy (impl/variants/). */
+function variantWhere(what: string, p: (v: Variant) => boolean): Variant {
+  const v = VARIANTS.find(p);
+  if (v === undefined) throw new Error(`max-runs: no registered variant ${what}`);
+  return v;
+}
+
 const CASES: readonly MaxRunsCase[] = [
-  { name: 'own (off)', variant: 'off', maxBytes: 0 },
+  { name: 'own (off)', variant: variantWhere('that never shares', (v) => !sharesAtAll(v)), maxBytes: 0 },
   // 1 byte: every worker's staged bytes are at or above it, so every worker falls back to its own batch
-  { name: 'own (fallback above the threshold)', variant: 'best-effort', maxBytes: 1 },
-  { name: 'shared (unlimited threshold)', variant: 'barrier', maxBytes: UNLIMITED },
+  { name: 'own (fallback above the threshold)', variant: variantWhere('that shares without a barrier', (v) => sharesAtAll(v) && !barrierByDefault(v)), maxBytes: 1 },
+  { name: 'shared (unlimited threshold)', variant: variantWhere('that shares behind a barrier', (v) => barrierByDefault(v)), maxBytes: UNLIMITED },
 ];
 
 /** Runs the implementation (in memory, pass-through scheduler: deterministic) for every value and case. */

@@ -58,8 +58,10 @@ describe('compare cross-checks every run against the model', () => {
       ['off', 8192, true],
       ['best-effort', 8192, true],
       ['barrier', 8192, true],
+      ['barrier-timeout', 8192, true],
       ['best-effort', UNLIMITED, true],
       ['barrier', UNLIMITED, true],
+      ['barrier-timeout', UNLIMITED, true],
     ]);
   });
 
@@ -102,7 +104,7 @@ describe('a divergence is shown, never hidden', () => {
     const json = await compare([...argv, '--json']);
     expect(json.code).toBe(0);
     const parsed = JSON.parse(json.out) as { variants: { variant: string; modelAgrees: boolean }[] };
-    expect(parsed.variants.map((v) => [v.variant, v.modelAgrees])).toEqual([['off', true], ['best-effort', false], ['barrier', true]]);
+    expect(parsed.variants.map((v) => [v.variant, v.modelAgrees])).toEqual([['off', true], ['best-effort', false], ['barrier', true], ['barrier-timeout', true]]);
   });
 
   it('a divergence misses the main job\'s criterion, so npm start exits 1', async () => {
@@ -112,6 +114,7 @@ describe('a divergence is shown, never hidden', () => {
       ['off: model predicts every append', true],
       ['best-effort: model predicts every append', false],
       ['barrier: model predicts every append', true],
+      ['barrier-timeout: model predicts every append', true],
     ]);
     const passing: Parameters<typeof jobExitCode>[1] = { exitCode: 0, variants: [], summary: 'sbkit model --check: ok', request: DEFAULT_MODEL_CHECK };
     expect(jobExitCode(model, passing, { kind: 'skipped', reason: 'test' })).toBe(1);
@@ -145,9 +148,9 @@ describe('JSON', () => {
       'variant', 'appends', 'partsPerAppend', 'batchesPerAppend', 'blobPuts', 'stateDiffBytes', 'consensusCommands', 'updatesWritten',
       'updatesAppended', 'lost', 'duplicated', 'leakedBlobs', 'threshold', 'blobBytes', 'inlineParts', 'hollowParts', 'maxBuilderShare',
       'simulatedMs', 'meanAppendLatencyMs', 'modelAgrees',
-      // issue 11: commit latency, the write path after the last worker, the compaction proxy
+      // commit latency, the write path after the last worker, the compaction proxy
       'latencyP50Ms', 'latencyP99Ms', 'latencyMaxMs', 'writeP50Ms', 'writeP99Ms', 'writeMaxMs', 'shardParts',
-      // issue 8: the fault world
+      // the fault world
       'faultsInjected', 'retries', 'aborts', 'restarts', 'leakedByAborts', 'collected',
     ]);
     expect(v?.['modelAgrees']).toBe(true);

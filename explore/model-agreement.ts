@@ -6,7 +6,7 @@
  * interleaving", on compare's own realistic interleaving rather than the conformance check's chosen ones.
  */
 import type { TraceEvent } from '../vocab/index.ts';
-import { DEFAULT_PERSIST_CONFIG } from '../impl/persist/config.ts';
+import { MODEL_DEFAULTS } from '../model/defaults.ts';
 import { partitionWorker } from '../impl/update.ts';
 import type { ModelConfig, Update as ModelUpdate } from '../model/config.ts';
 import { noDataOf } from './cases.ts';
@@ -39,8 +39,9 @@ export function modelUpdates(workload: PreparedWorkload, workers: number): reado
 }
 
 /**
- * The model configuration of a compare run: the setup's shape, the workload, impl's persist defaults
- * (compare runs with them) and the case's threshold as the one knob value (`UNLIMITED` is
+ * The model configuration of a compare run: the setup's shape, the workload, persist's defaults as the
+ * model states them (model/defaults.ts; compare runs on the implementation's own, so a wrong default
+ * there shows as a disagreement) and the case's threshold as the one knob value (`UNLIMITED` is
  * Number.MAX_SAFE_INTEGER, a valid non-negative integer knob for the model too).
  */
 export function modelConfigFor(setup: Setup, c: Case, workload: PreparedWorkload): ModelConfig {
@@ -52,7 +53,7 @@ export function modelConfigFor(setup: Setup, c: Case, workload: PreparedWorkload
     workersPerProcess: setup.workers,
     intervals: setup.intervals,
     updates: modelUpdates(workload, setup.processes * setup.workers),
-    persist: DEFAULT_PERSIST_CONFIG,
+    persist: MODEL_DEFAULTS.persist,
     maxBytesChoices: [c.threshold],
     ...(noDataOf(setup, c) === undefined ? {} : { noData: noDataOf(setup, c) }),
     // With faults: as many aborts and indeterminate commits as the run had; cleanup runs (experiment.ts).

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../vocab/index.ts';
-import { properties } from '../spec/properties.ts';
+import { properties, propertyByName } from '../spec/properties.ts';
+import { MODEL_VARIANT_NAMES, policyOf } from '../model/variants/index.ts';
 import { main } from './cli.ts';
 import { captureIo } from './io.ts';
 import { evaluateCriteria } from './criteria.ts';
 import { DEFAULT_MODEL_CHECK, checkConfig, checkUpdates, formatTrace, formatTraceEvent, runModelCheck } from './model-check.ts';
-import { renderReport } from './report.ts';
+import { renderReport } from './report/index.ts';
 import type { Comparison, Figures } from './types.ts';
 
 async function run(argv: readonly string[]) {
@@ -17,8 +18,10 @@ async function run(argv: readonly string[]) {
 /** Pinned, Stateright-style: a change to the model or the check's workload changes these. Without
  * reductions (and for the plain search) every reachable state; by default, the representatives the
  * packed search visits with symmetry and partial-order reduction. */
-const PINNED = { off: 53, 'best-effort': 215, barrier: 134 } as const;
-const PINNED_REDUCED = { off: 26, 'best-effort': 109, barrier: 85 } as const;
+const PINNED = { off: 53, 'best-effort': 215, barrier: 134, 'barrier-timeout': 288 } as const;
+const PINNED_REDUCED = { off: 26, 'best-effort': 109, barrier: 85, 'barrier-timeout': 166 } as const;
+const N = Object.keys(PINNED).length;
+const total = (p: Readonly<Record<string, number>>): string => Object.values(p).reduce((a, b) => a + b, 0).toLocaleString('en-US');
 const judged = properties.filter((p) => p.kind !== 'sometimes');
 const sometimes = properties.filter((p) => p.kind === 'sometimes');
 
@@ -47,14 +50,18 @@ describe('sbkit model --check', () => {
       expect(r.out).toMatch(new RegExp(`^${variant}: ${states} states explored, \\d+ final, complete, [\\d.]+ m?s$`, 'm'));
     }
     expect(r.out).toMatch(/^ {2}symmetry: none applies; partial order: \d+ states expanded only a persistent subset; [\d,]+ transitions; [\d,.]+ B\/state stored; [\d,]+ states\/s; peak RSS /m);
-    for (const p of properties) expect(r.out.split(`  ${p.name} `).length - 1, p.name).toBe(3);
+    // each property once per variant that is judged by it (a barrier with a deadline: by its group's property)
+    const judgedBy = (name: string): number => MODEL_VARIANT_NAMES.filter((variant) => policyOf({ variant }).properties(properties).some((q) => q.name === name)).length;
+    for (const p of properties) expect(r.out.split(`  ${p.name} `).length - 1, p.name).toBe(judgedBy(p.name));
+    expect(r.out.split('  barrier-one-shared-batch-per-group ').length - 1).toBe(judgedBy('barrier-one-shared-batch-per-group'));
+    expect(propertyByName('barrier-one-shared-batch-per-group')).toBeDefined();
     // each judged property holds, or holds vacuously where the configuration gives it nothing to judge (vacuity.ts)
     for (const p of judged) expect(r.out).toMatch(new RegExp(`^  ${p.kind} +${p.name} +(holds|vacuous \\(needs [^)]+\\))$`, 'm'));
-    expect(r.out.match(/ vacuous \(needs /g)).toHaveLength(15); // off 6, best-effort 5, barrier 4
+    expect(r.out.match(/ vacuous \(needs /g)).toHaveLength(19); // off 6, best-effort 5, barrier 4, barrier-timeout 4
     expect(r.out).toMatch(/^ {2}sometimes +sometimes-interval-sealed-with-data +witnessed \(\d+-event example\)$/m);
     expect(r.out).toMatch(/sometimes-refused-append +NOT witnessed \(needs --replicas 2\)/);
     expect(r.out).not.toContain('VIOLATED');
-    expect(r.out.trimEnd().split('\n').at(-1)).toBe('sbkit model --check: ok (3 variants, 220 states; every always/eventually property holds, 15 of them vacuously)');
+    expect(r.out.trimEnd().split('\n').at(-1)).toBe(`sbkit model --check: ok (${N} variants, ${total(PINNED_REDUCED)} states; every always/eventually property holds, 19 of them vacuously)`);
   });
 
   it.each([
@@ -67,7 +74,7 @@ describe('sbkit model --check', () => {
     for (const [variant, states] of Object.entries(PINNED)) {
       expect(r.out).toMatch(new RegExp(`^${variant}: ${states} states explored, \\d+ final, complete, [\\d.]+ m?s$`, 'm'));
     }
-    expect(r.out.trimEnd().split('\n').at(-1)).toBe('sbkit model --check: ok (3 variants, 402 states; every always/eventually property holds, 15 of them vacuously)');
+    expect(r.out.trimEnd().split('\n').at(-1)).toBe(`sbkit model --check: ok (${N} variants, ${total(PINNED)} states; every always/eventually property holds, 19 of them vacuously)`);
   });
 
   it('with the review bug on best-effort: no-loss VIOLATED with a short trace, exit 1', async () => {
@@ -112,13 +119,10 @@ describe('sbkit model --check', () => {
     expect(r.out).toMatch(/^off: 547 states explored/m);
     expect(r.out).toMatch(/^best-effort: 14,672 states explored/m);
     expect(r.out).toMatch(/^barrier: 6,674 states explored/m);
-    const all = await run(['model', '--check', '--faults', '--search', 'plain']);
-    expect(all.code).toBe(0);
-    expect(all.out).toMatch(/^off: 871 states explored/m);
-    expect(all.out).toMatch(/^best-effort: 25,484 states explored/m);
-    expect(all.out).toMatch(/^barrier: 9,614 states explored/m);
-    expect(r.out.match(/sometimes-replica-restarted +witnessed/g)).toHaveLength(3);
-    expect(r.out.match(/sometimes-indeterminate-commit +witnessed/g)).toHaveLength(3);
+    expect(r.out).toMatch(/^barrier-timeout: 21,500 states explored/m);
+    // every state of the fault world, with the plain search: model-check.deep.test.ts
+    expect(r.out.match(/sometimes-replica-restarted +witnessed/g)).toHaveLength(N);
+    expect(r.out.match(/sometimes-indeterminate-commit +witnessed/g)).toHaveLength(N);
     expect(r.out).not.toContain('VIOLATED');
     const plain = await run(['model', '--check', '--variant', 'off']);
     expect(plain.out).toMatch(/sometimes-replica-restarted +NOT witnessed \(needs --faults\)/);
@@ -161,20 +165,7 @@ describe('sbkit model --check', () => {
     expect(text).toMatch(/INCOMPLETE .*best-effort: search incomplete \(hit --max-memory 64\.0 MiB/);
   });
 
-  it('--jobs 2 spreads each search over two threads: the same states, verdicts and counterexample lengths', async () => {
-    const argv = ['model', '--check', '--workers', '3', '--model-bug', 'sweep-upgrade-race', '--json'];
-    type Out = { config: { jobs: number }; variants: { variant: string; states: number; finals: number; properties: { name: string; verdict: string; events?: number }[] }[] };
-    const one = JSON.parse((await run(argv)).out) as Out;
-    const two = JSON.parse((await run([...argv, '--jobs', '2'])).out) as Out;
-    expect(two.config.jobs).toBe(2);
-    // the threads really ran (their reduction line says so), and one thread's does not
-    const reduction = (o: Out) => (o.variants[0] as unknown as { figures: { reduction: string } }).figures.reduction;
-    expect(reduction(two)).toMatch(/; 2 threads$/);
-    expect(reduction(one)).not.toMatch(/threads/);
-    const brief = (o: Out) => o.variants.map((v) => ({ variant: v.variant, states: v.states, finals: v.finals, properties: v.properties.map((p) => [p.name, p.verdict, p.events]) }));
-    expect(brief(two)).toEqual(brief(one));
-    expect(two.variants.find((v) => v.variant === 'best-effort')?.properties.find((p) => p.name === 'no-loss-no-duplication')?.verdict).toBe('violated');
-  });
+  // --jobs 2 (every variant's search on two threads, against one thread): model-check.deep.test.ts
 
   it('prints one JSON object with --json', async () => {
     const r = await run(['model', '--check', '--variant', 'best-effort', '--model-bug', 'sweep-upgrade-race', '--json']);
@@ -205,7 +196,7 @@ describe('sbkit model --check', () => {
   it.each([
     [['--check', '--workers', '0'], '--workers: expected an integer from 1 to 16, got "0"'],
     [['--check', '--max-states', '0'], '--max-states: expected an integer from 1'],
-    [['--check', '--variant', 'both'], '--variant: expected one of off, best-effort, barrier, all, got "both"'],
+    [['--check', '--variant', 'both'], '--variant: expected one of off, best-effort, barrier, barrier-timeout, all, got "both"'],
     [['--check', '--model-bug', 'nope'], '--model-bug: expected one of sweep-upgrade-race, indeterminate-cas-deletes-batches, got "nope"'],
     [['--check', '--list'], '--check: cannot be combined with --list'],
     [['--check', '--machine', 'mint'], '--check: cannot be combined with --machine'],
@@ -313,20 +304,21 @@ describe('the model check in the report', () => {
 
   it('shows per-variant state counts and every verdict, without wall time', async () => {
     const { result, html } = await report();
-    expect(result.variants.map((v) => v.ms)).toEqual([1000, 1000, 1000]);
+    expect(result.variants.map((v) => v.ms)).toEqual(Array.from({ length: N }, () => 1000));
     expect(html).toContain('<a href="#model-check">Model check</a>');
     expect(html).toContain('<h2 id="model-check">Model check (exhaustive)</h2>');
-    expect(html).toContain(`<td class="l">distinct states explored</td><td class="r">${PINNED_REDUCED.off}</td><td class="r">${PINNED_REDUCED['best-effort']}</td><td class="r">${PINNED_REDUCED.barrier}</td>`);
+    expect(html).toContain(`<td class="l">distinct states explored</td><td class="r">${PINNED_REDUCED.off}</td><td class="r">${PINNED_REDUCED['best-effort']}</td><td class="r">${PINNED_REDUCED.barrier}</td><td class="r">${PINNED_REDUCED['barrier-timeout']}</td>`);
     const { vacuousBecause } = await import('./vacuity.ts');
     for (const p of judged) {
-      const cells = (['off', 'best-effort', 'barrier'] as const).map((variant) => {
+      const cells = (Object.keys(PINNED) as (keyof typeof PINNED)[]).map((variant) => {
+        if (!policyOf({ variant }).properties(properties).some((q) => q.name === p.name)) return '<td class="l muted">not judged</td>';
         const needs = vacuousBecause(p.name, { variant, replicas: 1, faults: false });
-        return needs === undefined ? '<td class="l zero">holds</td>' : `<td class="l muted">vacuous <span class="note">(${needs.replace(/'/g, '&#39;')})</span></td>`;
+        return needs === undefined ? '<td class="l zero">holds</td>' : `<td class="l muted wrap">vacuous <span class="note">(${needs.replace(/'/g, '&#39;')})</span></td>`;
       });
       expect(html).toContain(`<td class="l">${p.name}</td>${cells.join('')}`);
     }
     for (const p of sometimes) expect(html).toContain(`<td class="l">${p.name}</td>`);
-    expect(html).toContain('Model check (exhaustive): ok (3 variants, 220 states; every always/eventually property holds, 15 of them vacuously).');
+    expect(html).toContain(`Model check (exhaustive): ok (${N} variants, ${total(PINNED_REDUCED)} states; every always/eventually property holds, 19 of them vacuously).`);
     expect(html).not.toContain('1.00 s'); // the fake clock: 1000 ms per variant
   });
 

@@ -12,7 +12,8 @@
  * model/ and spec/ are imported lazily, so other subcommands do not load the model. Wall time is
  * measured with the injected clock and printed as a diagnostic; it never enters the HTML report.
  */
-import type { BatchSummary, PartsSummary, PersistConfig, TraceEvent, Variant } from '../vocab/index.ts';
+import { formatEvent } from '../conformance/event-text.ts';
+import type { PersistConfig, TraceEvent, Variant } from '../vocab/index.ts';
 import type { ModelConfig, Update } from '../model/config.ts';
 import { bytes, fixed, millis, plural, thousands } from './format.ts';
 import { col, renderTable } from './table.ts';
@@ -127,7 +128,7 @@ export function checkConfig(
 }
 
 // ---------------------------------------------------------------------------------------------------
-// The SPIN anchor's configuration (../shared/anchors/spin/sharedbatch.pml, copied to bench/spin/)
+// The SPIN anchor's configuration (bench/spin/sharedbatch.pml)
 
 /** The core's update size: at least `CHECK_PERSIST.blobTargetSize`, so every update is one (hollow) part. */
 export const CORE_UPDATE_SIZE = 100;
@@ -510,69 +511,8 @@ function summaryLine(req: ModelCheckRequest, variants: readonly VariantCheck[]):
 // ---------------------------------------------------------------------------------------------------
 // Output
 
-const parts = (p: PartsSummary): string => `${p.hollow} hollow + ${p.inline} inline`;
-const ids = (xs: readonly number[]): string => `[${xs.join(', ')}]`;
-const batch = (b: BatchSummary): string => `${ids(b.updates)} (${parts(b.parts)})`;
-/** Who runs a sweep: the worker whose builder() call it is (another sink's: its process). */
-const sweepBy = (e: { readonly process: number; readonly worker?: number }): string => (e.worker === undefined ? `p${e.process}` : `w${e.worker}`);
-
-/** A protocol event as one readable line: who, what, and the predicted outcome after `→`. */
-export function formatTraceEvent(e: TraceEvent): string {
-  const r = `r${e.replica}`;
-  switch (e.kind) {
-    case 'frontier':
-      return `${r} frontier: desired upper ${e.upper}`;
-    case 'mint':
-      return `${r} mint id=${e.desc.sharedId} [${e.desc.lower}, ${e.desc.upper}) append-worker=w${e.desc.appendWorker} knob=${e.desc.maxBytes} B${e.desc.barrier ? ' barrier' : ''}`;
-    case 'poll':
-      return `${r} poll: reads the shard's upper (id=${e.sharedId} may still be superseded)`;
-    case 'stage':
-      return `${r} w${e.worker} stage id=${e.sharedId} updates=${ids(e.updates)} (${e.bytes} B) → ${e.route}`;
-    case 'open':
-      return `${r} w${e.worker} open id=${e.sharedId}${e.participants === null ? '' : ` participants=${e.participants}`} → ${e.created ? 'new builder' : 'joins the live builder'}`;
-    case 'push':
-      return `${r} w${e.worker} push id=${e.sharedId} updates=${ids(e.updates)}`;
-    case 'finish-begin':
-      return `${r} w${e.worker} finish-begin id=${e.sharedId} → last=${e.last}`;
-    case 'finish-end':
-      return `${r} w${e.worker} finish-end id=${e.sharedId} → ${e.received === null ? 'no batch' : `receives ${batch(e.received)}`}`;
-    case 'skip':
-      return `${r} w${e.worker} skip id=${e.sharedId}${e.early ? ' → early' : ''}`;
-    case 'superseded':
-      return `${r} w${e.worker} superseded id=${e.sharedId} (a newer description came first: not written)`;
-    case 'own-batch':
-      return `${r} w${e.worker} own-batch id=${e.sharedId} → ${batch(e.batch)}`;
-    case 'hand':
-      return `${r} w${e.worker} hand id=${e.sharedId} → ${e.batches.length === 0 ? 'no batch' : e.batches.map(batch).join(', ')}`;
-    case 'append':
-      return (
-        `${r} append [${e.lower}, ${e.upper}) ${plural(e.batches, 'batch', 'batches')}, ${parts(e.parts)}, updates=${ids(e.updates)} → ` +
-        (e.result.ok ? 'ok' : `upper mismatch (shard at ${e.result.current})`)
-      );
-    case 'delete':
-      return `${r} delete lower=${e.lower} → ${plural(e.batches, 'batch', 'batches')} (${e.reason})`;
-    case 'backpressure':
-      return `${r} inline backpressure at lower=${e.lower}: ${e.inlineBytes} + ${e.adding} B ≥ the limit → flush ${plural(e.flushed, 'inline part', 'inline parts')} to blob, retry`;
-    case 'bump':
-      return `${r} bump the shard [${e.from}, ${e.to}) with an empty append (the shard was behind the lower)`;
-    case 'sweep':
-      return `${r} ${sweepBy(e)} sweep → removed ${ids(e.removed)}`;
-    case 'sweep-hold':
-      return `${r} ${sweepBy(e)} sweep-hold id=${e.sharedId}`;
-    case 'sweep-release':
-      return `${r} ${sweepBy(e)} sweep-release id=${e.sharedId} → closed=${e.closed}`;
-    case 'drop':
-      return `${r} w${e.worker} drop id=${e.sharedId} → closed=${e.closed}`;
-    case 'fault':
-      return `${r} fault ${e.op} → ${e.fault}`;
-    case 'abort':
-      return `${r} abort (${e.reason})`;
-    case 'restart':
-      return `${r} restart → lower ${e.lower}`;
-    case 'cleanup':
-      return `${r} cleanup → deleted ${e.deleted}`;
-  }
-}
+/** The one printer of trace events (conformance/event-text.ts), under the name this file's callers use. */
+export const formatTraceEvent = formatEvent;
 
 /** A trace, one event per line, numbered from 1; the last event (the one that reached the state) marked `>>`. */
 export function formatTrace(trace: readonly TraceEvent[], indent: string): string[] {

@@ -1,63 +1,10 @@
 /**
- * Seeded randomness for explore/: a 32-bit mixer for counter-based draws and mulberry32 for streams.
- *
- * Randomness is always injected (a `Rng` built from a seed), never global, so one seed reproduces a
- * whole run byte for byte.
+ * Seeded randomness for explore/: the generators of random/prng.ts, and one stream per consumer of
+ * randomness (`streamFor`, `STREAM`) so that adding a consumer does not shift the others.
  */
+import { hashInts, mulberry32, type Rng } from '../random/prng.ts';
 
-/** murmur3's 32-bit finalizer: a bijection on uint32 with good avalanche. */
-function fmix32(h: number): number {
-  let x = h >>> 0;
-  x ^= x >>> 16;
-  x = Math.imul(x, 0x85ebca6b);
-  x ^= x >>> 13;
-  x = Math.imul(x, 0xc2b2ae35);
-  x ^= x >>> 16;
-  return x >>> 0;
-}
-
-/** Hashes a list of integers (a seed and the coordinates of a draw) to one uint32. */
-export function hashInts(...xs: readonly number[]): number {
-  let h = 0x9e3779b9;
-  for (const x of xs) {
-    h = fmix32((h ^ fmix32(Math.trunc(x) >>> 0)) + 0x7f4a7c15);
-    // Fold in the high bits of values above 2^32 so large seeds stay distinct.
-    h = fmix32(h ^ Math.trunc(x / 0x1_0000_0000));
-  }
-  return h;
-}
-
-/** A uniform draw in [0, 1) that depends only on its coordinates (counter-based randomness). */
-export function unitAt(...xs: readonly number[]): number {
-  return hashInts(...xs) / 0x1_0000_0000;
-}
-
-/** A stream of pseudo-random numbers. */
-export interface Rng {
-  /** A uniform uint32. */
-  nextU32(): number;
-  /** A uniform float in [0, 1). */
-  next(): number;
-  /** A uniform integer in [0, n); n ≥ 1. */
-  below(n: number): number;
-}
-
-/** mulberry32: small, fast, good enough for timing jitter and workloads (not for cryptography). */
-export function mulberry32(seed: number): Rng {
-  let state = seed >>> 0;
-  const nextU32 = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return (t ^ (t >>> 14)) >>> 0;
-  };
-  return {
-    nextU32,
-    next: () => nextU32() / 0x1_0000_0000,
-    below: (n) => Math.floor((nextU32() / 0x1_0000_0000) * n),
-  };
-}
+export { hashInts, mulberry32, unitAt, type Rng } from '../random/prng.ts';
 
 /** An independent stream derived from a seed and a purpose tag (so streams never share draws). */
 export function streamFor(seed: number, tag: number): Rng {

@@ -3,7 +3,7 @@
  * a fresh shard per case, the trace in the shard's order on the model and the spec, the audit of what
  * is stored through fresh clients, and compare-and-append latency in wall-clock ms.
  *
- * The issue's done criterion: for the same seed, `off` and `barrier` give the same parts and PUT counts
+ * The done criterion: for the same seed, `off` and `barrier` give the same parts and PUT counts
  * as the in-memory backend (they do not depend on timing); for best-effort the model predicts every
  * append of the real run exactly. On files alone (in-memory consensus) this runs everywhere; on
  * PostgreSQL + files when a server is there (the skip prints why otherwise). Canaries show the audit,
@@ -16,6 +16,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { Variant } from '../vocab/index.ts';
 import { dropTables, pgTargetOrSkip, uniqueTable, withOption } from '../impl/test-support/pg-target.ts';
 import { main } from './cli.ts';
+import { VARIANTS as REGISTERED } from './variants/index.ts';
 import { runComparison } from './compare.ts';
 import { captureIo } from './io.ts';
 import { freshShardId, runProductionComparison, stopwatchScheduler } from './production.ts';
@@ -81,8 +82,8 @@ describe('production compare on files (in-memory consensus)', () => {
     expectClean(c);
     await expectSameCountsAsInMemory(c);
     const subdirs = readdirSync(dir).sort();
-    expect(subdirs).toHaveLength(3);
-    expect(subdirs.every((d) => /^compare-s3-(off|best-effort|barrier)-/.test(d))).toBe(true);
+    expect(subdirs).toHaveLength(VARIANTS.length);
+    expect(subdirs.every((d) => /^compare-s3-(off|best-effort|barrier|barrier-timeout)-/.test(d))).toBe(true);
     expect(c.rows.map((r) => r.real?.blobDir).sort()).toEqual(subdirs.map((d) => path.join(dir, d)));
     // The files hold exactly the blobs the shard references: PUTs minus deletes, nothing leaked.
     for (const r of c.rows) expect(readdirSync(r.real?.blobDir ?? '').filter((n) => !n.startsWith('.')).length).toBe(r.hollowParts);
@@ -96,7 +97,7 @@ describe('production compare on files (in-memory consensus)', () => {
     expect(r.out).toContain('the only wall time compare reports');
     expect(r.out).toMatch(/c&a p50 +c&a p99 .* spec +model/);
     expect(r.out).not.toContain('latency p50');
-    expect(r.out.match(/ holds +agrees$/gm)).toHaveLength(3);
+    expect(r.out.match(/ holds +agrees$/gm)).toHaveLength(REGISTERED.length);
     expect(r.out).toMatch(/^off: shard compare-s1-off-.*, blobs in /m);
   });
 

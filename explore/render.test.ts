@@ -7,7 +7,11 @@ import type { Comparison, Figures, Setup, SweepResult } from './types.ts';
 import { bytes, fixed, percent, seconds, thousands } from './format.ts';
 import { captureIo } from './io.ts';
 import { SHOW_AFTER_MS, createProgress, renderBar } from './progress.ts';
-import { compareCommand, htmlTable, leadWith, reflow, renderReport, sweepPivot } from './report.ts';
+import { reflow } from './report/check.ts';
+import { compareCommand } from './report/context.ts';
+import { htmlTable, leadWith } from './report/html.ts';
+import { renderReport } from './report/index.ts';
+import { sweepPivot } from './report/sweeps.ts';
 import { barChart, byteUnit, lineChart, niceTicks, shortNumber, spreadLabels } from './svg.ts';
 import { renderTable } from './table.ts';
 import { sequenceOf } from './sequence.ts';
@@ -95,13 +99,15 @@ describe('tables', () => {
     const text = renderComparison(comparison);
     expect(text).toContain('scenario steady: 1 replica × 1 process × 8 workers, 100 intervals × 1,000 updates of ~100 B, threshold 1MiB, seed 1');
     const barrier = text.split('\n').find((l) => l.startsWith('barrier'));
-    expect(barrier).toMatch(/^barrier\s+100\s+1\.00\s+1\.00\s+100\s+13%/);
+    expect(barrier).toMatch(/^barrier\s+100\s+1\.00\s+100\s+13%/);
+    const wide = renderComparison(comparison, { kind: 'wide' }).split('\n').find((l) => l.startsWith('barrier'));
+    expect(wide).toMatch(/^barrier\s+100\s+1\.00\s+1\.00\s+100\s+13%/);
     expect(comparisonGrid({ ...comparison, rows: comparison.rows.slice(1) }).columns.map((c) => c.header)).not.toContain('% off');
   });
 
   it('ends each row with the model column and prints where the model diverged under the table', () => {
     const clean = renderComparison(comparison).split('\n');
-    expect(clean[2]).toMatch(/\s+leaked\s+model$/);
+    expect(clean[2]).toMatch(/\s+audit\s+model$/);
     expect(clean.filter((l) => /\sagrees$/.test(l))).toHaveLength(3);
     expect(clean.join('\n')).not.toContain('DIVERGES');
     const detail = 'diverged at event #9 (r0 w6 open id=0) after 0/100 appends predicted exactly';
@@ -148,9 +154,12 @@ describe('criteria', () => {
       'barrier blob PUTs at most 20% of off',
       'barrier: nothing lost, duplicated or leaked',
     ]);
-    expect(evaluateCriteria({ ...comparison, rows: [fig('off', 8, 8)] })).toEqual([
-      { name: 'every registered variant compared', ok: false, detail: 'run compare with --variants off,best-effort,barrier' },
+    // A variant that did not run is not judged; one whose criteria read a variant that did not run misses.
+    expect(evaluateCriteria({ ...comparison, rows: [fig('off', 8, 8)] }).every((c) => c.ok)).toBe(true);
+    expect(evaluateCriteria({ ...comparison, rows: [fig('best-effort', 1.5, 150)] }).filter((c) => !c.ok)).toEqual([
+      { name: 'best-effort: its criteria compare it with off', ok: false, detail: 'run compare with --variants best-effort,off' },
     ]);
+    expect(evaluateCriteria({ ...comparison, rows: [] })[0]?.ok).toBe(false);
   });
 
   it('has one model criterion per variant, ok exactly when the model agreed, with its detail', () => {
@@ -223,8 +232,7 @@ const sweep = (param: 'threshold' | 'workers', values: number[]): SweepResult =>
   points: values.map((v) => ({ value: v, comparison: { ...comparison, setup: { ...setup, intervals: 20, ...(param === 'threshold' ? { threshold: v } : { workers: v }) }, rows: comparison.rows.map((r) => (param === 'threshold' ? { ...r, threshold: v } : r)) } })),
 });
 
-const fullReport = () =>
-  renderReport({
+const fullInputs = () => ({
     command: 'test',
     comparison,
     criteria: evaluateCriteria(comparison),
@@ -232,7 +240,8 @@ const fullReport = () =>
     hydration: { ...comparison, scenario: 'hydration', setup: { ...setup, intervals: 3, rows: 12_000, rowBytes: 1000 }, rows: [fig('off', 8, 24), fig('barrier', 8, 24), fig('barrier', 1, 3, { threshold: UNLIMITED, maxBuilderShare: 1 })] },
     check: { kind: 'ran', exitCode: 0, summary: 'sbkit check: ok', output: 'off 300 runs' },
     diagrams: { kind: 'ok', diagrams: [{ name: 'handle', mermaid: 'stateDiagram-v2\n  [*] --> a\n  a --> b : GO' }, { name: 'mint', mermaid: 'stateDiagram-v2\n  a --> b' }] },
-  });
+  }) as const;
+const fullReport = () => renderReport(fullInputs());
 
 const svgsOf = (html: string): string[] => html.match(/<svg [\s\S]*?<\/svg>/g) ?? [];
 const textOf = (svg: string, cls: string): string => svg.match(new RegExp(`<text class="${cls}"[^>]*>([^<]*)</text>`))?.[1] ?? '';
@@ -243,8 +252,8 @@ describe('report', () => {
     expect(html.startsWith('<!doctype html>')).toBe(true);
     expect(html).not.toMatch(/<script|<link|src=|@import|url\(/i);
     expect(fullReport()).toBe(html);
-    // 3 comparison bars + 2 lines per sweep + 2 hydration bars
-    expect(svgsOf(html)).toHaveLength(3 + 2 * 2 + 2);
+    // 3 comparison bars + 2 lines per sweep + the cost/benefit scatter (a threshold sweep ran) + 2 hydration bars
+    expect(svgsOf(html)).toHaveLength(3 + 2 * 2 + 1 + 2);
     expect(html).toContain('a --&gt; b');
     expect(html).toContain('sbkit check: ok');
     expect(html).toContain('<dt>parts/append</dt>');
@@ -309,14 +318,16 @@ describe('report', () => {
     expect(fullReport()).toMatch(/<details><summary>All figures per workers and variant <span class="note">\(9 rows\)<\/span><\/summary><div class="scroll"><table>/);
   });
 
-  it('shows the diagrams as collapsible Mermaid sources with the command that prints them', () => {
+  it('draws each machine (when its graph is there) with its Mermaid source folded beneath and the command that prints it', () => {
     const html = fullReport();
     expect(html).toContain('npx sbkit model --mermaid');
-    expect(html).toContain('mermaid.live');
+    expect(html).toContain('<h3 id="machine-handle">handle <span class="note">— 1 transitions · <code>npx sbkit model --mermaid --machine handle</code></span></h3>');
     const blocks = html.match(/<details class="diagram"[\s\S]*?<\/details>/g) ?? [];
     expect(blocks).toHaveLength(2);
-    expect(blocks[0]).toContain('<summary>handle <span class="note">— 1 transitions · <code>npx sbkit model --mermaid --machine handle</code></span></summary>');
     expect(blocks[0]).toContain('<pre class="mermaid-src"><code>stateDiagram-v2\n  [*] --&gt; a\n  a --&gt; b : GO</code></pre>');
+    expect(html).not.toContain('class="machine"'); // no graph given: the source only
+    const drawn = renderReport({ ...fullInputs(), diagrams: { kind: 'ok', diagrams: [{ name: 'handle', mermaid: '', graph: { name: 'handle', states: ['a', 'b'], initial: 'a', finals: ['b'], transitions: [{ from: 'a', to: 'b', event: 'GO', guard: null }] } }] } });
+    expect(drawn).toMatch(/<div class="machine-chart"><svg [^>]*class="machine"/);
   });
 
   it('flags misses in the headline', () => {
@@ -344,7 +355,7 @@ describe('report', () => {
     const html = renderReport({ command: 't', comparison: bad, criteria: evaluateCriteria(bad), sweeps: [], hydration: undefined, check: { kind: 'skipped', reason: 'x' }, diagrams: { kind: 'unavailable', reason: 'x' } });
     expect(html).toContain('<div class="findings missed"><p class="verdict"><strong class="miss">1 of 10 done-criteria missed.</strong></p>');
     expect(html).toContain('Model cross-check: the model DIVERGED from 1 of 3 runs: best-effort (comparison): diverged at event #9 (r0 w6 open id=0)');
-    expect(html).toContain('<td class="l bad">DIVERGES</td>');
+    expect(html).toContain('<td class="r bad">DIVERGES</td>');
   });
 
   it('wraps long check output under its label', () => {
@@ -407,7 +418,7 @@ describe('progress', () => {
   });
 });
 
-describe('report: latency, small writes, gallery, coverage (issue 11)', () => {
+describe('report: latency, small writes, gallery, coverage', () => {
   const straggled = (p: number, extra: number): Comparison => ({
     ...comparison,
     setup: { ...setup, rows: 500, rowBytes: 1000, ...(p === 0 ? {} : { stragglers: { probability: p, slowdown: 100 } }) },
@@ -417,7 +428,12 @@ describe('report: latency, small writes, gallery, coverage (issue 11)', () => {
       fig('barrier', 1, 100, { latencyP50Ms: 24, latencyP99Ms: 25 + extra, latencyMaxMs: 27 + extra }),
     ],
   });
-  const stragglers: SweepResult = { param: 'stragglers', base: { ...setup, rows: 500, rowBytes: 1000 }, scenario: 'steady', points: [0, 0.2].map((v) => ({ value: v, comparison: straggled(v, v === 0 ? 0 : 100) })) };
+  /** A row with distributions behind its summaries: 100 latency samples with its p50, p99 and max; its appends at its parts/append, rounded. */
+  const withDistributions = (c: Comparison): Comparison => ({
+    ...c,
+    rows: c.rows.map((r) => ({ ...r, latencySamples: Array.from({ length: 100 }, (_, i) => (i < 50 ? r.latencyP50Ms : i < 99 ? r.latencyP99Ms : r.latencyMaxMs)), partsHistogram: [[Math.round(r.partsPerAppend), r.appends]] as const })),
+  });
+  const stragglers: SweepResult = { param: 'stragglers', base: { ...setup, rows: 500, rowBytes: 1000 }, scenario: 'steady', points: [0, 0.2].map((v) => ({ value: v, comparison: withDistributions(straggled(v, v === 0 ? 0 : 100)) })) };
   const small = (rows: number): Comparison => ({
     scenario: 'small-writes',
     setup: { ...setup, intervals: 40, rows, rowBytes: 20 },
@@ -449,7 +465,7 @@ describe('report: latency, small writes, gallery, coverage (issue 11)', () => {
     sweeps: [],
     check: { kind: 'skipped', reason: 'test' },
     diagrams: { kind: 'unavailable', reason: 'test' },
-    latency: { headline: comparison, stragglers },
+    latency: { headline: withDistributions(comparison), stragglers },
     smallWrites: { comparison: small(1000), rows: { param: 'rows', base: small(1000).setup, scenario: 'small-writes', points: [30, 1000].map((v) => ({ value: v, comparison: small(v) })) } },
     gallery: { kind: 'ran', entries: [{ bug: 'barrier-lost-wakeup', description: 'd', summary: 'FAILED', command: 'npx sbkit check --bug barrier-lost-wakeup --seed 1 --emit-diagram barrier-lost-wakeup.md', sequence: seq }] },
     coverage: { kind: 'ran', result: coverage },
@@ -472,10 +488,13 @@ describe('report: latency, small writes, gallery, coverage (issue 11)', () => {
     const charts = svgsOf(html).filter((s) => !s.includes('class="sequence"')).slice(3); // after the comparison's three
     const titles = charts.map((s) => textOf(s, 'chart-title'));
     expect(titles).toEqual([
-      'Commit latency per interval',
+      'Commit latency per interval, distribution',
       'p99 commit latency vs stragglers',
       'p50 commit latency vs stragglers',
       'What sharing adds to the p99, over off',
+      'Commit latency with stragglers at 20%',
+      'Parts per append with stragglers at 20%',
+      'PUTs saved against p99 added, per sweep point',
       'Blob PUTs per append',
       'p50 commit latency',
       'Parts the shard holds after the run (compaction proxy)',
@@ -491,7 +510,9 @@ describe('report: latency, small writes, gallery, coverage (issue 11)', () => {
   it('computes the straggler findings, shows the PR figures next to ours, and draws the counterexample', () => {
     expect(html).toContain('p99 commit latency from stragglers 0% to 20%: off 16 ms → 116 ms, best-effort 25 ms → 116 ms, barrier 25 ms → 125 ms.');
     expect(html).toContain("The barrier's p99 over best-effort's: 0.0 ms without stragglers, 9.0 ms with them.");
-    expect(html).toMatch(/<td class="l"[^>]*>1,000-row<\/td>(<td class="r">[^<]*<\/td>){3}<td class="r">7.8<\/td><td class="r">1.05<\/td><td class="r">1.05<\/td>/);
+    // one row per rows-per-interval value and variant: the PR's figure beside the measured one
+    expect(html).toMatch(/<td class="l"[^>]*>1,000-row<\/td><td class="l">off<\/td><td class="r">[^<]*<\/td><td class="r">7.8<\/td>/);
+    for (const v of ['best-effort', 'barrier']) expect(html).toMatch(new RegExp(`<td class="l"[^>]*></td><td class="l">${v}</td><td class="r">[^<]*</td><td class="r">1.05</td>`));
     expect(html).toContain('<td class="r">about +10 ms</td><td class="r">+8.3 ms</td><td class="r">+8.6 ms</td>');
     expect(html).toContain('<td class="r">2.5×</td><td class="r">2.8×</td><td class="r">8.0×</td>');
     expect(svgsOf(html).filter((s) => s.includes('class="sequence"'))).toHaveLength(1);

@@ -1,12 +1,13 @@
 /** Comparisons and sweeps as text tables (and cell grids for the HTML report) and as JSON. */
 import type { Variant } from '../vocab/index.ts';
 import { formatBytesShort } from './args.ts';
-import { bytes, fixed, millis, percent, plural, thousands } from './format.ts';
-import { showsEmptyFinishes } from './cases.ts';
-import { type Column, col, renderTable } from './table.ts';
+import { plural, thousands } from './format.ts';
+import { type Column, col, renderTable, wrapText } from './table.ts';
+import { type ColumnChoice, type ColumnRow, DEFAULT_CHOICE, columnTable } from './compare-columns.ts';
 import { BASELINE, sharesAtAll } from './variants/index.ts';
 import { optionFlagsOf, optionsJson } from './variant-options.ts';
-import type { Case, Comparison, Figures, Scenario, Setup, Stragglers, SweepParam, SweepResult } from './types.ts';
+import type { Case, Comparison, Figures, Scenario, Setup, Stragglers, SweepResult } from './types.ts';
+import { formatParam, isFixedParam } from './sweep-params.ts';
 
 /** Each case's name in tables and charts: the variant, plus the threshold when the cases mix thresholds,
  * plus its no-data policy under `--no-data both`. */
@@ -18,10 +19,8 @@ export function caseLabels(cases: readonly Case[]): string[] {
   });
 }
 
-export function formatParam(param: SweepParam, value: number): string {
-  if (param === 'stragglers') return trimPercent(value);
-  return param === 'threshold' || param === 'row-bytes' ? formatBytesShort(value) : String(value);
-}
+/** A swept value as the command line writes it (sweep-params.ts). */
+export { formatParam } from './sweep-params.ts';
 
 /** One line saying what ran: the system, the workload, the knob and the seed. */
 export function describeSetup(scenario: Scenario, s: Setup): string {
@@ -41,23 +40,21 @@ export function describeSetup(scenario: Scenario, s: Setup): string {
 export const describeStragglers = (s: Stragglers): string => `p = ${trimPercent(s.probability)}, ${s.slowdown}× slower`;
 const trimPercent = (p: number): string => `${Number((p * 100).toPrecision(6))}%`;
 
-/** Wall-clock ms with two decimals (production mode's compare-and-append latency). */
-const wallMillis = (ms: number | undefined): string => (ms === undefined ? '—' : `${ms.toFixed(2)} ms`);
-
-/** The `model` column's cell: whether the model predicted every append of this run. */
-export const modelCell = (r: Figures): string => (r.modelAgrees ? 'agrees' : 'DIVERGES');
-
 /** Columns and cells of a table, rendered as text (table.ts) or HTML (report.ts). */
 export interface Grid {
   readonly columns: readonly Column[];
   readonly rows: readonly (readonly string[])[];
 }
 
-/** The comparison table as text, then where the model diverged (nothing when it agreed with every run). */
-export function renderComparison(c: Comparison): string {
-  const g = comparisonGrid(c);
+/**
+ * The comparison table as text (by default the most asked-for columns within 120 characters: compare-columns.ts),
+ * then where the model diverged (nothing when it agreed with every run). The lines above and below the
+ * table wrap at the same width.
+ */
+export function renderComparison(c: Comparison, choice: ColumnChoice = DEFAULT_CHOICE): string {
+  const g = comparisonGrid(c, choice);
   const production = c.backends === undefined ? '' : `\n${describeBackends(c)}`;
-  return `${describeSetup(c.scenario, c.setup)}${production}\n\n${renderTable(g.columns, g.rows)}\n${divergences(c.rows, caseLabels(c.rows))}${realNotes(c)}`;
+  return `${wrapText(`${describeSetup(c.scenario, c.setup)}${production}`)}\n\n${renderTable(g.columns, g.rows)}\n${wrapText(hiddenNote(g.hidden) + divergences(c.rows, caseLabels(c.rows)) + realNotes(c))}`;
 }
 
 /** Production mode's second header line: the stores, and what differs from a virtual-time run. */
@@ -92,71 +89,28 @@ function divergences(rows: readonly Figures[], labels: readonly string[], prefix
     .join('');
 }
 
-/** The comparison's cells. "% off" columns appear when `off` was run. */
-export function comparisonGrid(c: Comparison): Grid {
-  const off = c.rows.find((r) => r.variant === BASELINE);
+/** What one row of a comparison's table is: its label, its figures and what decides its columns. */
+function columnRows(c: Comparison, lead: (r: Figures) => readonly string[] = () => []): ColumnRow[] {
   const labels = caseLabels(c.rows);
-  const hydration = c.scenario === 'hydration';
-  const small = c.scenario === 'small-writes';
-  const real = c.backends !== undefined;
-  const columns: Column[] = [
-    col('variant', 'left'),
-    col('appends'),
-    col('parts/append'),
-    col('batches/append'),
-    col('blob PUTs'),
-    ...(off ? [col('% off')] : []),
-    col('blob bytes'),
-    col('consensus cmds'),
-    col('state-diff bytes'),
-    ...(off ? [col('% off')] : []),
-    col('inline parts'),
-    col('written'),
-    col('appended'),
-    ...(small ? [col('shard parts'), ...(off ? [col('% off')] : [])] : []),
-    ...(real ? [col('c&a p50'), col('c&a p99')] : [col('latency p50'), col('p99'), col('max')]),
-    col('lost'),
-    col('dup'),
-    col('leaked'),
-    ...(hydration ? [col('max builder share'), col('mint→append')] : []),
-    ...(c.setup.faults === undefined ? [] : [col('faults'), col('retries'), col('aborts'), col('restarts'), col('leaked by aborts'), col('collected')]),
-    ...(showsEmptyFinishes(c.setup) ? [col('empty finishes'), col('received'), col('skips')] : []),
-    ...(real ? [col('spec', 'left')] : []),
-    col('model', 'left'),
-  ];
-  const rows = c.rows.map((r, i) => [
-    labels[i] ?? r.variant,
-    thousands(r.appends),
-    fixed(r.partsPerAppend, 2),
-    fixed(r.batchesPerAppend, 2),
-    thousands(r.blobPuts),
-    ...(off ? [percent(r.blobPuts, off.blobPuts)] : []),
-    bytes(r.blobBytes),
-    thousands(r.consensusCommands),
-    bytes(r.stateDiffBytes),
-    ...(off ? [percent(r.stateDiffBytes, off.stateDiffBytes)] : []),
-    thousands(r.inlineParts),
-    thousands(r.updatesWritten),
-    thousands(r.updatesAppended),
-    ...(small ? [thousands(r.shardParts), ...(off ? [percent(r.shardParts, off.shardParts)] : [])] : []),
-    ...(real ? [wallMillis(r.real?.appendP50Ms), wallMillis(r.real?.appendP99Ms)] : [millis(r.latencyP50Ms), millis(r.latencyP99Ms), millis(r.latencyMaxMs)]),
-    thousands(r.lost),
-    thousands(r.duplicated),
-    thousands(r.leakedBlobs),
-    ...(hydration ? [percent(r.maxBuilderShare, 1), millis(r.meanAppendLatencyMs)] : []),
-    ...(c.setup.faults === undefined ? [] : [r.faultsInjected, r.retries, r.aborts, r.restarts, r.leakedByAborts, r.collected].map(thousands)),
-    ...(showsEmptyFinishes(c.setup) ? [thousands(r.emptyFinishes?.finished ?? 0), thousands(r.emptyFinishes?.received ?? 0), thousands(r.emptyFinishes?.skips ?? 0)] : []),
-    ...(real ? [r.real?.propertiesHold === true ? 'holds' : 'FAILS'] : []),
-    modelCell(r),
-  ]);
-  return { columns, rows };
+  const context = { scenario: c.scenario, setup: c.setup, off: c.rows.find((r) => r.variant === BASELINE), real: c.backends !== undefined };
+  return c.rows.map((r, i) => ({ lead: lead(r), label: labels[i] ?? r.variant, figures: r, context }));
 }
 
-/** A sweep as text: one table, the parameter's value first. */
-export function renderSweep(s: SweepResult): string {
-  const g = sweepGrid(s);
+/** The comparison's cells: every column that applies (`--wide`, the default here), or as `choice` says. "% off" columns appear when `off` was run. */
+export function comparisonGrid(c: Comparison, choice: ColumnChoice = { kind: 'wide' }): Grid & { readonly hidden: readonly string[] } {
+  return columnTable(columnRows(c), [], choice);
+}
+
+/** Under a default table: how many columns it left out, and how to see them. */
+function hiddenNote(hidden: readonly string[]): string {
+  return hidden.length === 0 ? '' : `more with --wide or --columns: ${hidden.join(', ')}\n`;
+}
+
+/** A sweep as text: one table, the parameter's value first (columns as in `renderComparison`). */
+export function renderSweep(s: SweepResult, choice: ColumnChoice = DEFAULT_CHOICE): string {
+  const g = sweepGrid(s, choice);
   const notes = s.points.map((p) => divergences(p.comparison.rows, caseLabels(p.comparison.rows), `${s.param}=${formatParam(s.param, p.value)}: `)).join('');
-  return `${describeSweep(s)}\n\n${renderTable(g.columns, g.rows)}\n${notes}`;
+  return `${wrapText(describeSweep(s))}\n\n${renderTable(g.columns, g.rows)}\n${wrapText(hiddenNote(g.hidden) + notes)}`;
 }
 
 function describeSweep(s: SweepResult): string {
@@ -164,46 +118,10 @@ function describeSweep(s: SweepResult): string {
   return `sweep ${s.param} over ${values}; otherwise ${describeSetup(s.scenario, s.base)}`;
 }
 
-/** The sweep's cells: the key figures per variant and value. */
-export function sweepGrid(s: SweepResult): Grid {
-  const columns: Column[] = [
-    col(s.param, 'left'),
-    col('variant', 'left'),
-    col('parts/append'),
-    col('batches/append'),
-    col('blob PUTs'),
-    col('% off'),
-    col('state-diff bytes'),
-    col('% off'),
-    col('consensus cmds'),
-    col('lost'),
-    col('dup'),
-    col('leaked'),
-    col('model', 'left'),
-  ];
-  const rows: string[][] = [];
-  for (const p of s.points) {
-    const off = p.comparison.rows.find((r) => r.variant === BASELINE);
-    const labels = caseLabels(p.comparison.rows);
-    for (const [i, r] of p.comparison.rows.entries()) {
-      rows.push([
-        formatParam(s.param, p.value),
-        labels[i] ?? r.variant,
-        fixed(r.partsPerAppend, 2),
-        fixed(r.batchesPerAppend, 2),
-        thousands(r.blobPuts),
-        off ? percent(r.blobPuts, off.blobPuts) : '—',
-        bytes(r.stateDiffBytes),
-        off ? percent(r.stateDiffBytes, off.stateDiffBytes) : '—',
-        thousands(r.consensusCommands),
-        thousands(r.lost),
-        thousands(r.duplicated),
-        thousands(r.leakedBlobs),
-        modelCell(r),
-      ]);
-    }
-  }
-  return { columns, rows };
+/** The sweep's cells: the key figures per variant and value (its own full table by default, or as `choice` says). */
+export function sweepGrid(s: SweepResult, choice: ColumnChoice = { kind: 'wide' }): Grid & { readonly hidden: readonly string[] } {
+  const rows = s.points.flatMap((p) => columnRows(p.comparison, () => [formatParam(s.param, p.value)]));
+  return columnTable(rows, [col(s.param, 'left')], choice, true);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -238,7 +156,7 @@ function configJson(scenario: Scenario, s: Setup, variants: readonly Variant[]):
 
 /**
  * One entry of `variants` in the JSON output: every field of Figures but `modelDetail`, in a fixed order
- * (the issue's fields first, later additions at the end).
+ * (the headline's fields first, then latency, the compaction proxy and the fault world).
  */
 function figuresJson(r: Figures): Omit<Figures, 'modelDetail'> {
   return {
@@ -286,11 +204,12 @@ export function comparisonJson(c: Comparison): string {
   return `${JSON.stringify({ config, variants: c.rows.map(figuresJson) }, null, 2)}\n`;
 }
 
-/** `{config, sweeps: [{parameter, points: [{value, variants}]}]}`: one object for any number of sweeps. */
+/** `{config, sweeps: [{parameter, points: [{value, variants}]}]}`: one object for any number of sweeps. A
+ * variant's option's value is text as the command line writes it (`5ms`, `inf`: not a JSON number). */
 export function sweepsJson(sweeps: readonly SweepResult[], scenario: Scenario, base: Setup, variants: readonly Variant[]): string {
   const out = sweeps.map((s) => ({
     parameter: s.param,
-    points: s.points.map((p) => ({ value: p.value, variants: p.comparison.rows.map(figuresJson) })),
+    points: s.points.map((p) => ({ value: isFixedParam(s.param) ? p.value : formatParam(s.param, p.value), variants: p.comparison.rows.map(figuresJson) })),
   }));
   return `${JSON.stringify({ config: configJson(scenario, base, variants), sweeps: out }, null, 2)}\n`;
 }

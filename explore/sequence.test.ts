@@ -34,19 +34,42 @@ describe('sequenceOf', () => {
     expect(s.steps.filter((x) => x.index === 15)).toHaveLength(2); // the append and its reply
   });
 
-  it('draws an event kind it does not know as a note over its actor, listing its fields', () => {
+  it('draws an event without a drawing of its own as a note over its actor, in readable words (no JSON)', () => {
     const fault = [
       { kind: 'abort', replica: 0, worker: 1, reason: 'teardown' },
-      { kind: 'restart', replica: 1, process: 0, incarnation: 2 },
+      { kind: 'restart', replica: 1, process: 0, lower: 2 },
       { kind: 'cas-indeterminate', replica: 0, lower: 3 },
     ] as unknown as TraceEvent[];
     const s = sequenceOf(fault, { title: 'faults' });
     expect(s.steps).toEqual([
-      { kind: 'note', index: 0, over: 'W0_1', text: 'abort reason="teardown"' },
-      { kind: 'note', index: 1, over: 'R1_0', text: 'restart incarnation=2' },
+      { kind: 'note', index: 0, over: 'W0_1', text: 'abort (teardown)' },
+      { kind: 'note', index: 1, over: 'R1_0', text: 'restart → lower 2' },
       { kind: 'note', index: 2, over: 'A0', text: 'cas-indeterminate lower=3' },
     ]);
     expect(s.lanes.map((l) => l.label)).toEqual(['r0 worker 1', 'r0 append', 'r1 registry p0']);
+  });
+});
+
+describe('several MV sinks', () => {
+  it('gives each sink its own mint, workers, builders, append and shard, the registry they share after them', () => {
+    const desc = { lower: 0, upper: 1, appendWorker: 0, sharedId: 0, maxBytes: 8192, barrier: false };
+    const two: TraceEvent[] = [
+      { kind: 'mint', replica: 0, desc },
+      { kind: 'mint', replica: 0, sink: 1, desc },
+      { kind: 'stage', ...ref(0), updates: [0], bytes: 19, route: 'shared' },
+      { kind: 'stage', ...ref(0), sink: 1, updates: [1], bytes: 22, route: 'shared' },
+      { kind: 'open', ...ref(0), created: true, participants: null },
+      { kind: 'open', ...ref(0), sink: 1, created: true, participants: null },
+      { kind: 'sweep', replica: 0, process: 0, worker: 0, sink: 1, removed: [] },
+    ];
+    const s = sequenceOf(two, { title: 't' });
+    expect(s.lanes.map((l) => l.label)).toEqual([
+      'sink 0 mint', 'sink 0 worker 0', 'sink 0 builder id 0 #1', 'sink 0 append',
+      'sink 1 mint', 'sink 1 worker 0', 'sink 1 builder id 0 #1', 'sink 1 append',
+      'registry p0',
+    ]);
+    // the same id in two sinks: two builders, one per sink
+    expect(s.steps.filter((x) => x.kind === 'message' && x.text.startsWith('open')).map((x) => (x.kind === 'message' ? x.to : ''))).toEqual(['B0_0_0_1', 'B0_s1_0_0_1']);
   });
 });
 

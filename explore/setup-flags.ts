@@ -17,10 +17,11 @@ import {
   optional,
   rateFlag,
 } from './args.ts';
-import { SCENARIOS, SWEEP_PARAMS, type Scenario, type Setup, type Stragglers, type SweepParam, type SweepSpec } from './types.ts';
+import { SCENARIOS, type FixedSweepParam, type Scenario, type Setup, type Stragglers, type SweepParam, type SweepSpec } from './types.ts';
+import { optionParam, sweepParamNames, sweptVariant } from './sweep-params.ts';
 import { thousands } from './format.ts';
 import { DEFAULT_STRAGGLER_SLOWDOWN } from './timing.ts';
-import { VARIANT_OPTION_FLAGS, optionsFromFlags } from './variant-options.ts';
+import { OPTION_FLAGS, VARIANT_OPTION_FLAGS, optionFlag, optionsFromFlags, type OptionFlag } from './variant-options.ts';
 
 /** Defaults per scenario for the workload flags a scenario changes. */
 export const SCENARIO_DEFAULTS: Readonly<Record<Scenario, { readonly intervals: number; readonly rows: number; readonly rowBytes: number }>> = {
@@ -90,14 +91,17 @@ const BASE = {
   stragglers: STRAGGLER_PROBABILITY,
 } as const;
 
-function parseSweep(raw: string): Parsed<SweepSpec> {
+/** `PARAM=V1,V2,…`: a fixed parameter or a variant's option (`flags`: the registered variants' options). */
+export function parseSweep(raw: string, flags: readonly OptionFlag[] = OPTION_FLAGS): Parsed<SweepSpec> {
   const eq = raw.indexOf('=');
   const name = raw.slice(0, eq < 0 ? raw.length : eq).trim();
-  const param = SWEEP_PARAMS.find((p) => p === name);
-  if (param === undefined) return bad(`expected PARAM=V1,V2,… with PARAM one of ${SWEEP_PARAMS.join(', ')}, got ${JSON.stringify(raw)}`);
-  if (eq < 0 || raw.slice(eq + 1).trim() === '') return bad(`${param}: give at least one value, e.g. ${param}=1,2,4`);
-  // Every sweep parameter is one of the base flags, under the same name: its values parse the same way.
-  const flag = BASE[param];
+  const param = sweepParamNames(flags).find((p) => p === name);
+  if (param === undefined) return bad(`expected PARAM=V1,V2,… with PARAM one of ${sweepParamNames(flags).join(', ')}, got ${JSON.stringify(raw)}`);
+  const option = optionParam(param, flags);
+  if (eq < 0 || raw.slice(eq + 1).trim() === '') return bad(`${param}: give at least one value, e.g. ${param}=${option === undefined ? '1,2,4' : '0,5ms'}`);
+  // Every sweep parameter is one of the flags, under the same name (a fixed one of the base flags, a
+  // variant's option its option flag): its values parse the same way.
+  const flag: Flag<number> = option === undefined ? BASE[param as FixedSweepParam] : { ...optionFlag(option), defaultValue: option.spec.default } as Flag<number>;
   const values: number[] = [];
   for (const part of raw.slice(eq + 1).split(',')) {
     const v = flag.parse(part, flag.defaultValue);
@@ -108,7 +112,7 @@ function parseSweep(raw: string): Parsed<SweepSpec> {
 }
 
 export const SWEEP_FLAG: Flag<readonly SweepSpec[]> = {
-  help: `run a series over one parameter (${SWEEP_PARAMS.join(', ')}); repeatable`,
+  help: `run a series over one parameter (${sweepParamNames().join(', ')}; a variant's option sweeps that variant's runs); repeatable`,
   placeholder: 'PARAM=V1,V2,…',
   takesValue: true,
   repeatable: true,
@@ -188,6 +192,12 @@ export function resolveSetup(v: FlagValues<typeof SETUP_FLAGS>, sweeps: readonly
     ...(v['no-data'] === 'default' ? {} : { noData: v['no-data'] }),
     ...(variantOptions === undefined ? {} : { variantOptions }),
   };
+  for (const s of sweeps) {
+    const variant = sweptVariant(s.param);
+    if (variant !== undefined && !v.variants.includes(variant)) {
+      return bad(`--sweep ${s.param}: it sweeps an option of variant ${variant}, which --variants does not run (${v.variants.join(', ')})`);
+    }
+  }
   const maxOf = (param: SweepParam, base: number) => Math.max(base, ...sweeps.filter((s) => s.param === param).flatMap((s) => s.values));
   const updates = maxOf('intervals', setup.intervals) * maxOf('rows', setup.rows);
   if (updates > MAX_UPDATES) {

@@ -38,18 +38,18 @@ export interface ChartText {
   readonly tickFormat?: ((v: number) => string) | undefined;
 }
 
-const CHART_WIDTH = 520;
+export const CHART_WIDTH = 520;
 const BAR_HEIGHT = 320;
 const LINE_HEIGHT = 330;
 const BAR_MARGIN = { top: 56, right: 16, bottom: 62, left: 64 } as const;
 const LINE_MARGIN = { top: 66, right: 112, bottom: 48, left: 64 } as const;
 
-type Style = SeriesStyle;
+export type Style = SeriesStyle;
 
 const FALLBACK_COLORS = ['#009e73', '#cc79a7', '#d55e00', '#56b4e9'] as const;
 
 /** How a series is drawn: a registered variant's style (explore/variants/), else a colour-blind-safe cycle. */
-function styleFor(name: string, index: number): Style {
+export function styleFor(name: string, index: number): Style {
   const base = name.split(' ')[0] ?? name;
   return presentationOf(base)?.style ?? { color: FALLBACK_COLORS[index % FALLBACK_COLORS.length] ?? '#000', dash: index % 2 === 0 ? '2 3' : '8 3', width: 2, marker: 'triangle' };
 }
@@ -70,6 +70,45 @@ export function niceTicks(max: number, count = 5): number[] {
   return ticks;
 }
 
+/** Upper bounds of a character's advance per pixel of font size (system-ui, measured in Chromium: capitals the widest). */
+export const CHAR_EM = 0.58;
+export const BOLD_CHAR_EM = 0.65;
+
+/** The font size, at most `size`, at which `text` fits `width` (a long subtitle shrinks instead of running out of the chart). */
+export function fitSize(text: string, size: number, width: number, bold = false): number {
+  const need = text.length * (bold ? BOLD_CHAR_EM : CHAR_EM) * size;
+  return need <= width ? size : Math.floor(((size * width) / need) * 10) / 10;
+}
+
+/** Round-number ticks covering [lo, hi] (about `count` steps), e.g. 12.3…16.8 → 12, 13, …, 17. */
+export function niceRange(lo: number, hi: number, count = 5): number[] {
+  if (!(hi > lo)) return [Math.floor(lo) - 1, Math.floor(lo), Math.floor(lo) + 1];
+  const raw = (hi - lo) / count;
+  const mag = 10 ** Math.floor(Math.log10(raw));
+  const step = ([1, 2, 2.5, 5, 10] as const).map((m) => m * mag).find((s) => s >= raw) ?? 10 * mag;
+  const first = Math.floor(lo / step) * step;
+  const ticks: number[] = [];
+  for (let v = first; v < hi + step - step / 1e6; v += step) ticks.push(Number(v.toPrecision(12)));
+  return ticks;
+}
+
+/** A legend row: per item a short line in its style (and its marker), then its name; centred in [x0, x0 + width], its
+ * names set smaller when they would not fit (many variants, long names). */
+export function legendRow(items: readonly { readonly name: string; readonly style: Style }[], x0: number, width: number, y: number): string {
+  const chars = items.reduce((a, i) => a + i.name.length, 0);
+  const size = Math.min(11, Math.max(7, (width - items.length * 40) / Math.max(1, chars * CHAR_EM)));
+  const itemWidth = (name: string): number => 40 + name.length * CHAR_EM * size;
+  let lx = x0 + Math.max(0, (width - items.reduce((a, i) => a + itemWidth(i.name), 0)) / 2);
+  return `<g class="legend">${items
+    .map(({ name, style }) => {
+      const x = lx;
+      lx += itemWidth(name);
+      const dash = style.dash === '' ? '' : ` stroke-dasharray="${style.dash}"`;
+      return `<line x1="${f1(x)}" x2="${f1(x + 26)}" y1="${y}" y2="${y}" stroke="${style.color}" stroke-width="${Math.min(style.width, 4)}"${dash}/>${marker(style.marker, x + 13, y, style.color, name)}<text x="${f1(x + 31)}" y="${y + 4}"${size < 11 ? ` font-size="${f1(size)}"` : ''}>${escapeXml(name)}</text>`;
+    })
+    .join('')}</g>`;
+}
+
 /** A short tick label: 1200 → 1.2k, 3_400_000 → 3.4M. */
 export function shortNumber(v: number): string {
   const a = Math.abs(v);
@@ -87,23 +126,24 @@ export function byteUnit(max: number): { readonly unit: string; readonly size: n
   return { unit: 'B', size: 1 };
 }
 
-const f1 = (v: number): string => v.toFixed(1);
+export const f1 = (v: number): string => v.toFixed(1);
 
-interface Frame {
+export interface Frame {
   readonly width: number;
   readonly height: number;
   readonly margin: { readonly top: number; readonly right: number; readonly bottom: number; readonly left: number };
 }
 
-function plotSize(f: Frame): { w: number; h: number } {
+export function plotSize(f: Frame): { w: number; h: number } {
   return { w: f.width - f.margin.left - f.margin.right, h: f.height - f.margin.top - f.margin.bottom };
 }
 
-function frame(f: Frame, t: ChartText, yTicks: readonly number[], yMax: number, body: string): string {
+/** The chart around a plot: title, subtitle, axis titles, the y grid from `yMin` (default 0) to `yMax`, both axes, then `body`. */
+export function frame(f: Frame, t: ChartText, yTicks: readonly number[], yMax: number, body: string, yMin = 0): string {
   const { w: plotW, h: plotH } = plotSize(f);
   const { left, top } = f.margin;
   const tickFormat = t.tickFormat ?? shortNumber;
-  const y = (v: number) => top + plotH - (v / yMax) * plotH;
+  const y = (v: number) => top + plotH - ((v - yMin) / (yMax - yMin || 1)) * plotH;
   const grid = yTicks
     .map(
       (tick) =>
@@ -111,11 +151,11 @@ function frame(f: Frame, t: ChartText, yTicks: readonly number[], yMax: number, 
         `<text x="${left - 6}" y="${f1(y(tick) + 4)}" text-anchor="end">${escapeXml(tickFormat(tick))}</text>`,
     )
     .join('');
-  const subtitle = t.subtitle === undefined ? '' : `<text class="chart-subtitle" x="${f.width / 2}" y="35" text-anchor="middle" fill="#666">${escapeXml(t.subtitle)}</text>`;
+  const subtitle = t.subtitle === undefined ? '' : `<text class="chart-subtitle" x="${f.width / 2}" y="35" text-anchor="middle" fill="#666" font-size="${fitSize(t.subtitle, 11, f.width - 12)}">${escapeXml(t.subtitle)}</text>`;
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${f.width} ${f.height}" width="${f.width}" height="${f.height}" role="img" aria-label="${escapeXml(t.title)}" font-family="system-ui, sans-serif" font-size="11" fill="#222">` +
     `<title>${escapeXml(t.title)}</title>` +
-    `<text class="chart-title" x="${f.width / 2}" y="18" text-anchor="middle" font-size="13.5" font-weight="600">${escapeXml(t.title)}</text>` +
+    `<text class="chart-title" x="${f.width / 2}" y="18" text-anchor="middle" font-size="${fitSize(t.title, 13.5, f.width - 12, true)}" font-weight="600">${escapeXml(t.title)}</text>` +
     subtitle +
     `<text class="axis-title y" transform="translate(15 ${f1(top + plotH / 2)}) rotate(-90)" text-anchor="middle" font-weight="600">${escapeXml(t.yLabel)}</text>` +
     `<text class="axis-title x" x="${f1(left + plotW / 2)}" y="${f.height - 8}" text-anchor="middle" font-weight="600">${escapeXml(t.xLabel)}</text>` +
@@ -181,7 +221,7 @@ function labelLines(label: string, x: number): string {
   return lines.map((l, i) => `<tspan x="${f1(x)}" dy="${i === 0 ? 0 : 13}">${escapeXml(l)}</tspan>`).join('');
 }
 
-function marker(kind: Style['marker'], x: number, y: number, color: string, tip: string): string {
+export function marker(kind: Style['marker'], x: number, y: number, color: string, tip: string): string {
   const t = `<title>${escapeXml(tip)}</title>`;
   switch (kind) {
     case 'circle':
@@ -216,8 +256,10 @@ export function spreadLabels(ys: readonly number[], gap: number, lo: number, hi:
  * each series' last value labelled at the right end of its line.
  */
 export function lineChart(opts: ChartText & { xs: readonly string[]; series: readonly Series[] }): string {
-  const f: Frame = { width: CHART_WIDTH, height: LINE_HEIGHT, margin: LINE_MARGIN };
   const format = opts.format ?? shortNumber;
+  // the right margin holds the end labels: as wide as the longest
+  const endWidth = Math.max(0, ...opts.series.map((s) => `${s.name} ${format(s.values[s.values.length - 1] ?? 0)}`.length)) * 11 * BOLD_CHAR_EM + 18;
+  const f: Frame = { width: CHART_WIDTH, height: LINE_HEIGHT, margin: { ...LINE_MARGIN, right: Math.max(LINE_MARGIN.right, Math.ceil(endWidth)) } };
   const ticks = niceTicks(Math.max(0, ...opts.series.flatMap((s) => s.values)));
   const yMax = ticks[ticks.length - 1] ?? 1;
   const { w: plotW, h: plotH } = plotSize(f);
@@ -244,18 +286,6 @@ export function lineChart(opts: ChartText & { xs: readonly string[]; series: rea
       return `<text class="end-label" x="${f1(x(n - 1) + 10)}" y="${f1((labelYs[si] ?? 0) + 4)}" fill="${st.color}" font-weight="600">${escapeXml(`${s.name} ${format(last)}`)}</text>`;
     })
     .join('');
-  const legendWidth = (s: Series): number => 44 + s.name.length * 6.2;
-  let lx = left + Math.max(0, (plotW - styled.reduce((a, { s }) => a + legendWidth(s), 0)) / 2);
-  const legend = styled
-    .map(({ s, st }) => {
-      const x0 = lx;
-      lx += legendWidth(s);
-      return (
-        `<line x1="${f1(x0)}" x2="${f1(x0 + 26)}" y1="50" y2="50" stroke="${st.color}" stroke-width="${Math.min(st.width, 4)}"${dashAttr(st)}/>` +
-        marker(st.marker, x0 + 13, 50, st.color, s.name) +
-        `<text x="${f1(x0 + 31)}" y="54">${escapeXml(s.name)}</text>`
-      );
-    })
-    .join('');
-  return frame(f, opts, ticks, yMax, xLabels + lines + endLabels + `<g class="legend">${legend}</g>`);
+  const legend = legendRow(styled.map(({ s, st }) => ({ name: s.name, style: st })), 8, f.width - 16, 50);
+  return frame(f, opts, ticks, yMax, xLabels + lines + endLabels + legend);
 }

@@ -111,6 +111,30 @@ describe('seededTiming', () => {
     expect(m.delay(site('shared.push', 3, 50_000))).toBeGreaterThanOrEqual(encode);
   });
 
+  it('charges a timer exactly the delay its site carries, and a scheduler resumes it that much later', async () => {
+    const m = seededTiming(1);
+    const timer = (delay: number, label: PointLabel = 'mint'): PointSite => ({ label, replica: 0, process: 0, delay });
+    expect([m.delay(timer(5)), m.delay(timer(0)), m.delay(timer(0.25)), m.delay(timer(7, 'blob.set'))]).toEqual([5, 0, 0.25, 7]);
+    // a timer draws no jitter: the points after it are charged as without it
+    const plain = seededTiming(1);
+    expect(m.delay(site('consensus.cas'))).toBe(plain.delay(site('consensus.cas')));
+    const s = new VirtualTimeScheduler(m);
+    const log: string[] = [];
+    const run = Promise.all([
+      (async () => {
+        await s.point(timer(5));
+        log.push(`timer@${s.now}`);
+      })(),
+      (async () => {
+        await s.point(site('consensus.cas'));
+        log.push('cas');
+      })(),
+    ]);
+    await s.drive(run);
+    // the consensus command (4 ms and jitter) comes first; the timer fires at exactly 5 ms
+    expect(log).toEqual(['cas', 'timer@5']);
+  });
+
   it('classifies labels', () => {
     expect((['write.stage', 'blob.set', 'consensus.cas', 'shared.push', 'input.advance', 'append'] as const).map((l) => stepKind(l))).toEqual([
       'readiness',

@@ -268,6 +268,8 @@ export const RESTART_MS = 500;
  * Each label's step kind, spelled out (a `Record` over vocab's POINT_LABELS: a new label is a compile
  * error here until it has a cost). `other` costs only jitter: scheduling points that are not I/O or
  * encoding (the barrier's wait is the peers' time; a compare-and-set's send is charged as its call).
+ * A site that carries a delay (PointSite `delay`) is a timer whatever its label: it costs exactly that
+ * delay, no jitter (it fires when it is due), and draws nothing from the jitter stream.
  */
 const STEP_KINDS: Readonly<Record<(typeof POINT_LABELS)[number], StepKind>> = {
   'input.advance': 'frontier',
@@ -285,6 +287,8 @@ const STEP_KINDS: Readonly<Record<(typeof POINT_LABELS)[number], StepKind>> = {
   'barrier.skip': 'other',
   'barrier.register': 'other',
   'barrier.wake': 'other',
+  // a timer: its site carries the deadline, which is all it costs
+  'barrier.timeout': 'other',
   sweep: 'other',
   'sweep.release': 'other',
   append: 'other',
@@ -325,6 +329,7 @@ export function seededTiming(seed: number, params: TimingParams = DEFAULT_TIMING
   const stageCount = new Map<string, number>();
   return {
     delay(site: PointSite): number {
+      if (site.delay !== undefined) return site.delay;
       const j = jitter.next() * params.jitterMs;
       const bytes = site.bytes ?? 0;
       const key = `${site.replica}/${site.worker ?? -1}`;

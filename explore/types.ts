@@ -3,6 +3,7 @@
  * and comparisons and sweeps of runs. Types and constant lists only.
  */
 import type { BugName, NoDataPolicy, Variant, VariantOptionValues } from '../vocab/index.ts';
+import type { IntervalTimeline } from './timeline.ts';
 import type { TimingParams } from './timing.ts';
 
 /** The shape of one experiment: a workload, the system's size and the knob. */
@@ -75,6 +76,13 @@ export interface Figures {
   readonly latencyP50Ms: number;
   readonly latencyP99Ms: number;
   readonly latencyMaxMs: number;
+  /** Commit latency of every committed interval (virtual ms, in commit order): the distribution behind p50 / p99 / max.
+   * Omitted in production mode (no virtual time). */
+  readonly latencySamples?: readonly number[];
+  /** Successful appends by their number of parts, `[parts, appends]` ascending: the distribution behind parts/append. */
+  readonly partsHistogram?: readonly (readonly [parts: number, appends: number])[];
+  /** One description in virtual time (timeline.ts): replica 0's worst straggler. Omitted in production mode. */
+  readonly timeline?: IntervalTimeline;
   /** The part of it after the last worker became ready: what the write path itself takes. */
   readonly writeP50Ms: number;
   readonly writeP99Ms: number;
@@ -141,8 +149,13 @@ export interface Comparison {
   readonly backends?: { readonly consensus: string; readonly blob: string };
 }
 
+/** The sweep parameters every setup has; a registered variant's options add theirs (by flag name:
+ * explore/sweep-params.ts). */
 export const SWEEP_PARAMS = ['threshold', 'workers', 'processes', 'replicas', 'intervals', 'rows', 'row-bytes', 'stragglers'] as const;
-export type SweepParam = (typeof SWEEP_PARAMS)[number];
+export type FixedSweepParam = (typeof SWEEP_PARAMS)[number];
+/** A sweep parameter: a fixed one, or a variant's option by its flag's name (`barrier-timeout` for
+ * `--barrier-timeout`), which sweeps that option of that variant. */
+export type SweepParam = FixedSweepParam | (string & {});
 
 export interface SweepSpec {
   readonly param: SweepParam;

@@ -41,6 +41,12 @@ export const VACUITY_RULES: readonly VacuityRule[] = [
     premise: (v) => v.appends.some((a) => a.barrier && a.maxBytes !== 0),
   },
   {
+    // a barrier with a deadline's version of the one above (model/variants/policy.ts withDeadline)
+    property: 'barrier-one-shared-batch-per-group',
+    needs: (c) => (sharesAtAll(c.variant) && barrierByDefault(c.variant) ? undefined : `needs a barrier variant: ${c.variant} mints no append with the barrier`),
+    premise: (v) => v.appends.some((a) => a.barrier && a.maxBytes !== 0),
+  },
+  {
     property: 'converges-after-faults',
     needs: (c) => (c.faults ? undefined : 'needs --faults: no fault to converge after'),
     premise: (v) => v.faults.aborts > 0 || v.faults.indeterminateCommits > 0,

@@ -23,7 +23,8 @@ export interface OptionFlag {
 export const optionFlagsOfVariants = (metas: readonly VariantMeta[]): readonly OptionFlag[] =>
   metas.flatMap((m) => m.options.map((spec) => ({ variant: m.name, spec, key: spec.flag.replace(/^--/, '') })));
 
-const OPTION_FLAGS = optionFlagsOfVariants(EXPLORE_VARIANTS.map((v) => v.meta));
+/** Every registered variant's options as flags, in registry order. */
+export const OPTION_FLAGS = optionFlagsOfVariants(EXPLORE_VARIANTS.map((v) => v.meta));
 
 /** A duration: milliseconds as a number with an optional unit (`0`, `1ms`, `2.5ms`, `1s`), or `inf` where the option allows it. */
 export function parseDuration(raw: string, inf: boolean): Parsed<number> {

@@ -42,6 +42,10 @@ export const BUG_DESCRIPTIONS: Record<BugName, string> = {
     "Each sink names its shared batches by its mint sequence number alone instead of an id unique to the process (Materialize: a fresh Uuid per description): two MV sinks of one process give their descriptions the same ids, so in the process-global registry, keyed by id, one sink's builder() finds the other sink's live entry and fails the description check (conflicting descriptions: another shard), one sink's early barrier skips are applied to the other's barrier, or a completed barrier of one refuses the other's reports.",
   'own-batch-ignores-max-runs':
     "A worker's own (fallback) batch is built like the shared batch, with max_runs hard-coded to None instead of persist_batch_max_runs: with the config at 2 or more, own batches stop compacting their runs — a batch of more parts than that keeps one run per part (more runs for readers and compaction to merge) where the model compacts them.",
+  'timer-seals-pushing-handle':
+    "The barrier's timer completes the barrier when it fires, without waiting for the handles that joined and still push: the batch is built and handed while a handle's updates are still on their way, so they are lost (or its finish fails on a completed barrier).",
+  'late-worker-joins-completed-barrier':
+    "A worker that opens after its barrier completed at the deadline is not recognised as late: it joins (or re-creates) the barrier's entry as a participant instead of sharing best-effort with the other late workers, so it waits on a barrier that already completed or its report is refused.",
 };
 
 /** The switched-on bugs of one run. */

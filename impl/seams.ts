@@ -22,6 +22,11 @@ export interface PointSite {
   readonly process?: number;
   /** Bytes this step moves (blob writes, pushes), for timing models. */
   readonly bytes?: number;
+  /** Milliseconds the code asks this step to wait before it runs: a timer's duration (a barrier's
+   * deadline). A timing model that keeps time resumes the point no earlier than that after it was
+   * reached; a scheduler without time (conformance's) may resume it at any step, like any other point.
+   * Never a real timer: the implementation itself never waits on time. */
+  readonly delay?: number;
   /** The replica incarnation whose task waits here (set by the supervisor): once it is no longer alive
    * (aborted), the point must never resume. */
   readonly owner?: { readonly alive: boolean };

@@ -4,8 +4,9 @@
  * Source: PR #37591 (`SharedBatches`: batch id → weak reference to the builder state; a live reference
  * count; only the handle dropping the last strong reference receives the batch; a `builder(id)` after
  * every earlier handle finished starts a *new* builder — best-effort) and PR #37617 (barrier state
- * `{pending, deliverer, finalized}`, `noteSkip`, skips recorded before the state exists).
- * vocab/PROTOCOL.md, "Best-effort", "Barrier", "Sweep".
+ * `{pending, deliverer, finalized}`, `noteSkip`, skips recorded before the state exists); a barrier with
+ * a deadline (its timer fires, it completes with the handles that joined, late workers go best-effort).
+ * vocab/PROTOCOL.md, "Best-effort", "Barrier", "Barrier with a deadline", "Sweep".
  *
  * Abstracted away: Arc/Weak (a reference count), the builder task and its channel (an instance cuts
  * parts as updates arrive, keeping only what its future needs: the updates received, the parts cut and
@@ -20,6 +21,9 @@
  *   reference; barrier: the last to arrive (`deliverer`) when `pending` reached 0.
  * - barrier: `pending = participants − early skips` at creation and never goes below 0 (over-reporting
  *   is not enabled); handles keep their reference until their finish returns.
+ * - deadline: the timer fires at most once, after the first report, while the barrier waits; the barrier
+ *   completes early only when no joined handle is still pushing (`unfinished = 0`), and then for good
+ *   (`late`): later opens are best-effort, later skips change nothing.
  * - an instance closed by a sweep's release with no receiver is delivered to nobody (`toNobody`): its
  *   parts leak and its updates are lost. Only the `sweepUpgradeRace` bug gets here.
  */
@@ -46,6 +50,10 @@ export interface BuilderInput {
   readonly barrier: boolean;
   /** Barrier participants: the workers of the process. */
   readonly participants: number;
+  /** The barrier has a deadline (its policy's ModelBarrier `deadline` is finite): it may time out
+   * (TIMEOUT, an environment event: the model has no clock, so the timer may fire at any moment after
+   * the first report while the barrier waits). */
+  readonly timesOut: boolean;
   /** Persist's `blob_target_size`: where the builder cuts parts. */
   readonly blobTargetSize: number;
 }
@@ -54,6 +62,13 @@ export interface BuilderContext extends BuilderInput {
   readonly refs: number;
   readonly pending: number;
   readonly deliverer: number | null;
+  /** Barrier: handles that joined the current instance and have not begun their finish. */
+  readonly unfinished: number;
+  /** Barrier with a deadline: its timer fired (the barrier completes once `unfinished` reaches 0). */
+  readonly expired: boolean;
+  /** The barrier completed at its deadline: every later open starts or joins a best-effort instance of
+   * this id (late workers share among themselves), every later skip changes nothing. */
+  readonly late: boolean;
   /** `skips[id]`: skips noted while no live entry existed, applied when one is created. */
   readonly earlySkips: number;
   /** Every instance this entry has had; the last one is current. */
@@ -66,6 +81,7 @@ export type BuilderEvent =
   | { readonly type: 'FINISH_BEGIN'; readonly worker: number }
   | { readonly type: 'FINISH_END'; readonly worker: number; readonly instance: number }
   | { readonly type: 'SKIP' }
+  | { readonly type: 'TIMEOUT' }
   | { readonly type: 'SWEEP_HOLD' }
   | { readonly type: 'SWEEP_RELEASE' }
   | { readonly type: 'SWEEP' };
@@ -98,22 +114,42 @@ const sweepUpgradeRace = () =>
 export const builderMachine = setup({
   types: { context: {} as BuilderContext, events: {} as BuilderEvent, input: {} as BuilderInput },
   guards: {
-    isBarrier: ({ context }) => context.barrier,
-    isBestEffort: ({ context }) => !context.barrier,
-    finalizesBarrier: ({ context }) => context.barrier && context.pending === 1,
+    // After the barrier completed at its deadline the entry's further instances are best-effort.
+    isBarrier: ({ context }) => context.barrier && !context.late,
+    isBestEffort: ({ context }) => !context.barrier || context.late,
+    isLate: ({ context }) => context.late,
+    finalizesBarrier: ({ context }) => context.barrier && !context.late && context.pending === 1,
+    // The timer fired while a joined handle was still pushing: the last of them to begin its finish completes it.
+    completesAtDeadline: ({ context }) => context.barrier && !context.late && context.expired && context.unfinished === 1,
     holdsLastRef: ({ context }) => context.refs === 1,
-    completesEarlySkips: ({ context }) => context.barrier && context.earlySkips + 1 === context.participants,
+    completesEarlySkips: ({ context }) => context.barrier && !context.late && context.earlySkips + 1 === context.participants,
+    // The timer fires once, after the first report (a finish, or a skip, also one recorded before the
+    // entry existed), while some participant has not reported.
+    timerFires: ({ context }) => context.barrier && context.timesOut && !context.late && !context.expired && context.pending > 0 && context.pending < context.participants,
+    timerCompletes: ({ context }) => context.barrier && context.timesOut && !context.late && !context.expired && context.pending > 0 && context.pending < context.participants && context.unfinished === 0,
   },
   actions: {
     createInstance: assign(({ context }) => ({
       refs: 1,
       pending: context.participants - context.earlySkips,
       deliverer: null,
+      unfinished: context.barrier ? 1 : 0,
       earlySkips: 0,
+      instances: [...context.instances, { cut: NOTHING_CUT, handles: 1, receiver: null, receipts: 0, toNobody: false }],
+    })),
+    // A late worker (the barrier completed at its deadline): a new best-effort instance of the same id;
+    // the completed barrier's handles still finishing hold the old instance, not this one.
+    createLateInstance: assign(({ context }) => ({
+      refs: 1,
       instances: [...context.instances, { cut: NOTHING_CUT, handles: 1, receiver: null, receipts: 0, toNobody: false }],
     })),
     addRef: assign(({ context }) => ({
       refs: context.refs + 1,
+      instances: withCurrent(context, { handles: current(context).handles + 1 }),
+    })),
+    join: assign(({ context }) => ({
+      refs: context.refs + 1,
+      unfinished: context.unfinished + 1,
       instances: withCurrent(context, { handles: current(context).handles + 1 }),
     })),
     appendChunk: assign(({ context, event }) => {
@@ -128,12 +164,30 @@ export const builderMachine = setup({
       instances: withCurrent(context, { receiver: workerOf(event) }),
     })),
     // barrier finish: arrive (keeping the reference); the arrival that brings pending to 0 delivers.
-    arrive: assign(({ context, event }) => ({ pending: context.pending - 1, deliverer: workerOf(event) })),
+    arrive: assign(({ context, event }) => ({ pending: context.pending - 1, deliverer: workerOf(event), unfinished: context.unfinished - 1 })),
     arriveAndFinalize: assign(({ context, event }) => ({
       pending: 0,
       deliverer: workerOf(event),
+      unfinished: context.unfinished - 1,
       instances: withCurrent(context, { receiver: workerOf(event) }),
     })),
+    // The last joined handle begins its finish after the deadline: the barrier completes with what it has.
+    arriveAtDeadline: assign(({ context, event }) => ({
+      pending: context.pending - 1,
+      deliverer: workerOf(event),
+      unfinished: 0,
+      late: true,
+      instances: withCurrent(context, { receiver: workerOf(event) }),
+    })),
+    expire: assign({ expired: true }),
+    // The timer fires with every joined handle finished: the barrier completes now, its batch to the last finisher.
+    completeAtDeadline: assign(({ context }) => ({
+      expired: true,
+      late: true,
+      instances: withCurrent(context, { receiver: context.deliverer }),
+    })),
+    // A late worker's skip: the barrier completed, nothing waits for it.
+    ignoreLateSkip: assign(() => ({})),
     countSkip: assign({ pending: ({ context }) => context.pending - 1 }),
     skipAndFinalize: assign(({ context }) => ({
       pending: 0,
@@ -158,14 +212,18 @@ export const builderMachine = setup({
   },
 }).createMachine({
   id: 'builder',
-  context: ({ input }) => ({ ...input, refs: 0, pending: 0, deliverer: null, earlySkips: 0, instances: [] }),
+  context: ({ input }) => ({ ...input, refs: 0, pending: 0, deliverer: null, unfinished: 0, expired: false, late: false, earlySkips: 0, instances: [] }),
   initial: 'notLive',
   states: {
     notLive: {
       initial: 'absent',
       on: {
-        OPEN: { target: 'live', actions: 'createInstance' },
+        OPEN: [
+          { guard: 'isLate', target: 'live', actions: 'createLateInstance' },
+          { target: 'live', actions: 'createInstance' },
+        ],
         SKIP: [
+          { guard: 'isLate', actions: 'ignoreLateSkip' },
           { guard: 'completesEarlySkips', actions: 'forgetEarlySkips' },
           { guard: 'isBarrier', actions: 'recordEarlySkip' },
         ],
@@ -178,24 +236,34 @@ export const builderMachine = setup({
     },
     live: {
       on: {
-        OPEN: { actions: 'addRef' },
+        OPEN: [{ guard: 'isBarrier', actions: 'join' }, { actions: 'addRef' }],
         PUSH: { actions: 'appendChunk' },
         FINISH_BEGIN: [
           { guard: 'finalizesBarrier', target: 'finalized', actions: 'arriveAndFinalize' },
+          { guard: 'completesAtDeadline', target: 'finalized', actions: 'arriveAtDeadline' },
           { guard: 'isBarrier', actions: 'arrive' },
           { guard: 'holdsLastRef', target: 'notLive.dead', actions: 'dropLastRef' },
           { actions: 'dropRef' },
         ],
         FINISH_END: { guard: 'isBestEffort', actions: 'recordReceipt' },
         SKIP: [
+          { guard: 'isLate', actions: 'ignoreLateSkip' },
           { guard: 'finalizesBarrier', target: 'finalized', actions: 'skipAndFinalize' },
           { guard: 'isBarrier', actions: 'countSkip' },
+        ],
+        TIMEOUT: [
+          { guard: 'timerCompletes', target: 'finalized', actions: 'completeAtDeadline' },
+          { guard: 'timerFires', actions: 'expire' },
         ],
         ...sweepUpgradeRace(),
       },
     },
     finalized: {
       on: {
+        // After a completion at the deadline: a late worker starts a best-effort instance of the id; the
+        // completed barrier's handles finish on theirs (their references are no longer the entry's).
+        OPEN: { guard: 'isLate', target: 'live', actions: 'createLateInstance' },
+        SKIP: { guard: 'isLate', actions: 'ignoreLateSkip' },
         FINISH_END: [
           { guard: 'holdsLastRef', target: 'notLive.dead', actions: ['recordReceipt', 'dropRef'] },
           { actions: ['recordReceipt', 'dropRef'] },

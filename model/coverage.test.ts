@@ -42,7 +42,7 @@ describe('machine transitions', () => {
     expect(all.map((m) => m.machine)).toEqual(machineDiagrams().map((d) => d.name));
     const edges = machineDiagrams().flatMap((d) => d.mermaid.split('\n').filter((l) => l.includes(' --> ') && !l.includes('[*]')));
     expect(all.flatMap((m) => m.transitions)).toEqual(edges.map((l) => l.trim()));
-    expect(all.flatMap((m) => m.transitions)).toHaveLength(77); // 54, the fault world: mint RESUME, append INDETERMINATE_APPLIED, APPEND and MISREAD (×2) from committed; append BACKPRESSURE, BUMP, BUMP_UNANSWERED; noData finish: worker STAGE [finishesEmpty], handle opened FINISH_BEGIN; supersede: mint SUPERSEDE, worker SUPERSEDED (×2), superseded.reportingSkip SKIP; the registry lock and its sweep: 9 sweep transitions
+    expect(all.flatMap((m) => m.transitions)).toHaveLength(88); // 54, the fault world: mint RESUME, append INDETERMINATE_APPLIED, APPEND and MISREAD (×2) from committed; append BACKPRESSURE, BUMP, BUMP_UNANSWERED; noData finish: worker STAGE [finishesEmpty], handle opened FINISH_BEGIN; supersede: mint SUPERSEDE, worker SUPERSEDED (×2), superseded.reportingSkip SKIP; the registry lock and its sweep: 9 sweep transitions; a barrier's deadline: 11 builder transitions (TIMEOUT ×2, the completing finish, the barrier's join, a late worker's open ×3 and skip ×4)
   });
 });
 

@@ -81,12 +81,16 @@ const builderEvents: BuilderEvent[] = [
   { type: 'FINISH_END', worker: 0, instance: 0 },
   { type: 'FINISH_END', worker: 1, instance: 0 },
   { type: 'SKIP' },
+  { type: 'TIMEOUT' },
   { type: 'SWEEP_HOLD' },
   { type: 'SWEEP_RELEASE' },
   { type: 'SWEEP' },
 ];
 const builderBound = (c: BuilderContext, e: EventObject): boolean => {
   const cur = c.instances[c.instances.length - 1];
+  // With a deadline only the barrier's own events: the sweep's and the pushes' transitions are the same
+  // as without one (the other inputs cover them), and three participants would multiply their states.
+  if (c.timesOut && ['PUSH', 'SWEEP_HOLD', 'SWEEP_RELEASE', 'SWEEP'].includes(e.type)) return false;
   if (e.type === 'OPEN') return c.refs < 2 && c.instances.length < 2 && (cur?.handles ?? 0) < 3;
   if (e.type === 'PUSH') return (cur?.cut.updates.length ?? 0) < 1;
   if (e.type === 'SWEEP_HOLD') return c.refs < 3;
@@ -142,8 +146,10 @@ const explorations: Exploration[] = [
     name: 'builder',
     machine: builderMachine,
     inputs: [
-      { barrier: false, participants: 2, blobTargetSize: 64 },
-      { barrier: true, participants: 2, blobTargetSize: 64 },
+      { barrier: false, participants: 2, timesOut: false, blobTargetSize: 64 },
+      { barrier: true, participants: 2, timesOut: false, blobTargetSize: 64 },
+      // a deadline: with three participants the timer can fire while a joined handle still pushes
+      { barrier: true, participants: 3, timesOut: true, blobTargetSize: 64 },
     ],
     events: builderEvents,
     bound: builderBound as never,

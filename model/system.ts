@@ -235,10 +235,22 @@ function workerPhase(site: WorkerSite): string {
 /** The participants a barrier of `cfg`'s variant waits for. */
 const barrierParticipants = (cfg: ModelConfig): number => policyOf(cfg).barrier(cfg.workersPerProcess).participants;
 
+/** Whether a barrier of `cfg`'s variant has a deadline (a finite one: it may time out). */
+export function barrierTimesOut(cfg: ModelConfig): boolean {
+  const deadline = policyOf(cfg).barrier(cfg.workersPerProcess).deadline;
+  return deadline !== undefined && Number.isFinite(deadline);
+}
+
 /** The registry entry for a description: the live or dead one, or a fresh one in the description's mode. */
 function builderOf(cfg: ModelConfig, reg: Registry, desc: Description): Local<BuilderContext> {
-  return reg.builders[desc.sharedId] ?? builder.start({ barrier: desc.barrier, participants: barrierParticipants(cfg), blobTargetSize: cfg.persist.blobTargetSize });
+  return (
+    reg.builders[desc.sharedId] ??
+    builder.start({ barrier: desc.barrier, participants: barrierParticipants(cfg), timesOut: desc.barrier && barrierTimesOut(cfg), blobTargetSize: cfg.persist.blobTargetSize })
+  );
 }
+
+/** The entry waits at a barrier that has not completed at its deadline (a late worker's is best-effort). */
+const atBarrier = (b: Local<BuilderContext>): boolean => b.context.barrier && !b.context.late;
 
 const ids = (reg: Registry, keep: (path: string) => boolean): readonly SharedId[] =>
   reg.builders.flatMap((b, id) => (b !== null && keep(pathOf(b.value)) ? [id] : []));
@@ -650,13 +662,14 @@ function open(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
   const sw = sweep.fire(site.reg.sweep, { type: 'OPEN', by: site.w, size: countIds(site.reg, isEntry) });
   if (sw === null) return fail(lockedOrOwed(site));
   const before = builderOf(cfg, site.reg, site.desc);
-  const created = !isLive(pathOf(before.value));
   const b = builder.fire(before, { type: 'OPEN' });
   if (b === null) return fail(`builder ${id} of process ${site.p} is finalized: no participant may join it`);
+  // A new instance: the entry was dead or absent, or its barrier completed at its deadline (a late worker).
+  const created = b.context.instances.length > before.context.instances.length;
   const reg = { ...withBuilder(site.reg, id, b), sweep: sw };
   const h = handle.start({ staged: site.wk.context.staged, instance: b.context.instances.length - 1 });
   return ok(
-    { kind: 'open', replica: site.r, process: site.p, worker: site.w, sharedId: id, created, participants: site.desc.barrier ? barrierParticipants(cfg) : null },
+    { kind: 'open', replica: site.r, process: site.p, worker: site.w, sharedId: id, created, participants: site.desc.barrier && !before.context.late ? barrierParticipants(cfg) : null },
     withReplica(s, site.r, {
       workers: set(site.rep.workers, site.w, wk),
       handles: set(site.rep.handles, site.w, h),
@@ -747,7 +760,7 @@ function finishBegin(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { 
   }
   const b = builder.fire(site.b, { type: 'FINISH_BEGIN', worker: site.w });
   if (b === null) return fail(`builder ${site.desc.sharedId} of process ${site.p} is not live`);
-  const last = pathOf(b.value) === (b.context.barrier ? 'finalized' : 'notLive.dead');
+  const last = pathOf(b.value) === (atBarrier(site.b) ? 'finalized' : 'notLive.dead');
   const h = handle.fire(site.h, { type: 'FINISH_BEGIN', last }) as Local<HandleContext>;
   return ok(
     { kind: 'finish-begin', replica: site.r, process: site.p, worker: site.w, sharedId: site.desc.sharedId, last },
@@ -798,7 +811,8 @@ function skip(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
   const { lock } = site.reg.sweep.context;
   if (lock !== null) return fail(lockHeld(site.p, lock));
   const before = builderOf(cfg, site.reg, site.desc);
-  const early = !isLive(pathOf(before.value));
+  // Recorded for an entry yet to exist; a late worker's skip (the barrier completed at its deadline) is not.
+  const early = !isLive(pathOf(before.value)) && !before.context.late;
   const b = builder.fire(before, { type: 'SKIP' });
   if (b === null) return fail(`builder ${id} of process ${site.p} is finalized: a skip would over-report`);
   return ok(
@@ -807,6 +821,36 @@ function skip(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: '
       workers: set(site.rep.workers, site.w, wk),
       ...withRegistry(site.rep, site.p, withBuilder(site.reg, id, b)),
     }),
+  );
+}
+
+/**
+ * A barrier's timer fires (an environment event: the model has no clock). Enabled once per barrier with
+ * a deadline, after its first report, while it waits for a participant; `completes` when no handle that
+ * joined is still pushing.
+ */
+function timeoutEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceEvent, { kind: 'timeout' }>): Prediction {
+  const site = replicaSite(cfg, s, e.replica);
+  if (typeof site === 'string') return fail(site);
+  const reg = Number.isInteger(e.process) ? site.rep.registries[e.process] : undefined;
+  if (reg === undefined) return fail(`replica ${e.replica} has no process ${e.process}`);
+  const before = Number.isInteger(e.sharedId) ? reg.builders[e.sharedId] : undefined;
+  if (before === null || before === undefined) return fail(`process ${e.process} has no builder ${e.sharedId}: no barrier of it waits`);
+  const b = builder.fire(before, { type: 'TIMEOUT' });
+  if (b === null) {
+    const c = before.context;
+    const why = !c.barrier || !c.timesOut
+      ? 'has no deadline'
+      : c.late || !isIn(before, 'live')
+        ? 'has completed'
+        : c.expired
+          ? 'timed out already'
+          : 'has had no report yet';
+    return fail(`the barrier of builder ${e.sharedId} of process ${e.process} ${why}: no timer fires`);
+  }
+  return ok(
+    { kind: 'timeout', replica: e.replica, process: e.process, sharedId: e.sharedId, completes: isIn(b, 'finalized') },
+    withReplica(s, e.replica, withRegistry(site.rep, e.process, withBuilder(reg, e.sharedId, b))),
   );
 }
 
@@ -1208,6 +1252,8 @@ export function predict(cfg: ModelConfig, s: SystemState, event: TraceEvent): Pr
       return finishEnd(cfg, s, event);
     case 'skip':
       return skip(cfg, s, event);
+    case 'timeout':
+      return timeoutEvent(cfg, s, event);
     case 'superseded':
       return supersededEvent(cfg, s, event);
     case 'own-batch':
@@ -1386,34 +1432,11 @@ export function actorCandidates(cfg: ModelConfig, s: SystemState, actor: Actor):
       return out;
     }
     case 'worker': {
-      const w = actor.worker;
-      const sup = rep.superseded;
-      const lagging = sup !== null && sup.append.context.handed[w] === null;
-      const desc = lagging ? sup.desc : rep.mint.context.live;
-      if (desc === null) return [];
-      const ref = { replica: r, process: processOf(cfg, w), worker: w, sharedId: desc.sharedId };
-      const path = pathOf((rep.workers[w] as Local<WorkerContext>).value);
-      const h = rep.handles[w];
-      if (path === 'idle') return [lagging ? { kind: 'superseded', ...ref } : { kind: 'stage', ...ref, updates: [], bytes: 0, route: 'none' }];
-      if (path === 'shared.opening') {
-        // The builder() call: its lookup, or first the sweep it owes (with the bug: visit by visit).
-        const at = { replica: r, process: ref.process, worker: w };
-        const open: TraceEvent[] = [{ kind: 'open', ...ref, created: false, participants: null }, { kind: 'sweep', ...at, removed: [] }];
-        if (cfg.bugs?.sweepUpgradeRace !== true) return open;
-        return [...open, { kind: 'sweep-hold', ...at, sharedId: 0 }, { kind: 'sweep-release', ...at, sharedId: 0, closed: false }];
-      }
-      if (path === 'shared.holdingHandle' && h !== null && h !== undefined) {
-        const rest = h.context.staged.slice(h.context.pushed, h.context.pushed + (cfg.pushChunkUpdates ?? h.context.staged.length));
-        if (isIn(h, 'finishing')) return [{ kind: 'finish-end', ...ref, received: null }];
-        if (rest.length > 0) return [{ kind: 'push', ...ref, updates: rest }];
-        return [{ kind: 'finish-begin', ...ref, last: false }];
-      }
-      if (path.endsWith('reportingSkip')) return [{ kind: 'skip', ...ref, early: false }];
-      if (path === 'fallback.writing') {
-        return [{ kind: 'own-batch', ...ref, batch: { updates: [], parts: { hollow: 0, inline: 0 }, partBytes: [] } }];
-      }
-      if (path === 'handing') return [{ kind: 'hand', ...ref, batches: [] }];
-      return [];
+      const own = workerCandidates(cfg, rep, r, actor.worker);
+      // A barrier's timer has no actor of its own (as the registry's sweep has none): the first worker
+      // of its process proposes it.
+      if (actor.worker % cfg.workersPerProcess !== 0 || !barrierTimesOut(cfg)) return own;
+      return [...own, ...timerCandidates(rep, r, processOf(cfg, actor.worker))];
     }
     case 'append': {
       const stale: TraceEvent[] = rep.superseded === null ? [] : [{ kind: 'delete', replica: r, lower: 0, batches: 0, reason: 'stale' }];
@@ -1431,6 +1454,48 @@ export function actorCandidates(cfg: ModelConfig, s: SystemState, actor: Actor):
       return stale;
     }
   }
+}
+
+/** A worker's own candidates: the next step of its description (in a builder() call: its open, and the
+ * sweep the call may owe). */
+function workerCandidates(cfg: ModelConfig, rep: ReplicaState, r: number, w: number): TraceEvent[] {
+  const sup = rep.superseded;
+  const lagging = sup !== null && sup.append.context.handed[w] === null;
+  const desc = lagging ? sup.desc : rep.mint.context.live;
+  if (desc === null) return [];
+  const ref = { replica: r, process: processOf(cfg, w), worker: w, sharedId: desc.sharedId };
+  const path = pathOf((rep.workers[w] as Local<WorkerContext>).value);
+  const h = rep.handles[w];
+  if (path === 'idle') return [lagging ? { kind: 'superseded', ...ref } : { kind: 'stage', ...ref, updates: [], bytes: 0, route: 'none' }];
+  if (path === 'shared.opening') {
+    // The builder() call: its lookup, or first the sweep it owes (with the bug: visit by visit).
+    const at = { replica: r, process: ref.process, worker: w };
+    const open: TraceEvent[] = [{ kind: 'open', ...ref, created: false, participants: null }, { kind: 'sweep', ...at, removed: [] }];
+    if (cfg.bugs?.sweepUpgradeRace !== true) return open;
+    return [...open, { kind: 'sweep-hold', ...at, sharedId: 0 }, { kind: 'sweep-release', ...at, sharedId: 0, closed: false }];
+  }
+  if (path === 'shared.holdingHandle' && h !== null && h !== undefined) {
+    const rest = h.context.staged.slice(h.context.pushed, h.context.pushed + (cfg.pushChunkUpdates ?? h.context.staged.length));
+    if (isIn(h, 'finishing')) return [{ kind: 'finish-end', ...ref, received: null }];
+    if (rest.length > 0) return [{ kind: 'push', ...ref, updates: rest }];
+    return [{ kind: 'finish-begin', ...ref, last: false }];
+  }
+  if (path.endsWith('reportingSkip')) return [{ kind: 'skip', ...ref, early: false }];
+  if (path === 'fallback.writing') {
+    return [{ kind: 'own-batch', ...ref, batch: { updates: [], parts: { hollow: 0, inline: 0 }, partBytes: [] } }];
+  }
+  if (path === 'handing') return [{ kind: 'hand', ...ref, batches: [] }];
+  return [];
+}
+
+/** The timers of a process's barriers, for the live and the superseded description (an older one's
+ * barrier completed: every worker handed it); predict decides whether one may fire now. */
+function timerCandidates(rep: ReplicaState, r: number, process: number): TraceEvent[] {
+  const out: TraceEvent[] = [];
+  for (const desc of [rep.mint.context.live, rep.superseded?.desc ?? null]) {
+    if (desc !== null && desc.barrier) out.push({ kind: 'timeout', replica: r, process, sharedId: desc.sharedId, completes: false });
+  }
+  return out;
 }
 
 /** One candidate per actor and choice, actor by actor (`actorsOf`). */

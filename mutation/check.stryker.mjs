@@ -8,8 +8,12 @@
 // run (a mutant that throws at import); `sbkit bugs --check` exits 1 when a bug is missed: all "killed".
 import { base, out } from './base.mjs';
 
-const CHECK = 'node bin/sbkit.js check --jobs 1 --seed 1 --no-shrink';
-const GALLERY = 'node bin/sbkit.js bugs --check --seed 1 --no-shrink';
+// The seed every mutant meets (SBKIT_MUTATION_SEED, default 1): a clean run at that seed must pass, or
+// Stryker's dry run refuses to start.
+const SEED = process.env.SBKIT_MUTATION_SEED ?? '1';
+if (!/^\d+$/.test(SEED)) throw new Error(`SBKIT_MUTATION_SEED must be a non-negative integer, got ${JSON.stringify(SEED)}`);
+const CHECK = `node bin/sbkit.js check --jobs 1 --seed ${SEED} --no-shrink`;
+const GALLERY = `node bin/sbkit.js bugs --check --seed ${SEED} --no-shrink`;
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {

@@ -3,8 +3,7 @@ import { PluginKind, declareValuePlugin } from '@stryker-mutator/api/plugin';
 // The `gallery` ignorer: mutants in code that runs only when a gallery bug is switched on are Ignored
 // (in the report, with the reason, outside the score). The killer runs the clean implementation, so a
 // mutant there changes only how a planted bug does its harm; the gallery stage of the killer still
-// asks each bug to be caught, which such a mutant almost never changes (EQUIVALENT-MUTANTS.md listed
-// these one by one before this ignorer). The switch tests themselves (`bugs.has(NAME)`) stay mutated:
+// asks each bug to be caught, which such a mutant almost never changes. The switch tests themselves (`bugs.has(NAME)`) stay mutated:
 // turning one off is killed by the gallery, turning one on by the clean check.
 //
 // What counts as gallery-only, read from the syntax (babel paths, as Stryker's instrumenter walks them):
@@ -17,7 +16,7 @@ import { PluginKind, declareValuePlugin } from '@stryker-mutator/api/plugin';
 // mutants of every earlier sibling: an `if`'s test is `stryMutAct_9fa48("3") ? true : … : (stryCov_9fa48("3",
 // …), bugs.has('x'))` when the consequent is entered, and a mutated statement is `if (stryMutAct_9fa48(…))
 // {…} else { stryCov_9fa48(…); original }`. Reading the plain source shape, the rules matched expressions
-// whose test had no mutants and missed every guarded statement block (stop 21's run). `original` and
+// whose test had no mutants and would miss every guarded statement block. `original` and
 // `originalStatement` see through both wrappers; the test walks Stryker's own instrumenter.
 const isHelperCall = (node, prefix) => node?.type === 'CallExpression' && node.callee.type === 'Identifier' && node.callee.name.startsWith(prefix);
 

@@ -13,7 +13,7 @@ interface Region { readonly start: number; readonly end: number; readonly text: 
 /** Where Stryker's own instrumenter, with the ignorer plugged in, leaves mutants Ignored: `line:column`
  * (1-based lines, as babel's and the report's) of each mutant, split by whether it was ignored. Stryker
  * asks the ignorer on a tree it is rewriting (earlier siblings already hold their mutant switches), so
- * the plain-babel walk alone cannot show what a run ignores: stop 21's run lost every guarded block. */
+ * the plain-babel walk alone cannot show what a run ignores (it misses every guarded block). */
 async function instrumented(files: readonly { name: string; content: string }[]): Promise<Map<string, { ignored: string[]; mutated: string[] }>> {
   const quiet = { debug() {}, info() {}, trace() {}, warn() {}, error() {}, fatal() {}, isDebugEnabled: () => false, isTraceEnabled: () => false, isInfoEnabled: () => false, isWarnEnabled: () => false, isErrorEnabled: () => false, isFatalEnabled: () => false };
   const instrumenter = new Instrumenter(quiet as never);

@@ -24,7 +24,7 @@ export default {
   timeoutFactor: 1.5,
   timeoutMS: 30_000,
   // The dry run is the whole suite with per-test coverage: ~4 min alone on 2 cores, past Stryker's
-  // 5-minute default as soon as anything else runs (measured: stop 21, beside the check killer).
+  // 5-minute default as soon as anything else runs (measured beside the check killer).
   dryRunTimeoutMinutes: 30,
   incrementalFile: out(killer, 'incremental.json'),
   htmlReporter: { fileName: out(killer, 'html') },

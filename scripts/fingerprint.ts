@@ -3,7 +3,7 @@
  * same sampled workloads and schedules as a check draws, each run through the harness; one hash per
  * configuration over every run's trace, failures, witnesses, reached paths, fault tally and scheduler log.
  *
- * For speed work (issue 10): a change that only makes the check faster must leave every fingerprint as
+ * For speed work: a change that only makes the check faster must leave every fingerprint as
  * it was. `npx tsx scripts/fingerprint.ts [RUNS] [SEED]` (default 400 runs, seed 1); compare the output
  * before and after the change.
  */

@@ -1,6 +1,6 @@
 /**
  * What `sbkit check` did not reach, read from c8's istanbul JSON (`coverage-final.json`), and how it
- * compares with `conformance/UNREACHED.md`. Pure functions: scripts/reach.ts does the running and the
+ * compares with `docs/quality/unreached.md`. Pure functions: scripts/reach.ts does the running and the
  * printing, scripts/reach.test.ts checks these on hand-made coverage.
  *
  * c8 (v8-to-istanbul) writes one statement per source line and one "branch" per V8 block range (an `if`
@@ -65,12 +65,12 @@ export function unreached(coverage: Readonly<Record<string, FileCoverage>>, root
   return out;
 }
 
-/** A `path:from-to` (or `path:line`) reference in UNREACHED.md, inside backticks. */
+/** A `path:from-to` (or `path:line`) reference in unreached.md, inside backticks. */
 export interface DocRef {
   readonly file: string;
   readonly from: number;
   readonly to: number;
-  /** The line of UNREACHED.md it is on (1-based). */
+  /** The line of unreached.md it is on (1-based). */
   readonly docLine: number;
 }
 

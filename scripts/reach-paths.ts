@@ -4,4 +4,4 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The document that lists every impl/ range `sbkit check` does not reach, with its reason. */
-export const DOC_PATH = join(ROOT, 'conformance', 'UNREACHED.md');
+export const DOC_PATH = join(ROOT, 'docs', 'quality', 'unreached.md');

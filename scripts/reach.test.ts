@@ -38,7 +38,7 @@ describe('unreached', () => {
   });
 });
 
-describe('drift from UNREACHED.md', () => {
+describe('drift from unreached.md', () => {
   const items = unreached(cov, '/r');
 
   it('agrees when every item is listed and every listed range is unreached', () => {

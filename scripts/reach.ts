@@ -1,10 +1,10 @@
 /**
- * Reach: which lines and branches of impl/ `sbkit check` alone reaches — no unit tests (issue 9, item 4).
+ * Reach: which lines and branches of impl/ `sbkit check` alone reaches — no unit tests.
  *
  *   npm run coverage:check                  both checks under c8; summary + every file below 100%
  *   npm run coverage:check -- --gate        … and exit 1 below lines 95% / branches 90% (c8 --check-coverage)
  *   npm run coverage:check -- --list        … and print every unreached line range and sub-line branch
- *   npm run coverage:check -- --doc         … and exit 1 when conformance/UNREACHED.md and the measurement disagree
+ *   npm run coverage:check -- --doc         … and exit 1 when docs/quality/unreached.md and the measurement disagree
  *   npm run coverage:check -- --no-run …    reuse the last run's data (.sbkit/reach/) instead of running
  *
  * What runs: the product's check at its default budget, twice — `sbkit check` and `sbkit check --faults`
@@ -26,7 +26,7 @@
  *   be a scheduling point, and real I/O waits on sockets and timers (impl/CONTEXT.md), so no generator
  *   can ever reach these files. They are covered by their own tests (vitest's gate, PostgreSQL in CI);
  *   counting them here would only lower the figure by a constant no change to the check can move.
- *   conformance/UNREACHED.md lists them too.
+ *   docs/quality/unreached.md lists them too.
  *
  * Exit codes: 0 measured (and within the gate / matching the document when asked), 1 below the gate or
  * a drift from the document, 2 a bad flag, 3 a check itself failed (then nothing is measured).
@@ -148,12 +148,12 @@ if (has('--list') || has('--doc')) {
   }
   if (has('--doc')) {
     const d = drift(items, docRefs(readFileSync(docPath, 'utf8')));
-    for (const u of d.unlisted) console.log(`UNREACHED.md: not listed: ${refText(u)}${u.at === undefined ? '' : ` (branch ${u.at})`}`);
-    for (const r of d.stale) console.log(`UNREACHED.md line ${r.docLine}: \`${refText(r)}\` is reached now (or moved): update or drop it`);
+    for (const u of d.unlisted) console.log(`unreached.md: not listed: ${refText(u)}${u.at === undefined ? '' : ` (branch ${u.at})`}`);
+    for (const r of d.stale) console.log(`unreached.md line ${r.docLine}: \`${refText(r)}\` is reached now (or moved): update or drop it`);
     if (d.unlisted.length + d.stale.length > 0) {
-      console.error(`coverage:check: conformance/UNREACHED.md disagrees with the measurement (${d.unlisted.length} unlisted, ${d.stale.length} stale); \`npm run coverage:check -- --no-run --list\` prints what is unreached`);
+      console.error(`coverage:check: docs/quality/unreached.md disagrees with the measurement (${d.unlisted.length} unlisted, ${d.stale.length} stale); \`npm run coverage:check -- --no-run --list\` prints what is unreached`);
       exit = 1;
-    } else console.log(`UNREACHED.md: every unreached item is listed and every listed one is unreached (${items.length})`);
+    } else console.log(`unreached.md: every unreached item is listed and every listed one is unreached (${items.length})`);
   }
 }
 

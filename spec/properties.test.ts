@@ -5,6 +5,7 @@ import { viewOf } from '../model/view.ts';
 import {
   atMostOneReceiver,
   barrierEveryFinishReturns,
+  barrierOneSharedBatchPerGroup,
   barrierOneSharedBatchPerProcess,
   convergesAfterFaults,
   fallbackAndSharedInOneAppend,
@@ -21,6 +22,7 @@ import {
   properties,
   propertyByName,
   refusedAppend,
+  replacementProperties,
   sealedExactlyOnce,
   severalBatchesForOneId,
   uppersOnlyAdvance,
@@ -90,6 +92,11 @@ const failing: [Property, SystemView, RegExp][] = [
   [barrierOneSharedBatchPerProcess, withAppend({ batches: [...firstAppend.batches, sharedBatch] }), /has 2 shared batches/],
   [barrierOneSharedBatchPerProcess, withAppend({ batches: firstAppend.batches.filter((b) => b !== sharedBatch) }), /has 0 shared batches/],
   [barrierOneSharedBatchPerProcess, withAppend({ routes: ['own', 'own'] }), /has 1 shared batches .*no sharing worker/],
+  [barrierOneSharedBatchPerGroup, withAppend({ batches: [...firstAppend.batches, sharedBatch] }), /two shared batches from process 0 holding \[0\]/],
+  [barrierOneSharedBatchPerGroup, withAppend({ batches: firstAppend.batches.filter((b) => b !== sharedBatch) }), /no shared batch from process 0, whose workers shared/],
+  [barrierOneSharedBatchPerGroup, withAppend({ routes: ['own', 'own'] }), /1 shared batches from process 0, with no sharing worker/],
+  // the barrier completed while a handle still pushed: its instance received [0, 9], the batch holds [0]
+  [barrierOneSharedBatchPerGroup, { ...good, builders: good.builders.map((b) => ({ ...b, updates: [...b.updates, 9] })) }, /holding \[0\]: no builder instance of id 0 received exactly that \(they received \[0, 9\]\)/],
   [noLeakedParts, { ...good, batches: { ...good.batches, written: good.batches.written + 1 } }, /3 batches written, 2 appended/],
   [noLeakedParts, { ...good, builders: [toNobody] }, /closed for nobody/],
   [noLeakedParts, { ...good2, batches: { ...good2.batches, deleted: 0 } }, /4 batches written, 2 appended, 0 deleted/],
@@ -139,7 +146,19 @@ describe('properties', () => {
 
   it('every always and eventually property has a failing view', () => {
     const covered = new Set(failing.map(([p]) => p.name));
-    expect(properties.filter((p) => p.kind !== 'sometimes' && !covered.has(p.name))).toEqual([]);
+    expect([...properties, ...replacementProperties].filter((p) => p.kind !== 'sometimes' && !covered.has(p.name))).toEqual([]);
+  });
+
+  it("a barrier with a deadline's property holds on both good views and allows late workers' groups", () => {
+    for (const view of [good, good2]) expect(barrierOneSharedBatchPerGroup.check(view)).toEqual({ ok: true });
+    // a second group (instance 1: workers that came after the barrier timed out) handing its own batch
+    const late = { ...sharedBatch, worker: 1, updates: [1] };
+    const view: SystemView = {
+      ...withAppend({ routes: ['shared', 'shared'], batches: [sharedBatch, late] }),
+      builders: [builder, { ...builder, instance: 1, updates: [1] }],
+    };
+    expect(barrierOneSharedBatchPerGroup.check(view)).toEqual({ ok: true });
+    expect(barrierOneSharedBatchPerProcess.check(view).ok).toBe(false);
   });
 
   it('eventually properties judge only final views', () => {
@@ -172,8 +191,9 @@ describe('properties', () => {
   });
 
   it('are data: unique names, one-line statements, what they guard', () => {
-    expect(new Set(properties.map((p) => p.name)).size).toBe(properties.length);
-    for (const p of properties) {
+    const all = [...properties, ...replacementProperties];
+    expect(new Set(all.map((p) => p.name)).size).toBe(all.length);
+    for (const p of all) {
       expect(p.statement).not.toContain('\n');
       expect(p.guards.length).toBeGreaterThan(0);
       expect(propertyByName(p.name)).toBe(p);

@@ -408,6 +408,7 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
       case 'frontier':
       case 'superseded':
       case 'skip':
+      case 'timeout':
       case 'sweep':
       case 'sweep-hold':
       case 'cleanup':

@@ -45,7 +45,9 @@ export type BugName =
   | 'empty-finish-hands-nothing'
   | 'stale-hand-appended'
   | 'batch-ids-collide-across-sinks'
-  | 'own-batch-ignores-max-runs';
+  | 'own-batch-ignores-max-runs'
+  | 'timer-seals-pushing-handle'
+  | 'late-worker-joins-completed-barrier';
 export const BUG_NAMES: readonly BugName[] = [
   'sweep-upgrade-race',
   'drop-without-finish',
@@ -63,6 +65,8 @@ export const BUG_NAMES: readonly BugName[] = [
   'stale-hand-appended',
   'batch-ids-collide-across-sinks',
   'own-batch-ignores-max-runs',
+  'timer-seals-pushing-handle',
+  'late-worker-joins-completed-barrier',
 ];
 
 /** Gallery bugs that show only when storage fails or replicas are aborted (`sbkit check --faults`). */
@@ -117,6 +121,8 @@ export const POINT_LABELS = [
   'barrier.skip',
   'barrier.register',
   'barrier.wake',
+  // a barrier's deadline (impl/shared/barrier-timer.ts): a timer, its site carries the delay
+  'barrier.timeout',
   'sweep',
   'sweep.release',
   // the append operator (impl/sink/append.ts)
@@ -265,6 +271,13 @@ export type TraceEvent = SinkTag &
   | (WorkerRef & { readonly kind: 'finish-end'; readonly sharedId: SharedId; readonly received: BatchSummary | null })
   /** Barrier only: noteSkip(id, participants); `early` (predicted): no state existed, the skip was recorded. */
   | (WorkerRef & { readonly kind: 'skip'; readonly sharedId: SharedId; readonly early: boolean })
+  /**
+   * A barrier with a deadline (vocab/PROTOCOL.md "Barrier with a deadline"): its timer fired while the
+   * barrier waited for a participant. `completes` (predicted): no handle that joined was still pushing,
+   * so the barrier completed now (its batch goes to the last finisher); otherwise it completes when the
+   * last joined handle begins its finish. A timer that fires after its barrier completed is no event.
+   */
+  | { readonly kind: 'timeout'; readonly replica: number; readonly process: number; readonly sharedId: SharedId; readonly completes: boolean }
   /** Supersede (sync sink): before staging, the worker saw a newer description than this one, so it
    * does not write this one (under the barrier, with sharing on, it then reports a skip; then it hands
    * nothing). Nothing here is an input: the model predicts when a worker must take this step. */

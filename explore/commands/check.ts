@@ -43,11 +43,12 @@ export const CHECK_FLAGS = {
   'emit-test': optional(stringFlag({ help: 'on a failure, also write the counterexample as a standalone vitest file (its directory must exist)', placeholder: 'FILE', defaultValue: '' })),
   'emit-diagram': optional(stringFlag({ help: 'on a failure, also write the counterexample as a Mermaid sequenceDiagram (FILE.md: fenced in Markdown; its directory must exist)', placeholder: 'FILE', defaultValue: '' })),
   'no-shrink': switchFlag('stop at the first failing run and report it as found, unshrunk (canaries, mutation testing: only the verdict matters)'),
+  'fold-streams': switchFlag('run the checks derived from the configuration alone (bad input, misuse) on every run, each on the case the run\'s configuration picks, instead of as streams of their own (the side-by-side configuration)'),
   json: switchFlag('print one JSON object instead of text (docs/reference/check.schema.json): the verdict, the reasons, and per failure its token, failed checks, shrunk events, seed and replay command'),
 } as const;
 
 /** The flags a replay token fixes (given beside --replay: exit 2). */
-const REPLAY_CONFLICTS = ['variant', 'runs', 'seed', 'bug', 'strategy', 'jobs', 'faults', 'shard', 'no-shrink'] as const;
+const REPLAY_CONFLICTS = ['variant', 'runs', 'seed', 'bug', 'strategy', 'jobs', 'faults', 'shard', 'no-shrink', 'fold-streams'] as const;
 
 export const CHECK_HELP = {
   usage: USAGE,
@@ -86,6 +87,8 @@ export interface CheckRequest {
   readonly faults?: number | undefined;
   /** False: the first failing run is reported unshrunk. */
   readonly shrink?: boolean | undefined;
+  /** True: the configuration-derived checks ride on every run (conformance/streams.ts). */
+  readonly fold?: boolean | undefined;
   /** Sees every run of the budget (explore/coverage.ts counts the model transitions it takes). */
   readonly onRun?: ((report: FailedRun & { readonly workload: { readonly variant: Variant } }) => void) | undefined;
 }
@@ -151,6 +154,7 @@ export async function runConformance(req: CheckRequest, progress?: Progress): Pr
     ...(req.shard === undefined ? {} : { shard: req.shard }),
     ...(req.faults === undefined ? {} : { faults: req.faults }),
     ...(req.shrink === false ? { shrink: false } : {}),
+    ...(req.fold === true ? { fold: true } : {}),
     ...(req.onRun === undefined ? {} : { onRun: req.onRun }),
     onProgress: (done, total) => progress?.update(total === 0 ? 1 : done / total, `${done}/${total} runs`),
   });
@@ -263,7 +267,7 @@ export const checkCommand: Command = {
   run: (argv, io) =>
     withArgs(CHECK_HELP, CHECK_FLAGS, argv, io, async (v) => {
       if (v.replay !== undefined) {
-        const given = REPLAY_CONFLICTS.filter((name) => (name === 'no-shrink' ? v[name] : v[name] !== undefined));
+        const given = REPLAY_CONFLICTS.filter((name) => (name === 'no-shrink' || name === 'fold-streams' ? v[name] : v[name] !== undefined));
         if (given.length > 0) {
           return usageError(io, USAGE, `--replay: the token fixes the run; ${given.map((n) => `--${n}`).join(', ')} cannot change it (only --emit-test, --emit-diagram and --json go with --replay)`);
         }
@@ -296,6 +300,7 @@ export const checkCommand: Command = {
             shard: v.shard,
             faults: v.faults,
             shrink: !v['no-shrink'],
+            ...(v['fold-streams'] ? { fold: true } : {}),
           },
           progress,
         );

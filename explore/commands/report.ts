@@ -1,29 +1,13 @@
-/** `sbkit report`: compare, sweeps, hydration, check and the model's diagrams in one self-contained HTML file. */
+/** `sbkit report`: the main job (job.ts `runJob`, the same steps as `npm start`) written as one self-contained HTML file. */
 import { intFlag, optional, stringFlag, switchFlag } from '../args.ts';
 import { DEFAULT_CHECK_RUNS } from '../budgets.ts';
 import { type Command, EXIT, type Reason, exitCodeOf, exitWith, usageError, withArgs } from '../command.ts';
-import { type Criterion, renderCriteria } from '../criteria.ts';
-import {
-  DEFAULT_REPORT_PATH,
-  DEFAULT_SWEEPS,
-  DEFAULT_SWEEP_INTERVALS,
-  jobReasons,
-  runDefaultModelCheck,
-  runGallery,
-  runHeadline,
-  runHydration,
-  runLatency,
-  runReportCheckWithCoverage,
-  runReportSweeps,
-  runSmallWrites,
-  writeReport,
-} from '../job.ts';
-import { type ModelCheckResult, modelCheckJson } from '../model-check.ts';
+import { renderCriteria } from '../criteria.ts';
+import { DEFAULT_REPORT_PATH, DEFAULT_SWEEPS, DEFAULT_SWEEP_INTERVALS, type JobResult, runJob, writeReport } from '../job.ts';
+import { modelCheckJson } from '../model-check.ts';
 import { describeWriteError, outputFlagProblem } from '../output-paths.ts';
-import type { CoverageSection, FaultsSection, GallerySection } from '../report-sections.ts';
-import type { CheckSection } from '../report.ts';
+import type { CheckSection, CoverageSection, FaultsSection, GallerySection } from '../report/index.ts';
 import { SCENARIO_DEFAULTS, SETUP_FLAGS, SWEEP_FLAG, resolveSetup } from '../setup-flags.ts';
-import type { CheckFailure } from './check.ts';
 import { reportRunError } from './errors.ts';
 
 const USAGE = 'sbkit report';
@@ -55,15 +39,7 @@ export const REPORT_HELP = {
     'what failed.',
 };
 
-interface Judged {
-  readonly criteria: readonly Criterion[];
-  readonly modelCheck: ModelCheckResult;
-  readonly check: CheckSection;
-  readonly faults: FaultsSection;
-  readonly gallery: GallerySection;
-  readonly coverage: CoverageSection;
-  readonly failures: readonly CheckFailure[];
-}
+type Judged = Pick<JobResult, 'criteria' | 'modelCheck' | 'check' | 'faults' | 'gallery' | 'coverage' | 'failures'>;
 
 /** A section that ran (with `fields`) or was skipped (with why), as the JSON says it. */
 function section(s: CheckSection | FaultsSection | GallerySection | CoverageSection, fields: () => object): object {
@@ -104,30 +80,30 @@ export const reportCommand: Command = {
       const unwritable = outputFlagProblem(io.cwd, [['--out', v.out, { makeDirs: true }]]);
       if (unwritable !== undefined) return usageError(io, USAGE, unwritable);
       const { setup, variants } = resolved.value;
-      let judged: Judged;
-      let inputs: Parameters<typeof writeReport>[1];
+      let job: JobResult;
       try {
-        const { comparison, criteria } = await runHeadline(io, setup, variants);
-        const sweeps = await runReportSweeps(io, setup, variants, v.sweep.length > 0 ? v.sweep : DEFAULT_SWEEPS, v['sweep-intervals']);
-        const hydration = v['skip-hydration'] ? undefined : await runHydration(io, setup, variants, v['hydration-rows']);
-        const latency = await runLatency(io, comparison, variants);
-        const smallWrites = await runSmallWrites(io, setup, variants);
-        const checked = v['skip-check'] ? undefined : await runReportCheckWithCoverage(io, v.runs, setup, variants);
-        const check: CheckSection = checked?.check ?? { kind: 'skipped', reason: '--skip-check was given' };
-        const coverage: CoverageSection = checked?.coverage ?? { kind: 'skipped', reason: '--skip-check was given' };
-        const faults: FaultsSection = checked?.faults ?? { kind: 'skipped', reason: '--skip-check was given' };
-        const gallery: GallerySection = v['skip-gallery'] ? { kind: 'skipped', reason: '--skip-gallery was given' } : await runGallery(io, setup.seed);
-        const modelCheck = await runDefaultModelCheck(io);
-        judged = { criteria, modelCheck, check, faults, gallery, coverage, failures: checked?.failures ?? [] };
-        const reasons = jobReasons({ ...judged, checkReasons: checked?.reasons ?? [], runs: v.runs });
-        inputs = { command: ['sbkit report', ...argv].join(' '), comparison, criteria, sweeps, hydration, check, faults, modelCheck: { kind: 'ran', result: modelCheck }, latency, smallWrites, gallery, coverage, reasons };
+        job = await runJob(io, {
+          command: ['sbkit report', ...argv].join(' '),
+          setup,
+          variants,
+          runs: v.runs,
+          sweeps: v.sweep.length > 0 ? v.sweep : DEFAULT_SWEEPS,
+          sweepIntervals: v['sweep-intervals'],
+          hydrationRows: v['hydration-rows'],
+          skip: {
+            check: v['skip-check'] ? '--skip-check was given' : undefined,
+            hydration: v['skip-hydration'],
+            gallery: v['skip-gallery'] ? '--skip-gallery was given' : undefined,
+          },
+        });
       } catch (e) {
         return reportRunError(io, USAGE, e);
       }
-      const reasons = inputs.reasons ?? [];
+      const judged: Judged = job;
+      const reasons = job.reasons;
       let path: string;
       try {
-        path = await writeReport(io, inputs, v.out);
+        path = await writeReport(io, job.report, v.out);
       } catch (e) {
         // Everything ran: say what it found before the write error.
         io.out(v.json ? reportJson(judged, reasons, null, EXIT.internal) : renderCriteria(judged.criteria));

@@ -7,15 +7,17 @@
 import type { Variant } from '../../vocab/index.ts';
 import { offMeta } from '../../vocab/variants/off.ts';
 import { barrier } from './barrier.ts';
+import { barrierTimeout } from './barrier-timeout.ts';
 import { bestEffort } from './best-effort.ts';
 import { off } from './off.ts';
 import type { ExploreVariant } from './presentation.ts';
 
-export type { CriteriaInput, ExploreVariant, SeriesStyle } from './presentation.ts';
+export type { CriteriaInput, ExploreVariant, ReportSection, SectionBody, SectionContext, SeriesStyle, VariantSection } from './presentation.ts';
+export { lazySection, sectionOf } from './presentation.ts';
 /** What the variant does, as compare runs it (impl/variants/). */
 export { barrierByDefault, sharesAtAll, variantMeta } from '../../impl/variants/index.ts';
 
-export const EXPLORE_VARIANTS: readonly ExploreVariant[] = [off, bestEffort, barrier];
+export const EXPLORE_VARIANTS: readonly ExploreVariant[] = [off, bestEffort, barrier, barrierTimeout];
 
 /** The registered variants' names, in registry order. */
 export const VARIANTS: readonly Variant[] = EXPLORE_VARIANTS.map((v) => v.meta.name);

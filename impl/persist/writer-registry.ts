@@ -16,8 +16,12 @@
  * - incarnation n is the sequence number of the version that claimed it: distinct per shard;
  * - a claim by replica r expires every earlier, unretired incarnation of r in the same command;
  * - `writerId(n, r)` = `w<n>-r<r>` is the prefix of every part key the incarnation mints;
- * - a compare-and-set whose answer was lost (storage-indeterminate) is resolved by reading the version
- *   back: it applied iff that version holds exactly the bytes this writer wrote.
+ * - a compare-and-set whose answer was lost (storage-indeterminate) is never taken as applied: the
+ *   command is made again on the registry as it is then. A claim that did apply leaves an incarnation
+ *   nobody holds, which the claim made again expires; a retirement that did apply is recorded twice,
+ *   and the fold keeps the first. SUBTLE: reading the version back cannot tell: two claims for one
+ *   replica racing with the same registry in view write the same bytes, so the loser of the race would
+ *   take the winner's version for its own, and both would hold one writer id.
  */
 import { ByteReader, ByteWriter } from '../bytes.ts';
 import { SbkitError, isStorageFailure } from '../errors.ts';
@@ -134,11 +138,7 @@ async function commit(
       reportFault(io, 'consensus.cas', e);
       if (e.code === 'storage-permanent') throw e;
       metrics.c.retries += 1;
-      if (e.code === 'storage-indeterminate') {
-        // SUBTLE: the answer was lost, not necessarily the write: it applied iff version seqNo holds our bytes.
-        const mine = (await call(io, 'consensus.scan', () => consensus.scan(key, seqNo)))[0];
-        if (mine !== undefined && mine.seqNo === seqNo && Buffer.compare(mine.data, data) === 0) return seqNo;
-      }
+      // Transient or indeterminate alike: made again (see the header: an applied one is made harmless).
       await pointAt(io.scheduler, 'retry.consensus.cas', io.where);
     }
   }

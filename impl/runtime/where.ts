@@ -20,3 +20,12 @@ export function pointAt(scheduler: Scheduler, label: PointLabel, where: Where, b
   if (bytes !== undefined) site.bytes = bytes;
   return scheduler.point(site);
 }
+
+/** Passes the scheduling point `label` at `where` as a timer: the step waits `delay` milliseconds
+ * (PointSite `delay`: a scheduler that keeps time honours it; nothing here waits on real time). */
+export function timerAt(scheduler: Scheduler, label: PointLabel, where: Where, delay: number): Promise<void> {
+  const site: { -readonly [K in keyof PointSite]: PointSite[K] } = { label, replica: where.replica, delay };
+  if (where.worker !== undefined) site.worker = where.worker;
+  if (where.process !== undefined) site.process = where.process;
+  return scheduler.point(site);
+}

@@ -37,8 +37,9 @@ export class SharedBatchHandle {
     /** Unique among the handles of this entry; the barrier's deliverer is one of these. */
     readonly handleId: number,
     worker: number,
-    /** Tells the registry that this id's barrier finalized (for over-report detection). */
-    private readonly onFinalized: () => void,
+    /** Tells the registry that this id's barrier finalized (for over-report detection), and whether at
+     * its deadline (late workers then share best-effort). */
+    private readonly onFinalized: (atDeadline: boolean) => void,
   ) {
     this.#ref = { replica: ctx.replica, process: ctx.process, worker };
   }
@@ -163,7 +164,7 @@ export class SharedBatchHandle {
     const id = this.sharedId;
     await pointAt(scheduler, 'shared.finish', this.#ref);
     const last = barrier.arrive(this.handleId);
-    if (last) this.onFinalized();
+    if (last) this.onFinalized(barrier.late);
     trace.emit({ kind: 'finish-begin', ...this.#ref, sharedId: id, last });
     if (!last) {
       // The handle keeps its reference while it waits.

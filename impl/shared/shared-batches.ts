@@ -10,6 +10,10 @@
  * - noteSkip(id, participants) takes the lock too: a participant with nothing to push reports; before
  *   the state exists the skip is recorded and applied at creation; when all participants skipped the
  *   record goes.
+ * - A barrier may have a deadline (`OpenOptions.deadline`, vocab/PROTOCOL.md "Barrier with a deadline"):
+ *   its first report starts a timer (barrier-timer.ts); once it completed at its deadline the id is
+ *   `late`: a later builder() gives a best-effort handle (a new entry replaces the completed barrier's
+ *   even while its waiters hold it; late workers share among themselves), a later noteSkip does nothing.
  * - The lock is held from the call's first step to its `open` (the sweep and the lookup happen under
  *   it); finishes never take it, so they interleave with a sweep — the review's race (sweep.ts).
  * - Keyed by the batch id alone (batch-id.ts): ids of different sinks never collide, and every MV sink
@@ -20,13 +24,15 @@
  * - at most one entry per id; every entry has exactly one builder task;
  * - `completed` holds barrier ids whose every participant reported; any later open or skip of such an
  *   id is an over-report (typed error) rather than a new barrier that would wait forever. (It grows by
- *   one id per barrier interval.)
+ *   one id per barrier interval.) `late` holds barrier ids that completed at their deadline (one id per
+ *   interval that timed out).
  */
 import type { SharedId } from '../../vocab/index.ts';
 import { SbkitError, requireInteger } from '../errors.ts';
 import { Notify } from '../runtime/notify.ts';
 import { pointAt, type Where } from '../runtime/where.ts';
-import { BarrierState } from './barrier-state.ts';
+import { BarrierState, type Deadline } from './barrier-state.ts';
+import { barrierDeadline } from './barrier-timer.ts';
 import { asBatchId, keyOf, showId, type SharedBatchId } from './batch-id.ts';
 import { BuilderInstance } from './builder-instance.ts';
 import { runBuilderTask } from './builder-task.ts';
@@ -40,6 +46,9 @@ export interface OpenOptions {
   readonly worker: number;
   /** Barrier variant: the number of workers that will each finish or skip exactly once. */
   readonly participants?: number;
+  /** With `participants`: the barrier's deadline in milliseconds (absent or Infinity: none), from its
+   * first report. Only the open that creates the state gives it its deadline. */
+  readonly deadline?: number;
   /** The MV sink opening it (default: the registry's own sink, with its writer, trace and shard). */
   readonly sink?: RegistrySink;
 }
@@ -53,6 +62,7 @@ export class SharedBatches {
   readonly #entries = new Map<string, BuilderEntry>();
   readonly #earlySkips = new Map<string, EarlySkips>();
   readonly #completed = new Set<string>();
+  readonly #late = new Set<string>();
   /** The map's length after the last sweep (Materialize's `last_retained_len`). */
   #retained = 0;
   /** The worker whose builder() or noteSkip() call holds the registry's lock, or null. */
@@ -103,33 +113,42 @@ export class SharedBatches {
     requireInteger(bid.seq, 0, 'shared id');
     requireInteger(opts.worker, 0, 'worker', 'invalid-workers');
     validateRange(bid, range);
-    const participants = opts.participants;
-    if (participants !== undefined) requireInteger(participants, 1, 'participants', 'invalid-workers');
+    if (opts.participants !== undefined) requireInteger(opts.participants, 1, 'participants', 'invalid-workers');
+    const deadline = opts.deadline;
+    if (deadline !== undefined && !(deadline >= 0)) throw new SbkitError('invalid-config', `barrier deadline of shared batch ${showId(bid)} must be ≥ 0 ms, got ${String(deadline)}`);
 
     const where = this.#where(opts.worker);
     await this.#acquire(() => pointAt(this.ctx.scheduler, 'shared.open', where), opts.worker);
     try {
       const key = keyOf(bid);
-      if (participants !== undefined) this.#refuseCompleted(key, bid, 'builder()');
+      if (opts.participants !== undefined) this.#refuseCompleted(key, bid, 'builder()');
       // Amortized: the map is swept only once it has doubled since the last sweep, counting every
       // entry, live or dead, before this call inserts its own.
       if (this.#entries.size > 2 * this.#retained) {
         await sweepUnderLock(this.#sweepHost(), opts.worker, sink);
         await pointAt(this.ctx.scheduler, 'shared.open', where);
       }
+      // A late worker: the id's barrier completed at its deadline (its timer may have fired during this
+      // call's sweep: asked at the lookup); it shares best-effort with the other late workers.
+      // BUG (late-worker-joins-completed-barrier): the late set is not asked.
+      const late = opts.participants !== undefined && this.#late.has(key) && !this.ctx.bugs.has('late-worker-joins-completed-barrier');
+      const participants = late ? undefined : opts.participants;
       let entry = this.#entries.get(key);
       let created = false;
-      if (entry !== undefined && (entry.live || this.ctx.bugs.has('late-handle-joins-finished-builder'))) {
+      // (a live entry of a completed barrier is not joined: a late worker replaces it)
+      const joinable = entry !== undefined && entry.live && !(late && entry.barrier !== undefined);
+      if (entry !== undefined && (joinable || (!entry.live && this.ctx.bugs.has('late-handle-joins-finished-builder')))) {
         // BUG (late-handle-joins-finished-builder) when `entry` is dead: it is revived instead of
         // replaced, but its receiver already closed the channel, so this handle pushes into nothing.
         requireSame(entry, sink.shard, range, participants);
       } else {
-        entry = this.#create(key, bid, range, participants, sink);
+        entry = this.#create(key, bid, range, participants, participants === undefined ? undefined : deadline, sink);
         created = true;
       }
       entry.refs += 1;
+      entry.barrier?.join();
       const ctx = this.#contextOf(sink);
-      const handle = new SharedBatchHandle(ctx, entry, entry.nextHandleId(), opts.worker, () => this.#completed.add(key));
+      const handle = new SharedBatchHandle(ctx, entry, entry.nextHandleId(), opts.worker, (atDeadline) => this.#finalized(key, atDeadline));
       ctx.trace.emit({
         kind: 'open',
         replica: this.ctx.replica,
@@ -155,6 +174,11 @@ export class SharedBatches {
     try {
       const key = keyOf(bid);
       const name = showId(bid);
+      if (this.#late.has(key)) {
+        // A late worker's skip: its barrier completed at its deadline, nothing waits for it.
+        this.#contextOf(sink).trace.emit({ kind: 'skip', replica: this.ctx.replica, process: this.ctx.process, worker, sharedId: bid.seq, early: false });
+        return;
+      }
       this.#refuseCompleted(key, bid, 'noteSkip()');
       const entry = this.#entries.get(key);
       let early: boolean;
@@ -165,7 +189,7 @@ export class SharedBatches {
             `noteSkip(${name}, ${participants}) on a shared batch opened with ${entry.participants === undefined ? 'no barrier' : `${entry.participants} participants`}`,
           );
         }
-        if (entry.barrier.arrive(null)) this.#completed.add(key);
+        if (entry.barrier.arrive(null)) this.#finalized(key, entry.barrier.late);
         early = false;
       } else {
         const record = this.#earlySkips.get(key) ?? { count: 0, participants };
@@ -219,14 +243,39 @@ export class SharedBatches {
     };
   }
 
+  /** A barrier completed: by every participant's report, or at its deadline (`late`). */
+  #finalized(key: string, late: boolean): void {
+    (late ? this.#late : this.#completed).add(key);
+  }
+
+  /** The barrier's timer of `entry` fired: expire it and, unless it had completed, say so in its sink's trace. */
+  #timerFired(key: string, entry: BuilderEntry): void {
+    const barrier = entry.barrier as BarrierState;
+    const outcome = barrier.expire(this.ctx.bugs);
+    if (outcome === 'idle') return;
+    if (outcome === 'completed') this.#finalized(key, true);
+    // (the sink that created the entry opened a handle: its context exists)
+    (this.#contexts.get(entry.sink) as SharedBatchesContext).trace.emit({ kind: 'timeout', replica: this.ctx.replica, process: this.ctx.process, sharedId: entry.id.seq, completes: outcome === 'completed' });
+  }
+
   #refuseCompleted(key: string, id: SharedBatchId, what: string): void {
     if (!this.#completed.has(key)) return;
     throw new SbkitError('barrier-over-report', `${what} for shared batch ${showId(id)}: all participants of its barrier already reported`);
   }
 
-  #create(key: string, id: SharedBatchId, range: BatchRange, participants: number | undefined, sink: RegistrySink): BuilderEntry {
+  #create(key: string, id: SharedBatchId, range: BatchRange, participants: number | undefined, deadline: number | undefined, sink: RegistrySink): BuilderEntry {
     const { ctx } = this;
     const name = showId(id);
+    const where: Where = { replica: ctx.replica, process: ctx.process };
+    const label = sink.sink === 0 ? `#${name}` : `s${sink.sink}#${name}`;
+    // Set below, before the timer (armed at the first report, a task of its own) can fire.
+    let entry: BuilderEntry | undefined;
+    const timer: Deadline | undefined =
+      deadline === undefined || !Number.isFinite(deadline)
+        ? undefined
+        : barrierDeadline(ctx, where, `r${ctx.replica}/p${ctx.process}/${label}`, deadline, () => {
+            if (entry !== undefined) this.#timerFired(key, entry);
+          });
     let barrier: BarrierState | undefined;
     if (participants !== undefined) {
       const record = this.#earlySkips.get(key);
@@ -237,13 +286,11 @@ export class SharedBatches {
       const skips = record?.count ?? 0;
       // BUG (barrier-skip-double-count): the recorded skips are applied twice.
       const applied = ctx.bugs.has('barrier-skip-double-count') ? 2 * skips : skips;
-      barrier = new BarrierState(name, participants, participants - applied);
+      barrier = new BarrierState(name, participants, participants - applied, timer);
     }
     const instance = new BuilderInstance(SHARED_CHANNEL_CAPACITY, sink.writer.metrics);
-    const entry = new BuilderEntry(id, sink.shard, { lower: range.lower, upper: range.upper }, participants, instance, barrier, sink.sink);
+    entry = new BuilderEntry(id, sink.shard, { lower: range.lower, upper: range.upper }, participants, instance, barrier, sink.sink);
     this.#entries.set(key, entry);
-    const where: Where = { replica: ctx.replica, process: ctx.process };
-    const label = sink.sink === 0 ? `#${name}` : `s${sink.sink}#${name}`;
     ctx.spawn(`builder r${ctx.replica}/p${ctx.process}/${label}`, () =>
       runBuilderTask(instance, sink.writer, entry.range, ctx.scheduler, where),
     );

@@ -102,8 +102,8 @@ function barrierOf(r: ReplicaState, desc: Description): boolean {
 
 async function writeShared(r: ReplicaState, worker: number, desc: Description, staged: readonly Update[], barrier: boolean): Promise<Batch[]> {
   const registry = at(r.registries, r.processOf(worker));
-  const participants = barrier ? r.settings.policy.barrier(r.settings.workersPerProcess).participants : undefined;
-  const handle = await registry.builder(batchIdOf(r, desc), desc, { worker, participants, sink: r.registrySink });
+  const spec = barrier ? r.settings.policy.barrier(r.settings.workersPerProcess) : undefined;
+  const handle = await registry.builder(batchIdOf(r, desc), desc, { worker, participants: spec?.participants, deadline: spec?.deadline, sink: r.registrySink });
   const chunk = r.settings.pushChunkUpdates;
   for (let i = 0; i < staged.length; i += chunk) await handle.push(staged.slice(i, i + chunk));
   if (r.deps.bugs.has('drop-without-finish') && worker === desc.appendWorker) {

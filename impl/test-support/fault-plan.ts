@@ -4,6 +4,7 @@
  */
 import type { StorageFault, StorageOp } from '../../vocab/index.ts';
 import type { FaultPlan } from '../seams.ts';
+import { mulberry32 } from '../../random/prng.ts';
 
 /** Outcomes by call order; `ok` after the list. Records every decision. */
 export class ListPlan implements FaultPlan {
@@ -28,14 +29,7 @@ export function onlyFor(op: StorageOp, outcomes: readonly (StorageFault | 'ok')[
 
 /** Each call fails with probability `rate` (a random kind; indeterminate only for writes), from a seed. */
 export function randomPlan(seed: number, rate: number): FaultPlan & { injected: number } {
-  let a = seed >>> 0;
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed).next;
   const plan = {
     injected: 0,
     decide(op: StorageOp): StorageFault | 'ok' {

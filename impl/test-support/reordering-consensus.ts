@@ -5,16 +5,10 @@
  * reorders responses across connections, deterministically: the same seed, the same order.
  */
 import type { CasResult, Consensus, VersionedData } from '../persist/consensus.ts';
+import { mulberry32 } from '../../random/prng.ts';
 
 export function reorderingConsensus(inner: Consensus, seed: number): Consensus {
-  let a = seed >>> 0;
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed).next;
   const held: (() => void)[] = [];
   let pumping = false;
   const pump = (): void => {

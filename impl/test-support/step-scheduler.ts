@@ -5,6 +5,7 @@
  * settled" (with the names of the tasks still running, when the caller can tell).
  */
 import type { PointSite, RunControl, Scheduler } from '../seams.ts';
+import { mulberry32 } from '../../random/prng.ts';
 
 export interface ParkedPoint {
   readonly site: PointSite;
@@ -119,14 +120,7 @@ export function byPriority(priority: (site: PointSite) => number): Pick {
 
 /** Uniformly random, from a seed (mulberry32). */
 export function seeded(seed: number): Pick {
-  let a = seed >>> 0;
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed).next;
   return (parked) => Math.floor(next() * parked.length);
 }
 

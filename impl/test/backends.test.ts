@@ -106,10 +106,10 @@ describe('openConsensus / openBlob', () => {
   it.skipIf(target.skip !== undefined)('postgres:// opens a PgConsensus on the table and deadline it names', async () => {
     const table = uniqueTable('t_backends');
     tables.push(table);
-    const c = await openConsensus(withOption(withOption(target.url ?? '', 'table', table), 'timeout_ms', '3000'), { applicationName: 'sbkit-backends', poolSize: 2 });
+    const c = await openConsensus(withOption(withOption(target.url ?? '', 'table', table), 'timeout_ms', '60000'), { applicationName: 'sbkit-backends', poolSize: 2 });
     expect(c.store).toBeInstanceOf(PgConsensus);
     const pgStore = c.store as PgConsensus;
-    expect([pgStore.table, pgStore.timeoutMs]).toEqual([table, 3000]);
+    expect([pgStore.table, pgStore.timeoutMs]).toEqual([table, 60_000]);
     expect(c.spec).not.toMatch(/:sbkit@/); // the password is redacted
     expect(await c.store.compareAndSet('k', null, { seqNo: 0, data: new Uint8Array([1]) })).toEqual({ ok: true });
     await c.close();

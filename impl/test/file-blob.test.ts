@@ -118,7 +118,7 @@ describe('FileBlob on disk', () => {
       const fill = value[0];
       expect(value.every((x) => x === fill)).toBe(true);
     }
-  }, 60_000);
+  });
 });
 
 describe('FileBlob failures', () => {

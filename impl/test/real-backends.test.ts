@@ -31,6 +31,7 @@ import { linearizeByShard } from '../linearize.ts';
 import { dropTables, pgTargetOrSkip, uniqueTable } from '../test-support/pg-target.ts';
 import { keyFor, upd } from '../test-support/workloads.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../update.ts';
+import { mulberry32 } from '../../random/prng.ts';
 
 const target = pgTargetOrSkip('real-backends.test.ts');
 const SEED = Number(process.env['SBKIT_SEED'] ?? 202_512);
@@ -42,16 +43,7 @@ afterAll(async () => {
 });
 
 /** mulberry32: the one seeded source of the workload's choices. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = (seed: number): (() => number) => mulberry32(seed).next;
 
 const SHAPE = { replicas: 2, processes: 2, workersPerProcess: 2, intervals: 8 } as const;
 const MAX_BYTES = 8192;

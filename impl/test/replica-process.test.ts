@@ -115,7 +115,9 @@ describe('runIncarnation: one replica per process', () => {
         },
       });
     }
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // in-memory stores: the incarnations advance by event-loop turns, so wait in turns (a budget in work,
+    // not a timer a busy machine could outrun)
+    for (let turn = 0; turn < 100_000 && !stops.every((s) => s.stopped()); turn++) await new Promise((resolve) => setImmediate(resolve));
     expect(stops.every((s) => s.stopped()), 'both first incarnations reached their last point').toBe(true);
     const stoppedAt = (await loadShardState(consensus, shardId)).upper;
     expect(stoppedAt).toBeLessThan(SHAPE.intervals);

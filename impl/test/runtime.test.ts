@@ -8,6 +8,8 @@ import { Deferred } from '../runtime/deferred.ts';
 import { Mailbox } from '../runtime/mailbox.ts';
 import { Notify } from '../runtime/notify.ts';
 import { TaskGroup } from '../runtime/task-group.ts';
+import { pointAt, timerAt } from '../runtime/where.ts';
+import type { PointSite } from '../seams.ts';
 import { drain } from '../test-support/step-scheduler.ts';
 
 describe('BoundedChannel', () => {
@@ -124,6 +126,19 @@ describe('TaskGroup', () => {
   });
 });
 
+describe('pointAt and timerAt', () => {
+  it('pass the site to the scheduler; a timer carries its delay, a plain point none', async () => {
+    const sites: PointSite[] = [];
+    const recorder = { point: (s: PointSite) => (sites.push(s), Promise.resolve()) };
+    await pointAt(recorder, 'shared.push', { replica: 1, process: 0, worker: 2 }, 40);
+    await timerAt(recorder, 'mint', { replica: 1, process: 0 }, 5);
+    expect(sites).toEqual([
+      { label: 'shared.push', replica: 1, worker: 2, process: 0, bytes: 40 },
+      { label: 'mint', replica: 1, process: 0, delay: 5 },
+    ]);
+  });
+});
+
 describe('scheduling-point labels (vocab POINT_LABELS)', () => {
   it('every label of the vocabulary is passed at some point in impl/, and every label passed is in it', () => {
     const root = fileURLToPath(new URL('..', import.meta.url));
@@ -131,9 +146,9 @@ describe('scheduling-point labels (vocab POINT_LABELS)', () => {
       .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts') && !f.startsWith('test-support'))
       .map((f) => readFileSync(join(root, f), 'utf8'))
       .join('\n');
-    // Labels are passed as literals to pointAt, or to the supervisor's #persistently (which passes its
+    // Labels are passed as literals to pointAt or timerAt, or to the supervisor's #persistently (which passes its
     // label on), or as `retry.${op}` by persist's retry loop (typed over the storage ops).
-    const passed = new Set([...sources.matchAll(/(?:pointAt|#persistently)\([^,]+, '([^']+)'/g)].map((m) => m[1]));
+    const passed = new Set([...sources.matchAll(/(?:pointAt|timerAt|#persistently)\([^,]+, '([^']+)'/g)].map((m) => m[1]));
     expect(sources).toContain('`retry.${op}`');
     for (const label of POINT_LABELS) expect(passed, label).toContain(label);
     expect([...passed].filter((l) => !(POINT_LABELS as readonly (string | undefined)[]).includes(l) && !STORAGE_OPS.some((op) => l === `retry.${op}`))).toEqual([]);

@@ -33,13 +33,14 @@ describe('the impl variant registry', () => {
       ['off', false, false, 3],
       ['best-effort', true, false, 3],
       ['barrier', true, true, 3],
+      ['barrier-timeout', true, true, 3],
     ]);
     expect(ASYNC_SINK_POLICY.sharing).toBe(false);
   });
 
   it('reads the flag default from the policy when a run sets none, and the run\'s own flag otherwise', () => {
     const base = { replicas: 1, processes: 1, workersPerProcess: 1, intervals: 1, updates: [], maxBytes: 1 } as const;
-    expect(VARIANTS.map((variant) => resolveRunConfig({ ...base, variant }).barrier)).toEqual([false, false, true]);
+    expect(VARIANTS.map((variant) => resolveRunConfig({ ...base, variant }).barrier)).toEqual([false, false, true, true]);
     expect(resolveRunConfig({ ...base, variant: 'best-effort', barrier: true }).barrier).toBe(true);
   });
 });

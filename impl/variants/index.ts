@@ -21,6 +21,7 @@
 import type { Variant, VariantMeta } from '../../vocab/index.ts';
 import { SbkitError, show } from '../errors.ts';
 import { barrier } from './barrier.ts';
+import { barrierTimeout } from './barrier-timeout.ts';
 import { bestEffort } from './best-effort.ts';
 import { off } from './off.ts';
 import { resolveVariantOptions } from './options.ts';
@@ -28,7 +29,7 @@ import type { ImplVariant, SharingPolicy } from './policy.ts';
 
 export type { BarrierSpec, ImplVariant, SharingPolicy } from './policy.ts';
 
-export const IMPL_VARIANTS: readonly ImplVariant[] = [off, bestEffort, barrier];
+export const IMPL_VARIANTS: readonly ImplVariant[] = [off, bestEffort, barrier, barrierTimeout];
 
 /** The registered variants' names, in registry order. */
 export const VARIANTS: readonly Variant[] = IMPL_VARIANTS.map((v) => v.meta.name);
@@ -54,6 +55,9 @@ export const ASYNC_SINK_POLICY: SharingPolicy = off.policy({});
 
 /** Whether the variant shares at all (off: no). */
 export const sharesAtAll = (name: Variant): boolean => sharingPolicy(name).sharing;
+
+/** Whether the barrier of a run of `name` with its default options has a deadline (it may time out). */
+export const barrierHasDeadline = (name: Variant): boolean => sharingPolicy(name).barrier(1).deadline !== undefined;
 
 /** The barrier flag of a run of `name` that sets none. */
 export const barrierByDefault = (name: Variant): boolean => sharingPolicy(name).barrierByDefault;

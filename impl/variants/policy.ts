@@ -17,6 +17,10 @@ import type { VariantMeta, VariantOptions } from '../../vocab/index.ts';
  * `OpenOptions.participants`, `noteSkip`'s participants): every worker of the process reports once. */
 export interface BarrierSpec {
   readonly participants: number;
+  /** A deadline (finite milliseconds): the barrier waits at most this long after its first report, then
+   * completes with the handles that joined (SharedBatches `OpenOptions.deadline`; vocab/PROTOCOL.md
+   * "Barrier with a deadline"). Absent: it waits for every participant. */
+  readonly deadline?: number;
 }
 
 /** A run's sharing policy: its variant's behaviour with the run's resolved options. */
@@ -46,4 +50,17 @@ export const everyWorker = (workersPerProcess: number): BarrierSpec => ({ partic
  * is on), with the flag's default: what the sharing variants have in common. */
 export function flaggedSharing(meta: VariantMeta, barrierByDefault: boolean): ImplVariant {
   return { meta, policy: (options) => ({ meta, options, sharing: true, barrierByDefault, barrier: everyWorker }) };
+}
+
+/** `v` with a deadline on its barrier: `deadline(options)` milliseconds (Infinity: none, `v` as it is). */
+export function withDeadline(v: ImplVariant, deadline: (options: VariantOptions) => number): ImplVariant {
+  return {
+    meta: v.meta,
+    policy: (options) => {
+      const base = v.policy(options);
+      const ms = deadline(options);
+      if (!Number.isFinite(ms)) return base;
+      return { ...base, barrier: (workersPerProcess) => ({ ...base.barrier(workersPerProcess), deadline: ms }) };
+    },
+  };
 }

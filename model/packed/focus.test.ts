@@ -49,6 +49,14 @@ describe('a builder entry read in part is checked on every miss: a read declared
     );
   });
 
+  it('barrier-timeout: open with refs read up to 1, as elsewhere — a late worker\'s open sets refs to 1 while finishers still hold some', () => {
+    const late = alternating('barrier-timeout', 3, { maxBytesChoices: [1000] });
+    expect(searchPacked(late, { maxStates: 100_000, por: true }, new Engine(late, properties)).complete).toBe(true);
+    expect(withRule(late, 'open', (r) => ({ ...r, builder: (e, L) => ({ ...(r.builder?.(e, L) as NonNullable<ReturnType<NonNullable<typeof r.builder>>>), refsUpTo: 1 }) }))).toThrow(
+      /more of r0\.p0\.builders\[0\] than its focus/,
+    );
+  });
+
   it('open reading its own entry by path only: joining and starting an instance differ by more than the path', () => {
     const rule = (r: Rule<'open'>): Rule<'open'> => {
       const { builder: _builder, ...rest } = r;

@@ -55,6 +55,23 @@ describe('Interner keys (model/packed/layout.ts)', () => {
     expect(hashes.size).toBe(distinct.length);
   });
 
+  it('orders ids by content, the same in two interners that saw the values in different orders (what every thread of --jobs relies on)', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(json, { maxLength: 12, comparator: sameValue }), (values) => {
+        const a = new Interner();
+        const b = new Interner();
+        const ia = values.map((v) => a.intern(v));
+        const ib = [...values].reverse().map((v) => b.intern(v)).reverse();
+        const byA = values.map((_, i) => i).sort((x, y) => a.compare(ia[x] as number, ia[y] as number));
+        const byB = values.map((_, i) => i).sort((x, y) => b.compare(ib[x] as number, ib[y] as number));
+        expect(byB).toEqual(byA);
+        for (const id of ia) expect(a.compare(id, id)).toBe(0);
+      }),
+    );
+    const counters = new Interner(true);
+    expect([counters.compare(3, 9) < 0, counters.compare(9, 3) > 0, counters.compare(4, 4)]).toEqual([true, true, 0]);
+  });
+
   it('refuses a counter that is not a non-negative int32', () => {
     const counters = new Interner(true);
     expect(counters.intern(7)).toBe(7);

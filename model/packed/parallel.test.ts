@@ -1,53 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import { properties } from '../../spec/properties.ts';
 import type { ModelConfig } from '../config.ts';
-import { alternating, config, tiny, twoReplicas, u } from '../test-support/driver.ts';
-import { checkPacked, checkPackedJobs } from './check.ts';
+import { alternating, tiny } from '../test-support/driver.ts';
+import { checkPackedJobs } from './check.ts';
 import { Engine } from './engine.ts';
 import { searchParallel } from './parallel.ts';
 import { searchPacked } from './search.ts';
 import { SymmetryReducer } from './symmetry.ts';
+import { expectSameAsOneThread, expectShortestAsOneThread } from './test-support/threads.ts';
 
-const FAULTS = { aborts: 1, indeterminate: 1, cleanup: true } as const;
-
-/** The single-threaded search the threads must reproduce exactly: the same reductions, representatives by content. */
-function oneThread(cfg: ModelConfig, por: boolean) {
-  const engine = new Engine(cfg, properties);
-  return searchPacked(cfg, { maxStates: 10_000_000, reducer: new SymmetryReducer(engine), por }, engine);
-}
-
-const lengths = (xs: readonly { property: string; trace: readonly unknown[] }[]) => Object.fromEntries(xs.map((x) => [x.property, x.trace.length]));
-
+// Small configurations: each search here costs little beyond starting its threads. The larger ones, three
+// threads and the fault world are in parallel.deep.test.ts.
 describe('the parallel packed search (--jobs) visits what one thread visits', () => {
-  it.each<[string, number, ModelConfig]>([
-    ['tiny best-effort', 2, tiny('best-effort')],
-    ['tiny barrier', 3, tiny('barrier')],
-    ['check best-effort, 4 workers', 2, alternating('best-effort', 4)],
-    ['check barrier, 4 workers', 3, alternating('barrier', 4)],
-    ['two replicas, two intervals (supersede)', 2, config({ variant: 'best-effort', replicas: 2, workersPerProcess: 1, intervals: 2, updates: [u(0, 0, 0, 5), u(1, 1, 0, 5)], knobs: { maxBytesByLower: [1000], barrierByDesired: [false] } })],
-    ['two replicas × two workers (each replica its own roles in the shared history)', 2, twoReplicas('best-effort')],
-    ['two processes', 2, config({ variant: 'barrier', processes: 2, workersPerProcess: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 20), u(2, 0, 2, 10), u(3, 0, 3, 20)] })],
-    ['the fault world', 2, { ...tiny('best-effort'), faults: FAULTS }],
-  ])('%s on %i threads: the same states, finals, transitions, depth and verdicts', async (_name, jobs, cfg) => {
-    for (const por of [true, false]) {
-      const one = oneThread(cfg, por);
-      const many = await searchParallel(cfg, { jobs, properties, maxStates: 10_000_000, symmetry: true, por });
-      expect(many).toMatchObject({ states: one.states, finals: one.finals, transitions: one.transitions, depth: one.depth, complete: true, stopped: null });
-      expect(many.unreached).toEqual(one.unreached);
-      // BFS levels kept in step: witnesses and violations as short as one thread's (each trace was replayed)
-      expect(lengths(many.witnesses)).toEqual(lengths(one.witnesses));
-      expect(lengths(many.violations)).toEqual(lengths(one.violations));
-    }
+  it('tiny best-effort on 2 threads: the same states, finals, transitions, depth and verdicts', async () => {
+    await expectSameAsOneThread(tiny('best-effort'), 2);
   });
 
-  it('finds the review bug with a shortest counterexample, as checkPacked does', async () => {
-    const cfg: ModelConfig = { ...alternating('best-effort', 3), bugs: { sweepUpgradeRace: true } };
-    const one = checkPacked(cfg, { properties, maxStates: 10_000_000 });
-    const many = await checkPackedJobs(cfg, { properties, maxStates: 10_000_000, jobs: 2 });
-    expect(one.violations.length).toBeGreaterThan(0);
-    expect(lengths(many.violations)).toEqual(lengths(one.violations));
-    expect(many.shortest).toEqual(one.shortest);
-    expect(many.states).toBe(one.states);
+  it('finds the review bug with a shortest counterexample, as checkPacked does (2 workers)', async () => {
+    await expectShortestAsOneThread({ ...alternating('best-effort', 2), bugs: { sweepUpgradeRace: true } });
   });
 
   it('stops at --max-states over every thread together, and still expands what it stored, as one thread does', async () => {
@@ -60,22 +30,14 @@ describe('the parallel packed search (--jobs) visits what one thread visits', ()
     expect(r.dropped).toBeGreaterThan(0);
   });
 
-  it('prints the same traces in every run, whatever the timing of the threads', async () => {
-    const cfg: ModelConfig = { ...alternating('best-effort', 3), bugs: { sweepUpgradeRace: true } };
-    const runs = await Promise.all([1, 2, 3].map(() => searchParallel(cfg, { jobs: 3, properties, maxStates: 10_000_000, symmetry: true, por: false })));
-    expect(runs[0]?.violations.length).toBeGreaterThan(0);
-    for (const r of runs.slice(1)) {
-      expect(r.violations).toEqual(runs[0]?.violations);
-      expect(r.witnesses).toEqual(runs[0]?.witnesses);
-    }
-  });
-
-  it('stops at --max-memory and at --max-seconds, and says so', async () => {
+  it('stops at --max-memory and at --max-seconds, and says so; reports progress level by level', async () => {
     // a thread checks memory and time as a level starts and every 4,096 states in it
-    const memory = await searchParallel(alternating('best-effort', 3), { jobs: 2, properties, maxStates: 10_000_000, maxBytes: 1, symmetry: true, por: true });
+    const levels: number[] = [];
+    const memory = await checkPackedJobs(alternating('best-effort', 3), { jobs: 2, properties, maxStates: 10_000_000, maxBytes: 1, onProgress: (_expanded, states) => levels.push(states) });
     expect(memory).toMatchObject({ complete: false, stopped: 'max-memory' });
     expect(memory.frontier).toBeGreaterThan(0);
-    const time = await searchParallel(alternating('best-effort', 3), { jobs: 2, properties, maxStates: 10_000_000, maxMillis: 0, symmetry: true, por: true });
+    expect(levels.at(-1)).toBe(memory.states);
+    const time = await checkPackedJobs(alternating('best-effort', 3), { jobs: 2, properties, maxStates: 10_000_000, maxMillis: 0 });
     expect(time).toMatchObject({ complete: false, stopped: 'max-time' });
   });
 

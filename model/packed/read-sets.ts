@@ -12,7 +12,7 @@
  * a worker index or update ids, a rule in symmetry.ts's `EVENT_SHAPES`.
  */
 import type { SweepBy, TraceEvent, TraceEventKind, WorkerRef } from '../../vocab/index.ts';
-import type { Actor } from '../system.ts';
+import { barrierTimesOut, type Actor } from '../system.ts';
 import type { BuilderRead } from './focus.ts';
 import type { Layout } from './layout.ts';
 
@@ -95,10 +95,12 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
   superseded: { reads: (e, L) => worker(e, L) },
   // the lookup of a builder() call: the registry's lock and sweep trigger count every entry
   // (it joins a live entry, adding to refs and to the current instance's handles, or starts an instance
-  // with refs 1: it tells them apart by refs ≥ 1; the registry's other entries by their paths)
+  // with refs 1: it tells them apart by refs ≥ 1; the registry's other entries by their paths. A barrier
+  // with a deadline that completed at it takes a late worker's open while finishers still hold refs, and
+  // sets refs to 1: there it reads refs whole)
   open: {
     reads: (e, L) => [...worker(e, L), L.sweep(e.replica, process(e, L)), ...L.entriesOf(e.replica, process(e, L))],
-    builder: (e, L) => focus(e, L, { instance: 'current', refsUpTo: 1, cut: 'none', fate: false }),
+    builder: (e, L) => focus(e, L, { instance: 'current', refsUpTo: barrierTimesOut(L.cfg) ? Number.POSITIVE_INFINITY : 1, cut: 'none', fate: false }),
     paths: (e, L) => otherEntries(e, L),
   },
   // (cuts the current instance's parts where the bytes buffered reach the target: it adds its ids)
@@ -124,6 +126,9 @@ export const EVENT_RULES: { readonly [K in TraceEventKind]: EventRule<EventOf<K>
   // (a barrier skip counts an arrival; the last binds the deliverer as receiver, without reading it)
   // (note_skip takes the registry's lock)
   skip: { reads: (e, L) => [...worker(e, L), L.sweep(e.replica, process(e, L)), ...entryOf(e, L)], builder: (e, L) => focus(e, L, { instance: 'current', refsUpTo: 0, cut: 'none', fate: false }) },
+  // a barrier's timer (proposed by its process's first worker): its builder entry, read whole (header and
+  // every instance: it may finalize the barrier and bind its deliverer)
+  timeout: { reads: (e, L) => replica(L, ...L.entry(e.replica, e.process, e.sharedId)) },
   // confluent: writes only its own worker and a counter.
   'own-batch': { reads: (e, L) => worker(e, L), adds: (_e, L) => [L.ownBatches], confluent: true },
   // confluent: records its own slot of the append's hands (the live or the superseded description's);

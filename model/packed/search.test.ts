@@ -9,19 +9,7 @@ import { Engine } from './engine.ts';
 import { Codec, Layout, ReadSetError } from './layout.ts';
 import { EVENT_RULES, eventRule } from './read-sets.ts';
 import { searchPacked } from './search.ts';
-
-/** The defaults of `sbkit model --check` (explore/model-check.ts checkConfig) without importing explore/. */
-const check = (variant: ModelConfig['variant'], over: Partial<ModelConfig> = {}): ModelConfig =>
-  config({
-    variant,
-    updates: [u(0, 0, 0, 10), u(1, 0, 1, 100)],
-    maxBytesChoices: [0, 50, 1000],
-    ...over,
-  });
-
-/** Two replicas × 1 worker over 2 intervals (the knobs computed): the smallest world with supersede. */
-const supersede = (variant: ModelConfig['variant']): ModelConfig =>
-  config({ variant, replicas: 2, workersPerProcess: 1, intervals: 2, updates: [u(0, 0, 0, 5), u(1, 1, 0, 5)], knobs: { maxBytesByLower: [1000], barrierByDesired: [variant === 'barrier'] } });
+import { FAULTS, check, expectAsPlain, expectPinnedAsPlain, supersede } from './test-support/plain.ts';
 
 const replayed = (cfg: ModelConfig, trace: readonly TraceEvent[]) => {
   let s = initialState(cfg);
@@ -33,36 +21,20 @@ const replayed = (cfg: ModelConfig, trace: readonly TraceEvent[]) => {
   return s;
 };
 
-/** The plain search and the packed one without reductions, side by side. */
-function both(cfg: ModelConfig) {
-  const plain = search(cfg, { maxStates: 1_000_000, properties });
-  const packed = searchPacked(cfg, { maxStates: 1_000_000, properties });
-  return { plain, packed };
-}
-
 describe('the packed search without reductions equals the plain search', () => {
-  const pinned: [string, ModelConfig, number][] = [
-    ['tiny off', tiny('off'), 36],
-    ['tiny best-effort', tiny('best-effort'), 198],
-    ['tiny barrier', tiny('barrier'), 117],
-    ['check off', check('off'), 53],
-    ['check best-effort', check('best-effort'), 215],
-    ['check barrier', check('barrier'), 134],
-    // the fault world: aborts, restarts, an indeterminate compare-and-set, cleanup (model/search.test.ts)
-    ['tiny off, faults', { ...tiny('off'), faults: { aborts: 1, indeterminate: 1, cleanup: true } }, 590],
-    ['tiny best-effort, faults', { ...tiny('best-effort'), faults: { aborts: 1, indeterminate: 1, cleanup: true } }, 22_053],
-    ['tiny barrier, faults', { ...tiny('barrier'), faults: { aborts: 1, indeterminate: 1, cleanup: true } }, 7_563],
+  // The fault world's best-effort and barrier (22,053 and 7,563 states), two replicas with faults and the
+  // barrier's supersede are search.deep.test.ts's: the plain search takes seconds on each.
+  const pinned: [string, number, ModelConfig][] = [
+    ['tiny off', 36, tiny('off')],
+    ['tiny best-effort', 198, tiny('best-effort')],
+    ['tiny barrier', 117, tiny('barrier')],
+    ['check off', 53, check('off')],
+    ['check best-effort', 215, check('best-effort')],
+    ['check barrier', 134, check('barrier')],
+    ['tiny off, faults', 590, { ...tiny('off'), faults: FAULTS }],
   ];
-  it.each(pinned)('%s: %i states, the same finals, verdicts and traces', (_name, cfg, states) => {
-    const { plain, packed } = both(cfg);
-    expect(packed.states).toBe(states);
-    expect(plain.states).toBe(states);
-    expect(packed.complete).toBe(true);
-    expect(packed.finals).toBe(plain.finals);
-    expect(packed.violations).toEqual(plain.violations);
-    // the same BFS order: the very same shortest witnesses
-    expect(packed.witnesses).toEqual(plain.witnesses);
-    expect(packed.unreached).toEqual(plain.unreached);
+  it.each(pinned)('%s: %i states, the same finals, verdicts and traces', (_name, states, cfg) => {
+    expectPinnedAsPlain(cfg, states);
   });
 
   it.each<[string, ModelConfig]>([
@@ -71,19 +43,13 @@ describe('the packed search without reductions equals the plain search', () => {
     ['two intervals', config({ variant: 'best-effort', workersPerProcess: 1, intervals: 2, updates: [u(0, 0, 0, 10), u(1, 1, 0, 40)] })],
     ['the review bug', { ...check('best-effort'), bugs: { sweepUpgradeRace: true } }],
     ['the indeterminate-as-mismatch bug', { ...tiny('best-effort'), faults: { aborts: 0, indeterminate: 1, cleanup: false }, bugs: { indeterminateAsMismatch: true } }],
-    ['two replicas with faults', { ...config({ variant: 'best-effort', replicas: 2, workersPerProcess: 1, updates: [u(0, 0, 0, 5)] }), faults: { aborts: 1, indeterminate: 1, cleanup: true } }],
     // the no-data policy finish: a worker with no data opens and finishes an empty handle (route empty)
     ['no data: finish, best-effort', check('best-effort', { noData: 'finish', updates: [u(0, 0, 0, 10)] })],
     ['no data: finish, barrier', check('barrier', { noData: 'finish', updates: [u(0, 0, 0, 10)], barrierChoices: [false, true] })],
     // supersede: two replicas over two intervals, one overtaking the other while its description is in flight
     ['supersede, off', supersede('off')],
-    ['supersede, barrier', supersede('barrier')],
   ])('%s', (_name, cfg) => {
-    const { plain, packed } = both(cfg);
-    expect(packed.states).toBe(plain.states);
-    expect(packed.finals).toBe(plain.finals);
-    expect(packed.violations).toEqual(plain.violations);
-    expect(packed.witnesses).toEqual(plain.witnesses);
+    expectAsPlain(cfg);
   });
 
   it('stops at --max-states like the plain search, and says so', () => {

@@ -92,9 +92,13 @@ const BUILDER_HEADER: Record<string, Shape> = {
   barrier: opaque,
   participants: opaque,
   blobTargetSize: opaque,
+  timesOut: opaque,
   refs: opaque,
   pending: opaque,
   deliverer: worker,
+  unfinished: opaque,
+  expired: opaque,
+  late: opaque,
   earlySkips: opaque,
 };
 const INSTANCE: Shape = record({ cut: record({ updates: idSet, partBytes: opaque, buffered: opaque }), handles: opaque, receiver: worker, receipts: opaque, toNobody: opaque });
@@ -169,6 +173,7 @@ export const EVENT_SHAPES: { readonly [K in TraceEventKind]: Shape } = {
   'finish-begin': record({ ...at, last: opaque }),
   'finish-end': record({ ...at, received: nullable(summary) }),
   skip: record({ ...at, early: opaque }),
+  timeout: record({ kind: opaque, replica, process, sharedId: opaque, completes: opaque }),
   superseded: record(at),
   'own-batch': record({ ...at, batch: summary }),
   hand: record({ ...at, batches: list(summary) }),

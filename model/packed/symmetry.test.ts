@@ -8,19 +8,10 @@ import { isIn } from '../local.ts';
 import { alternating, config, randomWalk, rng, twoReplicas, u } from '../test-support/driver.ts';
 import { checkPacked } from './check.ts';
 import { Engine } from './engine.ts';
-import { searchPacked, type PackedSearchResult } from './search.ts';
+import { searchPacked } from './search.ts';
 import { COMPONENT_SHAPES } from './shapes.ts';
-import { Loads, Renamer, SymmetryReducer, compose, fixedWorkers, identity, inGroup, inverse, loadClasses, type Sym } from './symmetry.ts';
-
-function replay(cfg: ModelConfig, trace: readonly TraceEvent[]): SystemState[] {
-  const states = [initialState(cfg)];
-  for (const e of trace) {
-    const r = step(cfg, states.at(-1) as SystemState, e);
-    if (!r.ok) throw new Error(r.reason);
-    states.push(r.state);
-  }
-  return states;
-}
+import { Loads, Renamer, compose, fixedWorkers, identity, inGroup, inverse, loadClasses, type Sym } from './symmetry.ts';
+import { expectPorKeepsFinals, expectSymmetryKeepsVerdicts, replay } from './test-support/reductions.ts';
 
 /** Every symmetry of the group at `s` (small configurations only). */
 function groupAt(cfg: ModelConfig, s: SystemState): Sym[] {
@@ -50,6 +41,8 @@ describe('a symmetry renames everything that carries a worker, a replica or an u
   const configs: [string, ModelConfig][] = [
     ['best-effort, 4 workers', alternating('best-effort', 4)],
     ['barrier, 5 workers', alternating('barrier', 5, { maxBytesChoices: [1000] })],
+    // the timer is proposed by each process's first worker, which the symmetry moves like the others
+    ['barrier-timeout, 5 workers', alternating('barrier-timeout', 5, { maxBytesChoices: [1000] })],
     ['best-effort, review bug, 4 workers', alternating('best-effort', 4, { maxBytesChoices: [1000], bugs: { sweepUpgradeRace: true } })],
     ['best-effort, 2 replicas', twoReplicas('best-effort')],
     ['barrier, 2 replicas', twoReplicas('barrier')],
@@ -244,70 +237,35 @@ describe('a symmetry renames everything that carries a worker, a replica or an u
   });
 });
 
-/** What the full and the reduced search must agree on: verdicts and shortest lengths. */
-const verdicts = (r: PackedSearchResult) => ({
-  violations: r.violations.map((v) => `${v.property}:${v.trace.length}`).sort(),
-  witnesses: r.witnesses.map((w) => w.property).sort(),
-  unreached: [...r.unreached].sort(),
-  complete: r.complete,
-});
-
 /** Two replicas × 1 worker over 2 intervals: replicas overtake each other and supersede. */
 const supersede = config({ variant: 'off', replicas: 2, workersPerProcess: 1, intervals: 2, updates: [u(0, 0, 0, 5), u(1, 1, 0, 5)], knobs: { maxBytesByLower: [1000], barrierByDesired: [false] } });
 
 describe('the symmetric search keeps verdicts, witnesses and shortest counterexample lengths', () => {
+  // 3 workers, 2 replicas (with and without faults) and the pinned reduction are symmetry.deep.test.ts's.
   const cases: [string, ModelConfig][] = [
-    ['best-effort, 3 workers', alternating('best-effort', 3)],
     ['barrier, 4 workers', alternating('barrier', 4, { maxBytesChoices: [50, 1000] })],
+    ['barrier-timeout, 4 workers', alternating('barrier-timeout', 4, { maxBytesChoices: [50, 1000] })],
     ['best-effort, 4 workers, knob 50', alternating('best-effort', 4, { maxBytesChoices: [50] })],
     ['review bug, 4 workers', alternating('best-effort', 4, { maxBytesChoices: [50], bugs: { sweepUpgradeRace: true } })],
     ['review bug, 5 workers, the barrier', alternating('barrier', 5, { maxBytesChoices: [50], bugs: { sweepUpgradeRace: true } })],
-    ['2 replicas', twoReplicas('best-effort')],
     ['2 intervals', alternating('best-effort', 2, { intervals: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 100), u(2, 1, 0, 100), u(3, 1, 1, 10)] })],
     // workers 1 and 2 interchangeable, worker 0 (the append worker) without data; small enough that the
     // full search completes too (with data on all three it needs 1.36 M states: both searches must end)
     ['faults, 3 workers', alternating('best-effort', 3, { maxBytesChoices: [1000], updates: [u(0, 0, 1, 10), u(1, 0, 2, 10)], faults: { aborts: 1, indeterminate: 0, cleanup: false } })],
-    // an abort with two replicas needs more than 3 M states in the full search; an indeterminate commit
-    // and cleanup complete in both (67,572 / 30,601 states)
-    ['faults, 2 replicas', { ...twoReplicas('best-effort'), faults: { aborts: 0, indeterminate: 1, cleanup: true } }],
     ['supersede, 2 replicas, 2 intervals', supersede],
   ];
   it.each(cases)('%s', (_name, cfg) => {
-    const full = searchPacked(cfg, { maxStates: 1_000_000, properties });
-    expect(full.complete).toBe(true); // else "the same verdicts" could mean "both stopped"
-    const engine = new Engine(cfg, properties);
-    const reducer = new SymmetryReducer(engine);
-    const sym = searchPacked(cfg, { maxStates: 1_000_000, reducer }, engine);
-    expect(verdicts(sym)).toEqual(verdicts(full));
-    expect(sym.states).toBeLessThanOrEqual(full.states);
-    // the representatives' orbits hold every state of the full search, once (replica symmetry: not computed)
-    expect(sym.unreduced).toBe(cfg.replicas === 1 ? full.states : null);
-    // every printed trace is un-permuted into a real run (searchPacked replays each; check again here)
-    for (const t of [...sym.violations, ...sym.witnesses]) expect(() => replay(cfg, t.trace)).not.toThrow();
-  });
-
-  it('reduces the state space where workers are interchangeable, the more when the append worker moves too', () => {
-    const states = (cfg: ModelConfig, appendWorkers?: 'fixed') => {
-      const engine = new Engine(cfg, properties);
-      const reducer = new SymmetryReducer(engine, appendWorkers === undefined ? {} : { appendWorkers });
-      return [searchPacked(cfg, { maxStates: 1_000_000, reducer }, engine).states, reducer.description];
-    };
-    const five = alternating('best-effort', 5, { maxBytesChoices: [50] });
-    expect(searchPacked(five, { maxStates: 1_000_000 }).states).toBe(34_701);
-    expect(states(five)).toEqual([3877, expect.stringMatching(/classes \{0,2,4\} \{1,3\}, append workers move too/)]);
-    expect(states(five, 'fixed')).toEqual([11_087, expect.stringMatching(/classes \{0,2,4\} \{1,3\}, append workers fixed/)]);
-    expect(searchPacked(twoReplicas('best-effort'), { maxStates: 1_000_000 }).states).toBe(20_272);
-    expect(states(twoReplicas('best-effort'))).toEqual([2787, expect.stringMatching(/classes \{0,1\}, append workers move too\); 2 replicas/)]);
-    expect(states(twoReplicas('best-effort'), 'fixed')).toEqual([9751, expect.stringMatching(/2 replicas/)]);
+    expectSymmetryKeepsVerdicts(cfg);
   });
 });
 
 describe('the partial-order reduction keeps every final state and every verdict', () => {
+  // the review bug at 3 workers and the fault world are symmetry.deep.test.ts's.
   const cases: [string, ModelConfig][] = [
     ['best-effort, 3 workers', alternating('best-effort', 3)],
     ['barrier, 3 workers', alternating('barrier', 3)],
+    ['barrier-timeout, 3 workers', alternating('barrier-timeout', 3)],
     ['off, 3 workers', alternating('off', 3)],
-    ['review bug, 3 workers', alternating('best-effort', 3, { bugs: { sweepUpgradeRace: true } })],
     ['barrier with the review bug', alternating('barrier', 3, { bugs: { sweepUpgradeRace: true } })],
     ['2 replicas', twoReplicas('barrier')],
     ['2 processes', config({ variant: 'best-effort', processes: 2, workersPerProcess: 2, updates: [u(0, 0, 0, 10), u(1, 0, 1, 10), u(2, 0, 2, 10)], maxBytesChoices: [1000] })],
@@ -317,27 +275,12 @@ describe('the partial-order reduction keeps every final state and every verdict'
     // noData 'finish': two workers without data finish empty handles (identical loads: symmetric)
     ['no data: finish, best-effort', config({ variant: 'best-effort', workersPerProcess: 3, noData: 'finish', updates: [u(0, 0, 0, 10)], maxBytesChoices: [0, 1000] })],
     ['no data: finish, barrier', config({ variant: 'barrier', workersPerProcess: 3, noData: 'finish', updates: [u(0, 0, 0, 10)], maxBytesChoices: [0, 1000] })],
-    ['faults', { ...config({ variant: 'best-effort' }), faults: { aborts: 1, indeterminate: 1, cleanup: true } }],
     ['faults, the indeterminate-as-mismatch bug', { ...config({ variant: 'best-effort' }), faults: { aborts: 0, indeterminate: 1, cleanup: false }, bugs: { indeterminateAsMismatch: true } }],
     // supersede: a stage is not confluent with two replicas (a supersede can turn it into `superseded`)
     ['supersede, 2 replicas, 2 intervals', supersede],
   ];
   it.each(cases)('%s', (_name, cfg) => {
-    const finals = (por: boolean) => {
-      const out = new Set<string>();
-      const r = searchPacked(cfg, { maxStates: 1_000_000, properties, por, onFinal: (s) => out.add(serialize(s)) });
-      return { r, out };
-    };
-    const full = finals(false);
-    const reduced = finals(true);
-    expect(reduced.out).toEqual(full.out);
-    expect(reduced.r.states).toBeLessThan(full.r.states);
-    const names = (r: PackedSearchResult) => ({ v: r.violations.map((v) => v.property).sort(), w: r.witnesses.map((w) => w.property).sort() });
-    expect(names(reduced.r)).toEqual(names(full.r));
-    // with the re-search, every counterexample is a shortest one again
-    const checked = checkPacked(cfg, { properties, maxStates: 1_000_000, symmetry: true, por: true });
-    expect(checked.violations.map((v) => `${v.property}:${v.trace.length}`).sort()).toEqual(full.r.violations.map((v) => `${v.property}:${v.trace.length}`).sort());
-    expect(Object.values(checked.shortest).every((x) => x)).toBe(true);
+    expectPorKeepsFinals(cfg);
   });
 
   it('refuses a property that is not monotone (its verdict would depend on the interleavings it skips)', () => {

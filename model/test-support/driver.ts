@@ -2,6 +2,7 @@
 import type { TraceEvent, Variant } from '../../vocab/index.ts';
 import type { ModelConfig, Update } from '../config.ts';
 import { enabledActions, initialState, predict, step, successors, type Successor, type SystemState } from '../system.ts';
+import { xorshift32 } from '../../random/prng.ts';
 
 export const persist = { blobTargetSize: 64, inlineSingleMaxBytes: 32, inlineTotalMaxBytes: 1 << 20 };
 
@@ -163,13 +164,6 @@ export function randomWalk(
 
 /** Seeded xorshift for random walks (tests only). */
 export function rng(seed: number): (n: number) => number {
-  let x = seed >>> 0 || 1;
-  return (n) => {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    return x % n;
-  };
+  const next = xorshift32(seed);
+  return (n) => next() % n;
 }

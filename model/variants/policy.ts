@@ -6,13 +6,17 @@
  * compares a variant's name. Each variant's definition (`off.ts`, `best-effort.ts`, `barrier.ts`) is one
  * `ModelVariant`; `index.ts` registers them.
  */
-import type { Property } from '../../spec/properties.ts';
+import { barrierOneSharedBatchPerGroup, barrierOneSharedBatchPerProcess, type Property } from '../../spec/properties.ts';
 import type { VariantMeta, VariantOptions } from '../../vocab/index.ts';
 
 /** The builder of a description whose barrier flag is on waits for `participants` reports (builder.ts
  * `BuilderInput.participants`; the `open` event's predicted `participants`). */
 export interface ModelBarrier {
   readonly participants: number;
+  /** A deadline (finite milliseconds): the barrier may complete before every participant reported
+   * (builder.ts TIMEOUT; the model has no clock, so only whether there is one matters). Absent: it
+   * waits for every participant. */
+  readonly deadline?: number;
 }
 
 /** A model configuration's policy: its variant with the resolved options. */
@@ -45,4 +49,26 @@ export const allProperties = (all: readonly Property[]): readonly Property[] => 
  * variants of #37591 and #37617. */
 export function flaggedSharing(meta: VariantMeta, barrierByDefault: boolean): ModelVariant {
   return { meta, policy: (options) => ({ meta, options, sharing: true, barrierByDefault, barrier: everyWorker, properties: allProperties }) };
+}
+
+/**
+ * `v` with a deadline on its barrier: `deadline(options)` milliseconds after the first report the barrier
+ * may complete with the handles that joined (builder.ts TIMEOUT); Infinity: none, `v` as it is. With a
+ * deadline a process may hand several shared batches for one interval (the late workers' groups), so
+ * barrier-one-shared-batch-per-process gives way to barrier-one-shared-batch-per-group.
+ */
+export function withDeadline(v: ModelVariant, deadline: (options: VariantOptions) => number): ModelVariant {
+  return {
+    meta: v.meta,
+    policy: (options) => {
+      const base = v.policy(options);
+      const ms = deadline(options);
+      if (!Number.isFinite(ms)) return base;
+      return {
+        ...base,
+        barrier: (workersPerProcess) => ({ ...base.barrier(workersPerProcess), deadline: ms }),
+        properties: (all) => base.properties(all).map((p) => (p === barrierOneSharedBatchPerProcess ? barrierOneSharedBatchPerGroup : p)),
+      };
+    },
+  };
 }

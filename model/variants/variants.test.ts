@@ -31,9 +31,11 @@ describe('the model variant registry', () => {
       ['off', false, false, [false], 2, properties.length],
       ['best-effort', true, false, [false], 2, properties.length],
       ['barrier', true, false, [true], 2, properties.length],
+      // the same count: barrier-one-shared-batch-per-process gives way to the per-group property
+      ['barrier-timeout', true, false, [true], 2, properties.length],
     ]);
     // a flag that flips is explored where the variant shares, never where it does not
-    expect(MODEL_VARIANT_NAMES.map((variant) => mintChoices(config({ variant, barrierChoices: [false, true] })).barrier)).toEqual([[false], [false, true], [false, true]]);
+    expect(MODEL_VARIANT_NAMES.map((variant) => mintChoices(config({ variant, barrierChoices: [false, true] })).barrier)).toEqual([[false], [false, true], [false, true], [false, true]]);
   });
 
   it("refuses an option the variant does not take, and a bad value of one it takes, naming the option", () => {

@@ -1,0 +1,82 @@
+/**
+ * Rare combinations on purpose. A few paths need several things at once — a shape, a policy, a flag and
+ * a worker that comes late — and the independent draws of workload and schedule give them a few runs in
+ * a budget, or none (conformance/reach.ts counts them). In about one run in six `sbkit check` draws
+ * one of them and shapes that run's workload and schedule towards it; the rest of the run is what was
+ * drawn. Each combination is a reach counter, required at the default budget (reach.ts requiredReach),
+ * so a generator or an implementation that loses the path fails the check as vacuous.
+ *
+ * - `supersede-skip`: two replicas under free pacing with the barrier flag on, and a worker of replica 0
+ *   that comes late: replica 1 appends past replica 0's live lower, replica 0's mint supersedes it, and
+ *   the late worker skips the superseded description and reports that as a barrier skip
+ *   (`supersede-skip-reported`);
+ * - `late-reopen`: two MV sinks in one process with a late worker: the other workers finish an id, the
+ *   other sink's builder() calls sweep its dead entry, and the late worker stages and opens the id again,
+ *   a new instance of an id the registry no longer holds (`reopen-after-sweep`).
+ * The shapes hold for any variant that shares (off shares nothing: they are left undrawn there).
+ *
+ * The shaping is a function of the drawn workload and schedule, drawn after both, so every other run
+ * draws exactly what it drew before; a replay token carries the shaped workload and schedule.
+ */
+import fc from 'fast-check';
+import type { Variant } from '../vocab/index.ts';
+import { sharesAtAll } from '../impl/variants/index.ts';
+import type { Schedule } from './schedule.ts';
+import { THRESHOLD, type LoadClass, type Workload } from './workload.ts';
+
+export const RARE_COMBINATIONS = ['supersede-skip', 'late-reopen'] as const;
+export type RareCombination = (typeof RARE_COMBINATIONS)[number];
+
+/** None in about five runs of six; each combination in about one run in twelve (sharing variants). */
+export function rareArb(variant: Variant): fc.Arbitrary<RareCombination | null> {
+  if (!sharesAtAll(variant)) return fc.constant(null);
+  return fc.oneof({ weight: 10, arbitrary: fc.constant(null) }, { weight: 2, arbitrary: fc.constantFrom(...RARE_COMBINATIONS) });
+}
+
+/** `w` and `s` shaped towards `rare` (unchanged for null). */
+export function shapedFor(rare: RareCombination | null, w: Workload, s: Schedule): { workload: Workload; schedule: Schedule } {
+  if (rare === null) return { workload: w, schedule: s };
+  const workersPerProcess = Math.max(2, w.workersPerProcess);
+  const intervals = Math.max(3, w.intervals);
+  const late = { replica: 0, worker: 1 };
+  const common = {
+    workersPerProcess,
+    intervals,
+    asOf: 0,
+    knob: [THRESHOLD],
+    sink: 'v2' as const,
+    idOrder: undefined,
+  };
+  const loadsOf = (workers: number, load: (worker: number) => LoadClass): LoadClass[][] => Array.from({ length: intervals }, () => Array.from({ length: workers }, (_, worker) => load(worker)));
+  let shaped: Workload;
+  switch (rare) {
+    case 'supersede-skip':
+      shaped = {
+        ...w,
+        ...common,
+        replicas: 2,
+        processes: 1,
+        pacing: 'free',
+        noData: 'skip',
+        barrierFlags: [true],
+        loads: loadsOf(workersPerProcess, () => 'tiny'),
+        sinkLoads: undefined,
+      };
+      break;
+    case 'late-reopen':
+      shaped = {
+        ...w,
+        ...common,
+        replicas: 1,
+        processes: 1,
+        noData: 'skip',
+        barrierFlags: [false],
+        loads: loadsOf(workersPerProcess, () => 'tiny'),
+        sinkLoads: [loadsOf(workersPerProcess, () => 'tiny')],
+      };
+      break;
+  }
+  const { sinkLoads, idOrder, ...rest } = shaped;
+  const workload: Workload = { ...rest, ...(sinkLoads === undefined ? {} : { sinkLoads }), ...(idOrder === undefined ? {} : { idOrder }) };
+  return { workload, schedule: { ...s, starve: [late] } };
+}

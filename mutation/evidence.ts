@@ -1,0 +1,28 @@
+/**
+ * Survivors of `npm run mutation` judged equivalent, each with an executable argument: a surviving
+ * mutant counts as equivalent only with an entry here, and docs/quality/mutants.md (scripts/mutants-doc.ts)
+ * shows each survivor of the latest report with its entry, or as not evidenced.
+ *
+ * An entry names the mutant by what it changes — its file, Stryker's mutator, the source text it
+ * replaces and its replacement — not by line, so that it stays attached when code moves around it. Its
+ * proof is one of:
+ * - `test`: a test (file and title) that instruments the mutated point and shows, over the check's whole
+ *   budget (the killer's plain check, fault world and gallery), that the changed branch is never taken or
+ *   changes no output;
+ * - `type`: a type-level impossibility, stated (the mutant type-checks, but no value that reaches the
+ *   point can tell the two apart).
+ * mutation/evidence.test.ts holds every entry admissible (evidence-check.ts): the replaced text still in
+ * its file, a reason given, the proof's test file and title there.
+ */
+export interface Evidence {
+  readonly file: string;
+  readonly mutator: string;
+  /** The source text the mutant replaces (whitespace is not significant). */
+  readonly original: string;
+  readonly replacement: string;
+  /** Why no behaviour changes, in a sentence or two. */
+  readonly why: string;
+  readonly proof: { readonly kind: 'test'; readonly file: string; readonly test: string } | { readonly kind: 'type' };
+}
+
+export const EVIDENCE: readonly Evidence[] = [];
