@@ -236,7 +236,7 @@ function workerPhase(site: WorkerSite): string {
 const barrierParticipants = (cfg: ModelConfig): number => policyOf(cfg).barrier(cfg.workersPerProcess).participants;
 
 /** Whether a barrier of `cfg`'s variant has a deadline (a finite one: it may time out). */
-function barrierTimesOut(cfg: ModelConfig): boolean {
+export function barrierTimesOut(cfg: ModelConfig): boolean {
   const deadline = policyOf(cfg).barrier(cfg.workersPerProcess).deadline;
   return deadline !== undefined && Number.isFinite(deadline);
 }
