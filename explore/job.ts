@@ -65,11 +65,11 @@ export async function runLatency(io: Io, headline: Comparison, variants: readonl
 
 /** The report sections the report's variants add (explore/variants/: a variant's `sections`), each run
  * from the headline's setup and rendered. */
-export async function runVariantSections(io: Io, setup: Setup, variants: readonly Variant[], registry: readonly ExploreVariant[] = EXPLORE_VARIANTS): Promise<RenderedSection[]> {
+export async function runVariantSections(io: Io, setup: Setup, variants: readonly Variant[], registry: readonly ExploreVariant[] = EXPLORE_VARIANTS, stragglers: StragglerSweepOptions = DEFAULT_STRAGGLER_SWEEP): Promise<RenderedSection[]> {
   const out: RenderedSection[] = [];
   for (const v of registry.filter((x) => variants.includes(x.meta.name))) {
     for (const s of v.sections ?? []) {
-      const html = await withProgress(io, { title: s.title }, (progress) => s.render({ setup, variants, progress, compareCommand }));
+      const html = await withProgress(io, { title: s.title }, (progress) => s.render({ setup, variants, progress, compareCommand, stragglers }));
       out.push({ id: s.id, title: s.title, html });
     }
   }
@@ -295,7 +295,7 @@ export async function runJob(io: Io, plan: JobPlan, narrate: JobNarrator = {}): 
   const sweeps = await runReportSweeps(io, setup, variants, plan.sweeps, plan.sweepIntervals);
   const latency = await runLatency(io, comparison, variants, plan.stragglers);
   const smallWrites = await runSmallWrites(io, setup, variants, plan.smallWritesRows, plan.smallWritesIntervals);
-  const variantSections = await runVariantSections(io, setup, variants);
+  const variantSections = await runVariantSections(io, setup, variants, EXPLORE_VARIANTS, plan.stragglers);
   const hydration = plan.skip?.hydration === true ? undefined : await runHydration(io, setup, variants, plan.hydrationRows);
   const gallery: GallerySection = plan.skip?.gallery === undefined ? await runGallery(io, setup.seed, plan.galleryBugs) : skipped(plan.skip.gallery);
   const reasons = jobReasons({ criteria, modelCheck, check, checkReasons: checked?.reasons ?? [], gallery, coverage, faults, runs: plan.runs });

@@ -136,6 +136,6 @@ export function tradeoffHtml(t: TimeoutTradeoff, ctx: Pick<SectionContext, 'comp
 
 /** The section's body (its heading: barrier-timeout.ts). */
 export const boundingTheWait: SectionBody<TimeoutTradeoff> = {
-  data: (ctx) => timeoutTradeoff(ctx),
+  data: (ctx) => timeoutTradeoff(ctx, ctx.stragglers === undefined ? {} : { stragglers: ctx.stragglers.probabilities, workload: ctx.stragglers }),
   html: (t, ctx) => tradeoffHtml(t, ctx),
 };

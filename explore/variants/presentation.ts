@@ -33,6 +33,9 @@ export interface SectionContext {
   readonly progress: (fraction: number, label: string) => void;
   /** The `sbkit compare` line that reproduces a comparison on `setup` (report.ts compareCommand). */
   readonly compareCommand: (scenario: string, setup: Setup, extra?: readonly string[]) => string;
+  /** The latency section's straggler workload and probabilities (job.ts DEFAULT_STRAGGLER_SWEEP unless the
+   * job was given its own), so a section about stragglers runs the same work. */
+  readonly stragglers?: { readonly rows: number; readonly rowBytes: number; readonly intervals: number; readonly probabilities: readonly number[] } | undefined;
 }
 
 /** A section a variant adds to the report: its own module, a data function and an HTML renderer (joined by
