@@ -2,14 +2,14 @@
 import type { Batch } from '../../impl/persist/batch.ts';
 import { BarrierState } from '../../impl/shared/barrier-state.ts';
 import type { SharedBatchHandle } from '../../impl/shared/handle.ts';
-import { sharedHarness } from '../../impl/test-support/harness.ts';
+import { inMemoryShared } from '../../impl/shared/in-memory.ts';
 import { OK, refused, Judge } from './judge.ts';
 import { sortedIds, show, chunk } from './draw.ts';
 import { programScheduler } from './scheduler.ts';
 
 export async function barrier(j: Judge): Promise<void> {
   const d = j.draw;
-  const { registry: shared, tasks } = sharedHarness({ scheduler: programScheduler });
+  const { registry: shared, tasks } = inMemoryShared({ scheduler: programScheduler });
   const range = { lower: 0, upper: 1 + d.int(3) };
   const p = 2 + d.int(2);
   const id = 1;

@@ -5,7 +5,7 @@
 import { SbkitError } from '../../impl/errors.ts';
 import { MemBlob } from '../../impl/persist/blob.ts';
 import type { SharedBatchHandle } from '../../impl/shared/handle.ts';
-import { sharedHarness } from '../../impl/test-support/harness.ts';
+import { inMemoryShared } from '../../impl/shared/in-memory.ts';
 import { OK, refused, Judge } from './judge.ts';
 import { update, show } from './draw.ts';
 import { programScheduler } from './scheduler.ts';
@@ -23,7 +23,7 @@ class ReadOnlyBlob extends MemBlob {
 export async function failing(j: Judge): Promise<void> {
   const d = j.draw;
   // Every part is hollow and cut at once: the first push makes the builder task write one.
-  const { registry: shared, tasks } = sharedHarness({ scheduler: programScheduler, blob: new ReadOnlyBlob(), persist: { blobTargetSize: 1, inlineSingleMaxBytes: 0 } });
+  const { registry: shared, tasks } = inMemoryShared({ scheduler: programScheduler, blob: new ReadOnlyBlob(), persist: { blobTargetSize: 1, inlineSingleMaxBytes: 0 } });
   const id = 1 + d.int(5);
   const range = { lower: 0, upper: 1 + d.int(3) };
   const hs: SharedBatchHandle[] = [];

@@ -1,7 +1,7 @@
 /** Handles on one best-effort shared batch: push, finish, drop, pushes in flight, conflicting opens. */
 import type { Batch } from '../../impl/persist/batch.ts';
 import type { SharedBatchHandle } from '../../impl/shared/handle.ts';
-import { sharedHarness } from '../../impl/test-support/harness.ts';
+import { inMemoryShared } from '../../impl/shared/in-memory.ts';
 import { OK, refused, Judge } from './judge.ts';
 import { sortedIds, show, chunk } from './draw.ts';
 import { programScheduler } from './scheduler.ts';
@@ -14,7 +14,7 @@ interface HandleModel {
 
 export async function handles(j: Judge): Promise<void> {
   const d = j.draw;
-  const { registry: shared, tasks, events, metrics } = sharedHarness({ scheduler: programScheduler, persist: { blobTargetSize: 1 + d.int(200), inlineSingleMaxBytes: d.int(100) } });
+  const { registry: shared, tasks, events, metrics } = inMemoryShared({ scheduler: programScheduler, persist: { blobTargetSize: 1 + d.int(200), inlineSingleMaxBytes: d.int(100) } });
   const lower = d.int(3);
   const upper = lower + 1 + d.int(3);
   const id = 1 + d.int(5);

@@ -8,7 +8,7 @@ import type { Batch } from '../../impl/persist/batch.ts';
 import { BatchBuilder } from '../../impl/persist/batch-builder.ts';
 import { MemBlob } from '../../impl/persist/blob.ts';
 import type { Scheduler } from '../../impl/seams.ts';
-import { sharedHarness } from '../../impl/test-support/harness.ts';
+import { inMemoryShared } from '../../impl/shared/in-memory.ts';
 import type { Update } from '../../impl/update.ts';
 import { OK, Judge } from './judge.ts';
 import { update, show } from './draw.ts';
@@ -27,7 +27,7 @@ export async function reuse(j: Judge): Promise<void> {
   const letRead = (): void => {
     for (const resume of held.splice(0)) resume();
   };
-  const { registry: shared, tasks, blob } = sharedHarness({ scheduler, persist: { blobTargetSize: 1 + d.int(120), inlineSingleMaxBytes: d.int(80) } });
+  const { registry: shared, tasks, blob } = inMemoryShared({ scheduler, persist: { blobTargetSize: 1 + d.int(120), inlineSingleMaxBytes: d.int(80) } });
   const range = { lower: 0, upper: 1 + d.int(3) };
   const id = 1 + d.int(5);
   const h = await j.call(`builder(${id})`, OK, () => shared.builder(id, range, { worker: 0 }));
