@@ -8,13 +8,16 @@
  * naming the file and how often the text occurs.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const COPIED = ['bin', 'impl', 'model', 'vocab', 'spec', 'conformance', 'explore', 'package.json', 'tsconfig.json'];
+/** What the copy leaves out: dependencies (linked instead), generated output, documentation and data. */
+const NOT_COPIED = new Set(['node_modules', 'docs', 'report', 'scratch', 'coverage', 'bench']);
+/** Every top-level file and folder of the kit but those and the hidden ones: a new folder of source is copied too. */
+const COPIED = readdirSync(ROOT).filter((n) => !n.startsWith('.') && !NOT_COPIED.has(n));
 
 export interface Planted {
   /** Runs `node bin/sbkit.js ARGS` in the copy: its exit code and what it printed. */

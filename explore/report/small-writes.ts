@@ -24,7 +24,7 @@ export interface SmallWritesSection {
   readonly rows: SweepResult;
 }
 
-/** What the PRs measured for small writes (DOMAIN.md). */
+/** What the PRs measured for small writes (docs/design/domain.md). */
 const PR_SMALL = { offParts: 7.8, sharedParts: 1.05, latencyMs: 10, compaction: 2.5 } as const;
 
 export function smallWritesSection(d: SmallWritesSection): string {
