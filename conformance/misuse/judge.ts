@@ -3,7 +3,7 @@
  * its message gives), and what disagreed; a call that never returns is a deadlock.
  */
 import { SbkitError, type SbkitErrorCode } from '../../impl/errors.ts';
-import { type Scenario } from './scenario.ts';
+import type { Scenario } from './scenario.ts';
 import { Draw } from './draw.ts';
 
 /** What the model predicts for one call. */

@@ -1,6 +1,5 @@
 /** The misuse scenarios' names and what a scenario's program comes to. */
 
-
 export const SCENARIOS = ['handles', 'barrier', 'builder', 'batch', 'stores', 'registry', 'faults', 'failing', 'reuse', 'ids', 'writers', 'claims'] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 

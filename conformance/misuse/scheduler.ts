@@ -1,7 +1,6 @@
 /** The scheduler the programs' objects run under. */
 import type { Scheduler } from '../../impl/seams.ts';
 
-
 /**
  * The scheduler the programs' objects run under: pass-through (every point resumes at once), except
  * that a program past POINT_LIMIT scheduling points is spinning — a retry loop that never ends, say, a

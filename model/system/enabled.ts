@@ -3,7 +3,7 @@ import type { TraceEvent } from '../../vocab/index.ts';
 import { mintChoices, processOf, workersPerReplica, type ModelConfig } from '../config.ts';
 import { isIn, pathOf, type Local } from '../local.ts';
 import type { ReplicaState, SystemState } from '../state.ts';
-import { type WorkerContext } from '../worker.ts';
+import type { WorkerContext } from '../worker.ts';
 import { barrierTimesOut } from './sites.ts';
 import { allSealed } from './fault-events.ts';
 import { predict } from './predict.ts';

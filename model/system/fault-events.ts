@@ -2,7 +2,7 @@
 import type { Description, TraceEvent } from '../../vocab/index.ts';
 import type { BuilderView } from '../../spec/view.ts';
 import { append } from '../append.ts';
-import { type ModelConfig } from '../config.ts';
+import type { ModelConfig } from '../config.ts';
 import { isIn, pathOf } from '../local.ts';
 import { partsNow } from '../parts.ts';
 import type { ReplicaState, SystemState } from '../state.ts';

@@ -1,8 +1,8 @@
 /** Small immutable helpers. */
 import type { SharedId } from '../../vocab/index.ts';
-import { type BuilderContext } from '../builder.ts';
+import type { BuilderContext } from '../builder.ts';
 import { sizeIndex, type ModelConfig } from '../config.ts';
-import { type Local } from '../local.ts';
+import type { Local } from '../local.ts';
 import type { History, Registry, ReplicaState, SystemState } from '../state.ts';
 
 export const set = <T>(xs: readonly T[], i: number, x: T): readonly T[] => {

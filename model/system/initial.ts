@@ -5,7 +5,6 @@ import type { ReplicaState, SystemState } from '../state.ts';
 import { sweep } from '../sweep.ts';
 import { worker } from '../worker.ts';
 
-
 export function initialState(cfg: ModelConfig): SystemState {
   validateConfig(cfg);
   const replica = freshReplica(cfg, cfg.asOf ?? 0, 0);

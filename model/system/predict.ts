@@ -1,6 +1,6 @@
 /** The step function's dispatch: an event to its actor's prediction. */
 import type { TraceEvent } from '../../vocab/index.ts';
-import { type ModelConfig } from '../config.ts';
+import type { ModelConfig } from '../config.ts';
 import type { SystemState } from '../state.ts';
 import { type Prediction, fail } from './prediction.ts';
 import { frontier, mintEvent, pollEvent, appendEvent, backpressureEvent, bumpEvent, deleteEvent } from './replica-events.ts';

@@ -2,7 +2,6 @@
 import type { TraceEvent } from '../../vocab/index.ts';
 import type { SystemState } from '../state.ts';
 
-
 export type StepResult =
   | { readonly ok: true; readonly state: SystemState }
   | { readonly ok: false; readonly reason: string; readonly expected?: TraceEvent };

@@ -1,7 +1,7 @@
 /** Registry events: sweep, and with the review bug sweep-hold / sweep-release. */
 import type { SweepBy, TraceEvent } from '../../vocab/index.ts';
 import { builder, isEntry, isLive } from '../builder.ts';
-import { type ModelConfig } from '../config.ts';
+import type { ModelConfig } from '../config.ts';
 import { isIn, pathOf } from '../local.ts';
 import type { Registry, SystemState } from '../state.ts';
 import { ENVIRONMENT, sweep } from '../sweep.ts';

@@ -6,8 +6,7 @@ import { processOf, type ModelConfig } from '../config.ts';
 import { policyOf } from '../variants/index.ts';
 import { pathOf, type Local } from '../local.ts';
 import type { Registry, ReplicaState, SystemState } from '../state.ts';
-import { type WorkerContext } from '../worker.ts';
-
+import type { WorkerContext } from '../worker.ts';
 
 export interface ReplicaSite {
   readonly rep: ReplicaState;

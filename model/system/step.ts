@@ -1,8 +1,8 @@
 /** The step function: the model's prediction compared with the given event, field by field. */
 import type { TraceEvent } from '../../vocab/index.ts';
-import { type ModelConfig } from '../config.ts';
+import type { ModelConfig } from '../config.ts';
 import type { SystemState } from '../state.ts';
-import { type StepResult } from './prediction.ts';
+import type { StepResult } from './prediction.ts';
 import { enabledActions } from './enabled.ts';
 import { predict } from './predict.ts';
 

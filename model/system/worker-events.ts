@@ -2,7 +2,7 @@
 import type { Description, Route, TraceEvent, WorkerRef } from '../../vocab/index.ts';
 import { append, type AppendContext } from '../append.ts';
 import { builder, isEntry, isLive, type BuilderContext } from '../builder.ts';
-import { type ModelConfig } from '../config.ts';
+import type { ModelConfig } from '../config.ts';
 import { policyOf, sharingOn } from '../variants/index.ts';
 import { handle, type HandleContext } from '../handle.ts';
 import { isIn, pathOf, type Local } from '../local.ts';
