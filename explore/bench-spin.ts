@@ -1,8 +1,10 @@
 /**
- * `npm run bench:spin [-- --workers W --parts P --variants best-effort,barrier --max-seconds S --spin-por on|off]`:
+ * `npm run bench:spin [-- --workers W --parts P --variants best-effort,barrier --max-seconds S --spin-por on|off --spin-memory MB]`:
  * our exhaustive check of the SPIN anchor's configuration (`sbkit model --check --core`) beside SPIN on
  * the Promela model of the same protocol (bench/spin/sharedbatch.pml), for the same W and P: states, seconds and peak RSS of each. Figures only;
- * nothing is asserted. The machine's 2 cores are shared: repeat a run before trusting a ratio.
+ * nothing is asserted. The machine's 2 cores are shared: repeat a run before trusting a ratio. SPIN's
+ * exact store stops at `--spin-memory` (pan's MEMLIM, default 20,000 MB): where it does, the table says
+ * how many states it had stored.
  *
  * SPIN comes from Debian's `spin` package (`apt-get install -y spin`); pan.c is generated and compiled in
  * scratch/spin/ (git-ignored). Without spin (or gcc) only our side runs, and the bench says how to
@@ -24,10 +26,11 @@ interface Args {
   variants: ('best-effort' | 'barrier')[];
   maxSeconds: number;
   spinPor: boolean;
+  spinMemory: number;
 }
 
 function parse(argv: readonly string[]): Args {
-  const args: Args = { workers: 3, parts: 2, variants: ['best-effort', 'barrier'], maxSeconds: 600, spinPor: true };
+  const args: Args = { workers: 3, parts: 2, variants: ['best-effort', 'barrier'], maxSeconds: 600, spinPor: true, spinMemory: 20_000 };
   for (let i = 0; i < argv.length; i += 2) {
     const [flag, value] = [argv[i], argv[i + 1] ?? ''];
     if (flag === '--workers') args.workers = Number(value);
@@ -35,11 +38,13 @@ function parse(argv: readonly string[]): Args {
     else if (flag === '--variants') args.variants = value.split(',') as Args['variants'];
     else if (flag === '--max-seconds') args.maxSeconds = Number(value);
     else if (flag === '--spin-por') args.spinPor = value !== 'off';
-    else throw new Error(`bench:spin: unknown flag ${flag} (flags: --workers --parts --variants --max-seconds --spin-por)`);
+    else if (flag === '--spin-memory') args.spinMemory = Number(value);
+    else throw new Error(`bench:spin: unknown flag ${flag} (flags: --workers --parts --variants --max-seconds --spin-por --spin-memory)`);
   }
   if (!Number.isInteger(args.workers) || args.workers < 1 || args.workers > 8) throw new Error('bench:spin: --workers must be 1..8');
   if (!Number.isInteger(args.parts) || args.parts < 1 || args.parts > 9) throw new Error('bench:spin: --parts must be 1..9');
   if (args.variants.some((v) => v !== 'best-effort' && v !== 'barrier')) throw new Error('bench:spin: --variants is best-effort and/or barrier');
+  if (!Number.isInteger(args.spinMemory) || args.spinMemory < 100) throw new Error('bench:spin: --spin-memory is pan\'s memory limit in MB (at least 100)');
   return args;
 }
 
@@ -47,6 +52,8 @@ interface Measured {
   readonly complete: boolean;
   readonly tool: string;
   readonly states: number | null;
+  /** What our states stand for without the symmetry (SPIN: its states). */
+  readonly standFor: number | null;
   readonly seconds: number;
   readonly rssMiB: number | null;
   readonly note: string;
@@ -84,12 +91,13 @@ function ours(args: Args, variant: string): Measured {
   if (!r.stdout.trim().startsWith('{')) {
     throw new Error(`bench:spin: sbkit model --check --core printed no JSON (exit ${r.status}): ${r.stderr.trim().split('\n').slice(-5).join(' | ')}`);
   }
-  const json = JSON.parse(r.stdout) as { variants: { states: number; complete: boolean; figures: { reduction: string; stopped: string | null; configs: number } }[] };
+  const json = JSON.parse(r.stdout) as { variants: { states: number; unreduced: number | null; complete: boolean; figures: { reduction: string; stopped: string | null; configs: number } }[] };
   const v = json.variants[0];
   return {
     complete: v?.complete === true,
     tool: 'sbkit (packed, symmetry + partial order)',
     states: v?.states ?? null,
+    standFor: v?.unreduced ?? null,
     seconds: r.seconds,
     rssMiB: r.rssMiB,
     note: v === undefined ? 'no result' : v.complete ? `complete; ${v.figures.configs} load vectors` : `INCOMPLETE (${v.figures.stopped})`,
@@ -105,7 +113,7 @@ function spin(args: Args, variant: string): Measured {
   const defs = [`-DW=${args.workers}`, `-DP=${args.parts}`, `-DBARRIER=${variant === 'barrier' ? 1 : 0}`];
   const gen = spawnSync('spin', ['-a', ...defs, 'sharedbatch.pml'], { cwd: BUILD, encoding: 'utf8' });
   if (gen.status !== 0) throw new Error(`spin -a failed: ${gen.stderr}`);
-  const flags = ['-w', '-O2', '-DSAFETY', '-DMEMLIM=20000', ...(args.spinPor ? [] : ['-DNOREDUCE'])];
+  const flags = ['-w', '-O2', '-DSAFETY', `-DMEMLIM=${args.spinMemory}`, ...(args.spinPor ? [] : ['-DNOREDUCE'])];
   const cc = spawnSync('gcc', [...flags, '-o', 'pan', 'pan.c'], { cwd: BUILD, encoding: 'utf8' });
   if (cc.status !== 0) throw new Error(`gcc failed: ${cc.stderr}`);
   const r = timed('./pan', ['-m1000000', `-w${hashBits(args)}`], BUILD);
@@ -114,13 +122,18 @@ function spin(args: Args, variant: string): Measured {
     return m === null ? null : Number(m[1]);
   };
   const errors = num(/errors: (\d+)/);
+  const outOfMemory = /MEMLIM|out of memory/.test(r.stdout);
+  const states = num(/([\d.e+]+) states, stored/);
   return {
-    complete: errors === 0 && !/MEMLIM|out of memory/.test(r.stdout),
+    complete: errors === 0 && !outOfMemory,
     tool: `spin 6.5 (${args.spinPor ? 'POR' : 'no POR'}, exact store)`,
-    states: num(/([\d.e+]+) states, stored/),
+    states,
+    standFor: states,
     seconds: r.seconds,
     rssMiB: r.rssMiB,
-    note: `pan search ${num(/elapsed time ([\d.e+]+) seconds/) ?? '?'} s; errors: ${errors ?? '?'}`,
+    note: outOfMemory
+      ? `INCOMPLETE: out of its ${thousands(args.spinMemory)} MB (-DMEMLIM) after ${states === null ? '?' : thousands(states)} states stored`
+      : `pan search ${num(/elapsed time ([\d.e+]+) seconds/) ?? '?'} s; errors: ${errors ?? '?'}`,
   };
 }
 
@@ -143,6 +156,7 @@ function bench(args: Args): void {
         variant,
         m.tool,
         m.states === null ? '?' : thousands(m.states),
+        m.standFor === null ? '?' : thousands(m.standFor),
         fixed(m.seconds, 2),
         m.rssMiB === null ? '?' : fixed(m.rssMiB, 0),
         m.states === null || m.seconds === 0 ? '?' : thousands(Math.round(m.states / m.seconds)),
@@ -151,14 +165,17 @@ function bench(args: Args): void {
     }
     if (b !== null) {
       ratios.push(
-        a.complete
-          ? `${variant}: sbkit takes ${fixed(a.seconds / b.seconds, 2)}× SPIN's wall time (${fixed(a.seconds, 2)} s vs ${fixed(b.seconds, 2)} s` +
-            (a.seconds < b.seconds ? `: ${fixed(b.seconds / a.seconds, 1)}× faster)` : ')')
-          : `${variant}: sbkit did not complete within --max-seconds ${args.maxSeconds} (SPIN: ${fixed(b.seconds, 2)} s)`,
+        !a.complete
+          ? `${variant}: sbkit did not complete within --max-seconds ${args.maxSeconds} (SPIN: ${fixed(b.seconds, 2)} s, ${b.complete ? 'complete' : 'incomplete'})`
+          : !b.complete
+            ? `${variant}: sbkit complete in ${fixed(a.seconds, 2)} s; SPIN did not complete (${b.note}, ${fixed(b.seconds, 2)} s)`
+            : `${variant}: sbkit takes ${fixed(a.seconds / b.seconds, 2)}× SPIN's wall time (${fixed(a.seconds, 2)} s vs ${fixed(b.seconds, 2)} s` +
+              (a.seconds < b.seconds ? `: ${fixed(b.seconds / a.seconds, 1)}× faster)` : ')'),
       );
     }
   }
-  console.log(renderTable([col('variant', 'left'), col('tool', 'left'), col('states'), col('wall s'), col('peak RSS MiB'), col('states/s'), col('note', 'left')], rows));
+  console.log(renderTable([col('variant', 'left'), col('tool', 'left'), col('states'), col('stand for'), col('wall s'), col('peak RSS MiB'), col('states/s'), col('note', 'left')], rows));
+  console.log("\nstand for: sbkit's stored states stand for this many without its symmetry (each load vector's orbits, times the vectors it stands for); SPIN's are its own.");
   if (ratios.length > 0) console.log(`\n${ratios.join('\n')}`);
 }
 

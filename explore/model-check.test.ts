@@ -97,6 +97,20 @@ describe('sbkit model --check', () => {
     expect(r.out).toMatch(/best-effort: no-loss-no-duplication, .*VIOLATED/);
   });
 
+  it('--first-violation stops at the first violated property, whose trace is as short as the whole check\'s', async () => {
+    const flags = ['model', '--check', '--workers', '3', '--variant', 'best-effort', '--model-bug', 'sweep-upgrade-race'];
+    const whole = await run(flags);
+    const first = await run([...flags, '--first-violation']);
+    expect(first.code).toBe(1);
+    const violated = [...first.out.matchAll(/^ {2}\w+ +([\w-]+) +VIOLATED \((\d+) events\)$/gm)];
+    expect(violated).toHaveLength(1);
+    const [, name, events] = violated[0] as RegExpExecArray;
+    expect(whole.out).toMatch(new RegExp(`^ {2}\\w+ +${name} +VIOLATED \\(${events} events\\)$`, 'm'));
+    expect(first.out).toMatch(/UNKNOWN \(no violation in the states explored; search incomplete\)/);
+    expect(first.out).toContain('search incomplete (stopped at the first violation (--first-violation): ');
+    expect(Number(/FAILED \(1 variant, ([\d,]+) states\)/.exec(first.out)?.[1]?.replace(/,/g, ''))).toBeLessThan(Number(/FAILED \(1 variant, ([\d,]+) states\)/.exec(whole.out)?.[1]?.replace(/,/g, '')));
+  });
+
   it('--faults explores aborts, restarts, indeterminate commits and cleanup: every property holds, the fault world is witnessed', async () => {
     const r = await run(['model', '--check', '--faults']);
     expect(r.code).toBe(0);

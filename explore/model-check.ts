@@ -70,6 +70,8 @@ export interface ModelCheckRequest extends ModelCheckShape {
   readonly shard?: { readonly index: number; readonly count: number } | undefined;
   /** The SPIN anchor's configuration: each worker holds 0..parts one-part updates (see `coreConfigs`). */
   readonly core?: { readonly parts: number } | undefined;
+  /** Packed only: stop at the first violated property (re-searched to be shortest); the rest read unknown. */
+  readonly firstViolation?: boolean | undefined;
   /** Variants' options by variant (`--barrier-timeout T` …: variant-options.ts). Omitted: the defaults. */
   readonly variantOptions?: OptionsByVariant | undefined;
 }
@@ -136,8 +138,9 @@ export const CORE_UPDATE_SIZE = 100;
  * fixed at 1000 B (every worker with data shares). "Worker w pushes 0..P parts" becomes: worker w holds
  * `loads[w]` updates of 100 B (one part each) and exploration pushes one per step (`pushChunkUpdates: 1`). Promela
  * chooses the count as it runs; here each load vector is its own configuration, and `coreConfigs` lists
- * them all — with symmetry only one per orbit: worker 0 (the append worker) keeps its count, workers
- * 1…W−1 take the counts in ascending order (renaming them maps every other vector onto one of these).
+ * them all — with symmetry only one per orbit, the counts in ascending order (renaming the workers maps
+ * every other vector onto one of these; the append worker moves too, model/packed/symmetry.ts), each with
+ * the number of vectors it stands for (`vectors`).
  * Promela's workers with no data join and finish empty under best-effort and skip under the barrier:
  * the no-data policies `finish` and `skip` here. Differences that make state counts incomparable one to
  * one: our model has steps Promela folds (stage, open, finish-begin/-end, hand, mint, append), and our
@@ -149,14 +152,14 @@ export function coreConfigs(
   parts: number,
   oneVectorPerOrbit: boolean,
   modelBug?: ModelBugName,
-): { readonly loads: readonly number[]; readonly cfg: ModelConfig }[] {
+): { readonly loads: readonly number[]; readonly vectors: number; readonly cfg: ModelConfig }[] {
   const vectors: number[][] = [];
   const rec = (prefix: number[]) => {
     if (prefix.length === workers) {
       vectors.push(prefix);
       return;
     }
-    const from = oneVectorPerOrbit && prefix.length >= 2 ? (prefix[prefix.length - 1] as number) : 0;
+    const from = oneVectorPerOrbit && prefix.length >= 1 ? (prefix[prefix.length - 1] as number) : 0;
     for (let n = from; n <= parts; n++) rec([...prefix, n]);
   };
   rec([]);
@@ -178,8 +181,20 @@ export function coreConfigs(
       noData: variant === 'barrier' ? 'skip' : 'finish',
       ...(modelBug === 'sweep-upgrade-race' ? { bugs: { sweepUpgradeRace: true } } : {}),
     };
-    return { loads, cfg };
+    return { loads, vectors: oneVectorPerOrbit ? arrangements(loads) : 1, cfg };
   });
+}
+
+/** How many distinct vectors are permutations of `loads` (the multinomial coefficient of its counts). */
+function arrangements(loads: readonly number[]): number {
+  let n = 1;
+  const seen = new Map<number, number>();
+  loads.forEach((x, i) => {
+    const k = (seen.get(x) ?? 0) + 1;
+    seen.set(x, k);
+    n = (n * (i + 1)) / k;
+  });
+  return Math.round(n);
 }
 
 /** The workload in words, one line each: updates, knob, persist (for help, output and the report). */
@@ -230,8 +245,8 @@ export interface SearchFigures {
   readonly reduction: string;
   /** Successor edges generated. */
   readonly transitions: number;
-  /** Why an incomplete search stopped. */
-  readonly stopped: 'max-states' | 'max-memory' | 'max-time' | null;
+  /** Why an incomplete search stopped (`violation`: --first-violation found one). */
+  readonly stopped: 'max-states' | 'max-memory' | 'max-time' | 'violation' | null;
   /** Deepest BFS level, states stored but not expanded when it stopped, and successor edges it did not
    * store because of --max-states. */
   readonly depth: number;
@@ -254,6 +269,11 @@ export interface VariantCheck {
   readonly variant: Variant;
   /** Distinct states visited (representatives, with reductions). */
   readonly states: number;
+  /**
+   * The states they stand for without the symmetry: the sizes of their orbits added up (with --core,
+   * times the load vectors each stands for); null where not computed (replica symmetry, the plain search).
+   */
+  readonly unreduced: number | null;
   readonly finals: number;
   readonly complete: boolean;
   /** Wall-clock milliseconds (diagnostic only). */
@@ -302,6 +322,7 @@ export interface ModelCheckHooks {
 /** What one search of one configuration found (either search), before it becomes a VariantCheck. */
 interface Found {
   readonly states: number;
+  readonly unreduced: number | null;
   readonly finals: number;
   readonly complete: boolean;
   readonly violations: readonly { readonly property: string; readonly why: string; readonly trace: readonly TraceEvent[]; readonly shortest: boolean }[];
@@ -324,13 +345,13 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
   for (const [i, variant] of req.variants.entries()) {
     const configs =
       req.core === undefined
-        ? [{ loads: [] as readonly number[], cfg: checkConfig(variant, req) }]
+        ? [{ loads: [] as readonly number[], vectors: 1, cfg: checkConfig(variant, req) }]
         : coreConfigs(variant, req.workers, req.core.parts, req.symmetry !== false, req.modelBug);
     const started = hooks.now();
     // The properties this variant is judged by (model/variants/: what it adds, drops or changes).
     const properties = policyOf(configs[0]?.cfg ?? checkConfig(variant, req)).properties(all);
     const found: Found[] = [];
-    for (const [j, { cfg }] of configs.entries()) {
+    for (const [j, { cfg, vectors }] of configs.entries()) {
       const onProgress =
         hooks.onProgress === undefined
           ? undefined
@@ -340,6 +361,7 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
         const r = search(cfg, { maxStates: req.maxStates, properties, ...(onProgress === undefined ? {} : { onProgress }) });
         found.push({
           states: r.states,
+          unreduced: null,
           finals: r.finals,
           complete: r.complete,
           violations: r.violations.map((v) => ({ ...v, shortest: true })),
@@ -357,10 +379,12 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
           symmetry: req.symmetry !== false,
           por: req.por !== false,
           ...(req.shard === undefined ? {} : { shard: req.shard }),
+          ...(req.firstViolation === true ? { firstViolation: true } : {}),
           ...(onProgress === undefined ? {} : { onProgress }),
         });
         found.push({
           states: r.states,
+          unreduced: r.unreduced === null ? null : r.unreduced * vectors,
           finals: r.finals,
           complete: r.complete,
           violations: r.violations.map((v) => ({ ...v, shortest: r.shortest[v.property] === true })),
@@ -370,7 +394,7 @@ export async function runModelCheck(req: ModelCheckRequest, hooks: ModelCheckHoo
             reduction: r.reduction,
             porStates: r.porStates,
             transitions: r.transitions,
-            stopped: r.stopped === 'max-memory' || r.stopped === 'max-states' || r.stopped === 'max-time' ? r.stopped : null,
+            stopped: r.stopped === 'max-memory' || r.stopped === 'max-states' || r.stopped === 'max-time' || r.stopped === 'violation' ? r.stopped : null,
             depth: r.depth,
             frontier: r.frontier,
             dropped: r.dropped,
@@ -419,7 +443,7 @@ export function modelCheckReasons(r: ModelCheckResult): Reason[] {
 function multiReduction(req: ModelCheckRequest, found: readonly Found[]): string {
   if (searchOf(req) === 'plain') return 'none';
   const parts = [
-    req.symmetry !== false ? 'symmetry: workers with identical loads, per load vector (append workers fixed)' : undefined,
+    req.symmetry !== false ? 'symmetry: workers with identical loads, per load vector (append workers move too)' : undefined,
     req.por !== false ? `partial order: ${thousands(found.reduce((n, f) => n + (f.figures.porStates ?? 0), 0))} states expanded only a persistent subset` : undefined,
   ].filter((x) => x !== undefined);
   return parts.length === 0 ? 'none' : parts.join('; ');
@@ -447,6 +471,7 @@ function variantCheck(variant: Variant, req: ModelCheckRequest, found: readonly 
   return {
     variant,
     states: sum((f) => f.states),
+    unreduced: found.some((f) => f.unreduced === null) ? null : sum((f) => f.unreduced as number),
     finals: sum((f) => f.finals),
     complete,
     ms,
@@ -500,6 +525,7 @@ function stopText(v: VariantCheck, req: ModelCheckRequest): string {
   const f = v.figures;
   if (f.stopped === null && f.search === 'packed') return 'not every shard was searched';
   if (f.search === 'plain') return `hit --max-states ${thousands(req.maxStates)}`;
+  if (f.stopped === 'violation') return `stopped at the first violation (--first-violation): ${plural(v.states, 'state')} stored, BFS depth ${f.depth}`;
   if (f.stopped === 'max-time') {
     return `hit --max-seconds ${thousands(req.maxSeconds ?? 0)}: ${plural(v.states, 'state')} stored, ${thousands(f.frontier)} not yet expanded, BFS depth ${f.depth}`;
   }
@@ -532,6 +558,7 @@ export function describeSearch(req: ModelCheckRequest): string {
   return (
     `packed search (${on.length === 0 ? 'no reductions' : on.join(', ')}); limit ${thousands(req.maxStates)} states or ${bytes(req.maxMemory ?? DEFAULT_MAX_MEMORY)} RSS per variant` +
     (req.shard === undefined ? '' : `; shard ${req.shard.index + 1}/${req.shard.count}`) +
+    (req.firstViolation === true ? '; until the first violation' : '') +
     ((req.jobs ?? 1) > 1 ? `; ${req.jobs} threads` : '')
   );
 }
@@ -547,13 +574,14 @@ function headerLines(req: ModelCheckRequest): string[] {
 export function coreLines(parts: number): string[] {
   return [
     `core (the SPIN anchor's shape): every worker holds 0..${parts} updates of ${CORE_UPDATE_SIZE} B, one part each, pushed one per step; knob 1000 B (every worker with data shares)`,
-    '         one search per load vector (with symmetry: worker 0 keeps its count, workers 1… ascending); counts and verdicts add up over them',
+    '         one search per load vector (with symmetry: one per orbit, counts ascending); counts and verdicts add up over them',
   ];
 }
 
 function variantLine(v: VariantCheck, req: ModelCheckRequest): string {
   const complete = v.complete ? 'complete' : `INCOMPLETE (${stopText(v, req)})`;
-  return `${v.variant}: ${plural(v.states, 'state')} explored, ${thousands(v.finals)} final, ${complete}, ${millis(v.ms)}`;
+  const stands = v.unreduced === null || v.unreduced === v.states ? '' : ` (standing for ${thousands(v.unreduced)} without the symmetry)`;
+  return `${v.variant}: ${plural(v.states, 'state')} explored${stands}, ${thousands(v.finals)} final, ${complete}, ${millis(v.ms)}`;
 }
 
 /** The second line of a variant: the search's figures (diagnostics). */
@@ -667,6 +695,7 @@ export function modelCheckJson(r: ModelCheckResult): unknown {
       shard: q.shard ?? null,
       jobs: q.jobs ?? 1,
       core: q.core ?? null,
+      firstViolation: q.firstViolation === true,
       workload:
         q.core === undefined
           ? { updates: 'one per worker per interval', sizes: [UPDATE_SIZES.small, UPDATE_SIZES.large], knobChoices: KNOB_CHOICES, persist: CHECK_PERSIST }

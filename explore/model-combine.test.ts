@@ -64,7 +64,9 @@ describe('sbkit model --check --shard and --combine', () => {
 describe('sbkit model --check --core (the SPIN anchor\'s configuration)', () => {
   it('lists one configuration per load vector, or one per orbit with symmetry', () => {
     expect(coreConfigs('best-effort', 3, 1, false).map((c) => c.loads.join(''))).toEqual(['000', '001', '010', '011', '100', '101', '110', '111']);
-    expect(coreConfigs('best-effort', 3, 1, true).map((c) => c.loads.join(''))).toEqual(['000', '001', '011', '100', '101', '111']);
+    // with symmetry, one vector per orbit (the counts ascending), each standing for its permutations
+    expect(coreConfigs('best-effort', 3, 1, true).map((c) => [c.loads.join(''), c.vectors])).toEqual([['000', 1], ['001', 3], ['011', 3], ['111', 1]]);
+    expect(coreConfigs('best-effort', 4, 2, true).reduce((n, c) => n + c.vectors, 0)).toBe(3 ** 4);
     const { cfg } = coreConfigs('barrier', 2, 2, true).at(-1) as ReturnType<typeof coreConfigs>[number];
     expect(cfg).toMatchObject({ processes: 1, intervals: 1, workersPerProcess: 2, maxBytesChoices: [1000], pushChunkUpdates: 1, noData: 'skip' });
     // Promela's best-effort workers with no data still join and finish empty
@@ -76,11 +78,21 @@ describe('sbkit model --check --core (the SPIN anchor\'s configuration)', () => 
     const be = await run(['model', '--check', '--core', '--workers', '2', '--parts', '2', '--variant', 'best-effort', '--model-bug', 'sweep-upgrade-race']);
     expect(be.code).toBe(1);
     expect(be.out).toContain('core (the SPIN anchor\'s shape): every worker holds 0..2 updates of 100 B');
-    expect(be.out).toMatch(/; 9 load vectors;/);
+    expect(be.out).toMatch(/; 6 load vectors;/);
     expect(be.out).toMatch(/no-batch-to-nobody +VIOLATED/);
     const barrier = await run(['model', '--check', '--core', '--workers', '2', '--parts', '2', '--variant', 'barrier', '--model-bug', 'sweep-upgrade-race']);
     expect(barrier.code).toBe(0);
     const off = await run(['model', '--check', '--core', '--workers', '2', '--parts', '2', '--variant', 'barrier', '--symmetry', 'off', '--por', 'off']);
     expect(off.out).toMatch(/; 9 load vectors;/);
+  });
+
+  it('says how many states the sorted load vectors stand for: every vector\'s states without the symmetry', async () => {
+    const flags = ['model', '--check', '--core', '--workers', '3', '--parts', '2', '--variant', 'best-effort', '--por', 'off', '--json'];
+    type Out = { variants: { states: number; unreduced: number | null }[] };
+    const sym = JSON.parse((await run(flags)).out) as Out;
+    const full = JSON.parse((await run([...flags, '--symmetry', 'off'])).out) as Out;
+    expect(sym.variants[0]?.states).toBeLessThan(full.variants[0]?.states ?? 0);
+    expect(sym.variants[0]?.unreduced).toBe(full.variants[0]?.states);
+    expect(full.variants[0]?.unreduced).toBe(full.variants[0]?.states);
   });
 });

@@ -128,7 +128,8 @@ export function combineModelChecks(files: readonly { readonly file: string; read
       reduction: `${(parts[0] as VariantCheck).figures.reduction}; ${seen.size} of ${count} shards combined (states below the split may be counted by several)`,
     };
     delete (figures as { shard?: unknown }).shard;
-    return { variant, states: sum((v) => v.states), finals: sum((v) => v.finals), complete, ms: sum((v) => v.ms), properties, figures };
+    // (shards overlap below their split, so their orbits do not add up to the whole search's)
+    return { variant, states: sum((v) => v.states), unreduced: null, finals: sum((v) => v.finals), complete, ms: sum((v) => v.ms), properties, figures };
   });
   const result = combineSummary(request, variants);
   if (missing.length > 0) {

@@ -47,7 +47,7 @@ const BENCHES: readonly Bench[] = [
   {
     name: 'model',
     title: 'model check: states, states/s, bytes per state',
-    what: 'The plain search beside the packed one, the larger configurations, and one search over threads beside one thread.',
+    what: 'The plain search beside the packed one with and without each reduction, the larger configurations on one thread, the swarm, and one search over threads beside one thread.',
     args: ['explore/bench-model.ts'],
   },
   {
@@ -61,6 +61,12 @@ const BENCHES: readonly Bench[] = [
     title: 'SPIN beside the model check',
     what: 'The Promela model of bench/spin/ under SPIN beside `sbkit model --check --core` at the same W and P.',
     args: ['explore/bench-spin.ts', '--workers', '5', '--parts', '2'],
+  },
+  {
+    name: 'spin-w7',
+    title: 'SPIN beside the model check at seven workers',
+    what: 'The same at W = 7, P = 2 for best-effort: where SPIN\'s exact store reaches its memory limit (`--spin-memory`) and the model check completes.',
+    args: ['explore/bench-spin.ts', '--workers', '7', '--parts', '2', '--variants', 'best-effort'],
   },
 ];
 

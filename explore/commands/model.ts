@@ -28,6 +28,7 @@ import {
   runModelCheck,
 } from '../model-check.ts';
 import type { Io } from '../io.ts';
+import { DEFAULT_SEARCHES, DEFAULT_STATES_PER_SEARCH, defaultDepth, modelSwarmJson, renderModelSwarm, runModelSwarm, type SwarmRequest } from '../model-swarm.ts';
 import { withProgress } from '../progress.ts';
 import { describeWriteError, outputFlagProblem } from '../output-paths.ts';
 import { CHECK_VARIANTS, type CheckVariant } from './check.ts';
@@ -57,9 +58,13 @@ const CHECK_ONLY = [
   'jobs',
   'core',
   'parts',
+  'first-violation',
+  'swarm',
+  'searches',
+  'depth',
 ] as const;
 /** Flags of the packed search only (given with --search plain: exit 2). */
-const PACKED_ONLY = ['symmetry', 'por', 'max-memory', 'max-seconds', 'shard', 'jobs'] as const;
+const PACKED_ONLY = ['symmetry', 'por', 'max-memory', 'max-seconds', 'shard', 'jobs', 'first-violation'] as const;
 
 /** `--combine FILE[,FILE…]` (repeatable): shard outputs to combine. */
 function filesFlag(help: string): Flag<readonly string[]> {
@@ -81,7 +86,7 @@ const onOff = (help: string) => optional(choiceFlag<'on' | 'off'>({ help, choice
 
 /** Whether a --check flag was given (switches: set; others: a value). */
 const given = (v: FlagValues<typeof MODEL_FLAGS>, name: (typeof CHECK_ONLY)[number]): boolean =>
-  name === 'json' ? v.json : name === 'core' ? v.core : name === 'faults' ? v.faults : v[name] !== undefined;
+  name === 'json' ? v.json : name === 'core' ? v.core : name === 'faults' ? v.faults : name === 'first-violation' ? v['first-violation'] : name === 'swarm' ? v.swarm : v[name] !== undefined;
 
 const FIXED_MODEL_FLAGS = {
   machine: optional(stringFlag({ help: 'print only this machine (see --list)', placeholder: 'NAME', defaultValue: '' }), 'all'),
@@ -98,14 +103,14 @@ const FIXED_MODEL_FLAGS = {
     `${DEFAULT_MAX_STATES.toLocaleString('en-US')}; plain: ${DEFAULT_PLAIN_MAX_STATES.toLocaleString('en-US')}`,
   ),
   search: optional(choiceFlag<SearchKind>({ help: '--check: packed (fast: packed states, reductions, limits) or plain (model/search.ts, the reference)', choices: SEARCHES, defaultValue: 'packed' }), 'packed'),
-  symmetry: onOff('--check: symmetry reduction over workers with identical loads (append workers fixed) and over replicas'),
+  symmetry: onOff('--check: symmetry reduction over workers with identical loads (the append worker among them: nothing reads it) and over replicas'),
   por: onOff('--check: partial-order reduction (confluent events taken alone; verdicts kept, counterexamples re-searched to be shortest)'),
   'max-memory': optional(bytesFlag({ help: '--check: stop a search when this process\'s RSS reaches this (reported as incomplete: exit 4)', defaultValue: DEFAULT_MAX_MEMORY, min: 64 * 1024 * 1024 }), '4GiB'),
   'max-seconds': optional(intFlag({ help: '--check: stop each search after this many seconds (reported as incomplete: exit 4; the re-search for shortest counterexamples gets as long again)', defaultValue: 3600, min: 1, max: 1_000_000 }), 'none'),
   shard: shardFlag('--check: explore only one shard of the search (the BFS frontier split by hash at a depth); combine the shards\' --json with --combine', 'the whole search'),
   jobs: optional(
     intFlag({
-      help: "--check: spread each search over N threads (states owned by a hash of their builders, BFS levels kept in step: the same verdicts and shortest counterexample lengths, and the same states but for rare ties of the symmetry's order); pays off on big searches and many cores, and takes more memory (each thread keeps tables of its own)",
+      help: "--check: spread each search over N threads (states owned by a hash of their builders, BFS levels kept in step: the same states, verdicts and shortest counterexample lengths); pays off on big searches and many cores, and takes more memory (each thread keeps tables of its own)",
       defaultValue: 1,
       min: 1,
       max: 64,
@@ -116,12 +121,18 @@ const FIXED_MODEL_FLAGS = {
   core: switchFlag("--check: the SPIN anchor's configuration (1 process, 1 interval, each worker 0..--parts one-part updates; see bench/spin/)"),
   parts: optional(intFlag({ help: '--core: the most parts (updates) a worker holds', defaultValue: 1, min: 1, max: 9 }), '1'),
   'model-bug': optional(choiceFlag<ModelBugName>({ help: `--check: switch a bug on in the model (${MODEL_BUG_NAMES.join(', ')}: the review bug of #37591, an append misreading its own indeterminate write — implies --faults); the check must then fail`, choices: MODEL_BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' }), 'none'),
+  'first-violation': switchFlag('--check: stop at the first violated property (its counterexample still re-searched to be shortest); the other properties read UNKNOWN'),
+  swarm: switchFlag(
+    '--check: for a configuration too big to search exhaustively: many short depth-first searches, each with its own random successor order and depth bound, spread over --jobs; it reports the shortest violation it finds with the command that replays it, and never says a property holds',
+  ),
+  searches: optional(intFlag({ help: '--swarm: searches per variant', defaultValue: DEFAULT_SEARCHES, min: 1, max: 10_000_000 }), `${DEFAULT_SEARCHES}, or as many as --max-seconds allows`),
+  depth: optional(intFlag({ help: '--swarm: the deepest a search goes (each draws its own bound, log-uniform between 8 and this)', defaultValue: 100, min: 1, max: 100_000 }), '8 × workers × processes × intervals × replicas + 16'),
   faults: switchFlag('--check: explore the fault world too: an abort and restart of a replica, an append compare-and-set that applies but answers with an error, leaked-blob cleanup'),
   json: switchFlag('--check / --coverage: print one JSON object instead of text'),
   'emit-diagram': optional(stringFlag({ help: '--check: on a violation, also write its shortest counterexample as a Mermaid sequenceDiagram (FILE.md: fenced in Markdown)', placeholder: 'FILE', defaultValue: '' })),
   coverage: switchFlag("which transitions of each machine sbkit check's runs take, per variant (replayed through the model)"),
   runs: optional(intFlag({ help: '--coverage: conformance runs per variant, without faults and again with faults (below the default, a transition never taken is incomplete: exit 4)', defaultValue: DEFAULT_CHECK_RUNS, min: 1, max: 10_000_000 }), String(DEFAULT_CHECK_RUNS)),
-  seed: optional(intFlag({ help: '--coverage: the conformance seed', defaultValue: 1, min: 0, max: 0x7fff_ffff }), '1'),
+  seed: optional(intFlag({ help: '--coverage: the conformance seed; --swarm: the seed of its first search (search k has seed + k)', defaultValue: 1, min: 0, max: 0x7fff_ffff }), '1'),
 } as const;
 
 /** The model's flags, then every registered variant's options (`--barrier-timeout T` …, explore/variant-options.ts). */
@@ -144,7 +155,7 @@ const HELP = {
     'The packed search (default) stores states as a few integers each and takes successors from\n' +
       "model/system.ts, memoized by what each event reads (model/packed/read-sets.ts, checked on every miss).\n" +
       'Reductions (on by default; --symmetry off / --por off): workers with identical loads are\n' +
-      'interchangeable (the append worker stays fixed), so are replicas; confluent events (stage, own-batch,\n' +
+      'interchangeable (the append worker too: nothing in the model reads it), so are replicas; confluent events (stage, own-batch,\n' +
       'hand, finish-end) are taken alone where they commute with every other enabled event. Both keep\n' +
       'every verdict; with the partial-order reduction a violation is re-searched without it so that its\n' +
       'trace is a shortest one. Every printed trace was replayed on the model. Without reductions the\n' +
@@ -168,6 +179,8 @@ const HELP = {
       '  sbkit model --combine s1.json,s2.json\n' +
       '  sbkit model --check --workers 7 --variant best-effort --jobs 4   # one search over 4 threads\n' +
       '  sbkit model --check --core --workers 3 --parts 2 --variant best-effort\n' +
+      '  sbkit model --check --workers 4 --processes 2 --variant best-effort --model-bug sweep-upgrade-race --first-violation\n' +
+      '  sbkit model --check --swarm --workers 4 --processes 2 --intervals 2 --variant best-effort --model-bug sweep-upgrade-race   # too big to search exhaustively\n' +
       '  sbkit model --coverage',
   ],
 };
@@ -178,10 +191,13 @@ type ModelValues = FlagValues<typeof MODEL_FLAGS>;
 async function checkModel(io: Io, v: ModelValues): Promise<number> {
   const clash = v.list ? '--list' : v.machine !== undefined ? '--machine' : v.mermaid ? '--mermaid' : v.combine.length > 0 ? '--combine' : undefined;
   if (clash !== undefined) return usageError(io, USAGE, `--check: cannot be combined with ${clash}`);
-  const coverageOnly = v.runs !== undefined ? '--runs' : v.seed !== undefined ? '--seed' : undefined;
-  if (coverageOnly !== undefined) return usageError(io, USAGE, `${coverageOnly}: only with --coverage`);
+  const coverageOnly = v.runs !== undefined ? '--runs' : v.seed !== undefined && !v.swarm ? '--seed' : undefined;
+  if (coverageOnly !== undefined) return usageError(io, USAGE, `${coverageOnly}: only with --coverage${coverageOnly === '--seed' ? ' or --swarm' : ''}`);
+  if (v.swarm) return swarmModel(io, v);
+  const swarmOnly = v.searches !== undefined ? '--searches' : v.depth !== undefined ? '--depth' : undefined;
+  if (swarmOnly !== undefined) return usageError(io, USAGE, `${swarmOnly}: only with --swarm`);
   const search = v.search ?? 'packed';
-  const packedOnly = PACKED_ONLY.find((name) => v[name] !== undefined);
+  const packedOnly = PACKED_ONLY.find((name) => (name === 'first-violation' ? v[name] : v[name] !== undefined));
   if (search === 'plain' && packedOnly !== undefined) return usageError(io, USAGE, `--${packedOnly}: only with --search packed`);
   if (v.parts !== undefined && !v.core) return usageError(io, USAGE, '--parts: only with --core');
   if (v.jobs !== undefined && v.shard !== undefined) return usageError(io, USAGE, '--jobs: not with --shard (each shard is one thread; run the shards side by side instead)');
@@ -206,6 +222,7 @@ async function checkModel(io: Io, v: ModelValues): Promise<number> {
     ...(v.shard === undefined ? {} : { shard: v.shard }),
     ...(v.jobs === undefined ? {} : { jobs: v.jobs }),
     ...(v.core ? { core: { parts: v.parts ?? 1 } } : {}),
+    ...(v['first-violation'] ? { firstViolation: true } : {}),
     ...(optionsFromFlags(v) === undefined ? {} : { variantOptions: optionsFromFlags(v) }),
   };
   const unwritable = outputFlagProblem(io.cwd, [['--emit-diagram', v['emit-diagram']]]);
@@ -231,6 +248,49 @@ async function checkModel(io: Io, v: ModelValues): Promise<number> {
     }
   }
   return exitWith(io, USAGE, reasons);
+}
+
+/** `--check --swarm`: many short random searches (explore/model-swarm.ts), printed as text or JSON. */
+async function swarmModel(io: Io, v: ModelValues): Promise<number> {
+  const refused: [boolean, string][] = [
+    [v.search === 'plain', '--swarm: the swarm runs on the packed engine (drop --search plain)'],
+    [v.shard !== undefined, '--swarm: not with --shard (spread the searches with --jobs instead)'],
+    [v.core, '--swarm: not with --core (its load vectors are small enough to search exhaustively)'],
+    [v['first-violation'], '--swarm: not with --first-violation (the swarm reports the shortest violation it finds)'],
+    [v['emit-diagram'] !== undefined, '--swarm: not with --emit-diagram'],
+    [v['max-memory'] !== undefined, '--swarm: not with --max-memory (each search keeps at most its states; bound them with --max-states)'],
+    [v.parts !== undefined, '--parts: only with --core'],
+  ];
+  const why = refused.find(([bad]) => bad);
+  if (why !== undefined) return usageError(io, USAGE, why[1]);
+  const shape = {
+    workers: v.workers ?? DEFAULT_SHAPE.workers,
+    processes: v.processes ?? DEFAULT_SHAPE.processes,
+    replicas: v.replicas ?? DEFAULT_SHAPE.replicas,
+    intervals: v.intervals ?? DEFAULT_SHAPE.intervals,
+  };
+  const request: SwarmRequest = {
+    variants: v.variant === undefined || v.variant === 'all' ? VARIANTS : [v.variant],
+    ...shape,
+    modelBug: v['model-bug'],
+    faults: v.faults,
+    symmetry: v.symmetry !== 'off',
+    por: v.por !== 'off',
+    seed: v.seed ?? 1,
+    searches: v.searches ?? (v['max-seconds'] === undefined && v['max-states'] === undefined ? DEFAULT_SEARCHES : null),
+    depth: v.depth ?? defaultDepth(shape),
+    statesPerSearch: DEFAULT_STATES_PER_SEARCH,
+    maxStates: v['max-states'] ?? Number.POSITIVE_INFINITY,
+    maxSeconds: v['max-seconds'],
+    jobs: v.jobs ?? 1,
+  };
+  try {
+    const r = await withProgress(io, { json: v.json, title: 'model swarm' }, (update) => runModelSwarm(request, { now: () => io.now(), onProgress: update }));
+    io.out(v.json ? `${JSON.stringify(modelSwarmJson(r), null, 2)}\n` : renderModelSwarm(r));
+    return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
+  } catch (e) {
+    return reportRunError(io, USAGE, e);
+  }
 }
 
 /** Writes the shortest counterexample of the check (if any) as a sequence diagram; says what it wrote. */

@@ -25,6 +25,8 @@ export interface PackedCheckOptions {
   /** Partial-order reduction (default on). */
   readonly por?: boolean;
   readonly shard?: { readonly index: number; readonly count: number };
+  /** Stop at the first violated property (its counterexample still re-searched to be shortest). */
+  readonly firstViolation?: boolean;
   readonly onProgress?: (expanded: number, states: number) => void;
 }
 
@@ -60,6 +62,7 @@ export function checkPacked(cfg: ModelConfig, opts: PackedCheckOptions): PackedC
       ...(symmetry ? { reducer: new SymmetryReducer(engine) } : {}),
       por,
       ...(opts.shard === undefined ? {} : { shard: opts.shard }),
+      ...(opts.firstViolation === true ? { stopAtFirstViolation: true } : {}),
     },
     engine,
   );
@@ -96,9 +99,8 @@ function withShortest(r: PackedSearchResult, por: boolean, again?: PackedSearchR
 }
 
 /**
- * `checkPacked` with the searches spread over `jobs` worker threads (parallel.ts): the same verdicts and
- * shortest counterexample lengths; the same states as one thread whose symmetry orders representatives
- * by content (`checkPacked`'s orders them by id, which may merge other states where sort keys tie). The
+ * `checkPacked` with the searches spread over `jobs` worker threads (parallel.ts): the same states,
+ * verdicts and shortest counterexample lengths (representatives are chosen by content, symmetry.ts). The
  * threads read the process's RSS and `Date.now()`: `memory` and `now` do not reach them. `jobs` 1 is
  * `checkPacked` itself.
  */
@@ -116,7 +118,7 @@ export async function checkPackedJobs(cfg: ModelConfig, opts: PackedCheckOptions
     ...(opts.maxMillis === undefined ? {} : { maxMillis: opts.maxMillis }),
     ...(opts.onProgress === undefined ? {} : { onProgress: opts.onProgress }),
   };
-  const r = await searchParallel(cfg, { ...base, por });
+  const r = await searchParallel(cfg, { ...base, por, ...(opts.firstViolation === true ? { stopAtFirstViolation: true } : {}) });
   if (!por || r.violations.length === 0) return withShortest(r, por);
   // as in checkPacked: a re-search without the partial-order reduction makes counterexamples shortest
   return withShortest(r, por, await searchParallel(cfg, { ...base, por: false, until: r.violations.map((v) => v.property) }));

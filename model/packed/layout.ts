@@ -2,11 +2,13 @@
  * The packed state: a `SystemState` (state.ts) cut into its components, each replaced by a small integer
  * (its id in that component kind's intern table).
  *
- * A component is one machine's `Local` (mint, append, worker, handle, sweep, builder) or one field of a
- * replica, the shard or the history. Slots, per replica r: up, incarnation, mint, append, superseded (a
- * superseded description and its append, or null), then per process
- * p its sweep and one builder slot per batch id (ids < intervals: lowers strictly increase, so an
- * incarnation mints at most K descriptions), then per worker w its worker and handle; after the replicas:
+ * A component is one machine's `Local` (mint, append, worker, handle, sweep) or one field of a replica,
+ * the shard or the history; a builder entry is cut in two kinds: its header (`builder`: the builder's
+ * `Local` without its instances) and one `instance` slot per instance it may have (one per worker of the
+ * process: each opens once per description). Slots, per replica r: up, incarnation, mint, append,
+ * superseded (a superseded description and its append, or null), then per process p its sweep and per
+ * batch id (ids < intervals: lowers strictly increase, so an incarnation mints at most K descriptions)
+ * the entry's header and instance slots, then per worker w its worker and handle; after the replicas:
  * shard and the seven history fields (the last, `faults`, is the fault world's).
  *
  * `materialize` rebuilds a SystemState from a packed vector. Given a read set, it builds every other
@@ -16,14 +18,21 @@
  *
  * Invariants:
  * - the same component value has the same id wherever it sits (intern tables are per kind, not per slot);
- * - id 0 of a nullable kind (append, superseded, handle, builder) is `null`;
+ * - id 0 of a nullable kind (append, superseded, handle, builder, instance) is `null`;
  * - a registry's `builders` never ends in `null` (system.ts pads with null only below the id it sets),
  *   so the slots determine the array; `pack` throws otherwise. A materialization with undeclared builder
  *   slots has one element per id (guards where undeclared): only `withBuilder`'s padding reads the length.
+ * - an entry's instances fill its instance slots from the first (the rest null); an entry's slots are
+ *   declared (read) together or not at all, and its header slot's guard stands for the whole entry.
  */
 import type { ModelConfig } from '../config.ts';
 import { workersPerReplica } from '../config.ts';
+import type { BuilderContext } from '../builder.ts';
+import type { Local } from '../local.ts';
 import type { History, Registry, ReplicaState, SystemState } from '../state.ts';
+
+/** A builder entry as the model holds it (null: none). */
+type Entry = Local<BuilderContext> | null;
 
 export const SLOT_KINDS = [
   'up',
@@ -35,6 +44,7 @@ export const SLOT_KINDS = [
   'handle',
   'sweep',
   'builder',
+  'instance',
   'shard',
   'appends',
   'shardUppers',
@@ -50,7 +60,8 @@ export type SlotKind = (typeof SLOT_KINDS)[number];
 export const COUNTER_KINDS: ReadonlySet<SlotKind> = new Set(['finishesBegun', 'finishesEnded', 'ownBatches', 'deleted', 'incarnation']);
 
 const HISTORY_FIELDS = ['appends', 'shardUppers', 'finishesBegun', 'finishesEnded', 'ownBatches', 'deleted', 'faults'] as const;
-const NULLABLE: ReadonlySet<SlotKind> = new Set(['append', 'superseded', 'handle', 'builder']);
+/** Kinds whose id 0 is `null`. */
+export const NULLABLE: ReadonlySet<SlotKind> = new Set(['append', 'superseded', 'handle', 'builder', 'instance']);
 
 /** A read of a component the read set did not declare (read-sets.ts). */
 export class ReadSetError extends Error {
@@ -72,8 +83,12 @@ export class Layout {
   readonly ownBatches: number;
   readonly deleted: number;
   readonly faults: number;
-  /** Slots of every builder (the view and the sweep read them all). */
+  /** Header slots of every builder entry. */
   readonly allBuilders: readonly number[];
+  /** Every slot of every builder entry (the view reads them all). */
+  readonly allEntries: readonly number[];
+  /** Instance slots per entry: the most instances an entry may have (one per worker of its process). */
+  readonly instances: number;
   readonly historySlots: readonly number[];
   /** Every replica's `up` and `incarnation`: every event and actor reads these (they are copied by
    * system.ts's withReplica, and booleans cannot be guarded). */
@@ -82,7 +97,9 @@ export class Layout {
   constructor(readonly cfg: ModelConfig) {
     this.workers = workersPerReplica(cfg);
     this.ids = cfg.intervals;
+    this.instances = cfg.workersPerProcess;
     const builders: number[] = [];
+    const entries: number[] = [];
     const status: number[] = [];
     for (let r = 0; r < cfg.replicas; r++) {
       status.push(this.kinds.length, this.kinds.length + 1);
@@ -96,7 +113,8 @@ export class Layout {
         this.push('sweep', `r${r}.p${p}.sweep`);
         for (let id = 0; id < this.ids; id++) {
           builders.push(this.kinds.length);
-          this.push('builder', `r${r}.p${p}.builders[${id}]`);
+          entries.push(this.push('builder', `r${r}.p${p}.builders[${id}]`));
+          for (let j = 0; j < this.instances; j++) entries.push(this.push('instance', `r${r}.p${p}.builders[${id}].instances[${j}]`));
         }
       }
       for (let w = 0; w < this.workers; w++) {
@@ -105,6 +123,7 @@ export class Layout {
       }
     }
     this.allBuilders = builders;
+    this.allEntries = entries;
     this.status = status;
     this.shard = this.push('shard', 'shard');
     this.appends = this.push('appends', 'history.appends');
@@ -146,20 +165,55 @@ export class Layout {
   superseded(r: number): number {
     return this.base(r) + 2;
   }
-  sweep(r: number, p: number): number {
-    return this.base(r) + 3 + p * (1 + this.ids);
+  /** Slots per process: its sweep, then each entry's header and instances. */
+  private get perProcess(): number {
+    return 1 + this.ids * (1 + this.instances);
   }
+  /** Slots from a replica's `up` to its last handle. */
+  get replicaSpan(): number {
+    return 5 + this.cfg.processes * this.perProcess + 2 * this.workers;
+  }
+  sweep(r: number, p: number): number {
+    return this.base(r) + 3 + p * this.perProcess;
+  }
+  /** The header slot of entry (r, p, id). */
   builder(r: number, p: number, id: number): number {
     if (!Number.isInteger(id) || id < 0 || id >= this.ids) {
       throw new RangeError(`batch id ${id} is outside the packed layout (ids < intervals = ${this.ids})`);
     }
-    return this.sweep(r, p) + 1 + id;
+    return this.sweep(r, p) + 1 + id * (1 + this.instances);
   }
+  /** Instance slot j of entry (r, p, id). */
+  instance(r: number, p: number, id: number, j: number): number {
+    return this.builder(r, p, id) + 1 + j;
+  }
+  /** Every slot of entry (r, p, id): its header, then its instances. */
+  entry(r: number, p: number, id: number): number[] {
+    const h = this.builder(r, p, id);
+    return Array.from({ length: 1 + this.instances }, (_, j) => h + j);
+  }
+  /** Every slot of every entry of registry (r, p). */
+  entriesOf(r: number, p: number): number[] {
+    return Array.from({ length: this.ids }, (_, id) => this.entry(r, p, id)).flat();
+  }
+  /** Where builder slot `slot` sits: its replica, process and batch id. */
+  builderAt(slot: number): { readonly r: number; readonly p: number; readonly id: number } {
+    if (this.kinds[slot] !== 'builder') throw new RangeError(`${this.labels[slot] ?? slot} is not a builder slot`);
+    for (let r = 0; r < this.cfg.replicas; r++) {
+      for (let p = 0; p < this.cfg.processes; p++) {
+        const off = slot - this.sweep(r, p) - 1;
+        const id = off / (1 + this.instances);
+        if (Number.isInteger(id) && id >= 0 && id < this.ids) return { r, p, id };
+      }
+    }
+    throw new RangeError(`builder slot ${slot} is outside the layout`);
+  }
+  /** The header slots of registry (r, p)'s entries. */
   buildersOf(r: number, p: number): number[] {
-    return Array.from({ length: this.ids }, (_, id) => this.sweep(r, p) + 1 + id);
+    return Array.from({ length: this.ids }, (_, id) => this.builder(r, p, id));
   }
   worker(r: number, w: number): number {
-    return this.base(r) + 3 + this.cfg.processes * (1 + this.ids) + 2 * w;
+    return this.base(r) + 3 + this.cfg.processes * this.perProcess + 2 * w;
   }
   handle(r: number, w: number): number {
     return this.worker(r, w) + 1;
@@ -350,6 +404,8 @@ export class Codec {
   private readonly guardSlot = new Map<object, number>();
   /** The component objects of the last materialization, by slot (guards where undeclared). */
   private readonly given: unknown[];
+  /** Per header slot: the entry the last materialization assembled there (or a guard). */
+  private readonly givenEntry: unknown[];
   private readonly declared: Uint8Array;
   /** Who is reading now (for the guard's message), e.g. `predict(push …)`: a string, or what names it
    * (an event or actor, spelled out only when a message needs it: JSON text on every cache miss was a
@@ -360,6 +416,7 @@ export class Codec {
     this.guards = layout.labels.map((label) => makeGuard(label, () => this.readerName()));
     this.guards.forEach((g, slot) => this.guardSlot.set(g, slot));
     this.given = new Array<unknown>(layout.slots).fill(undefined);
+    this.givenEntry = new Array<unknown>(layout.slots).fill(undefined);
     this.declared = new Uint8Array(layout.slots);
   }
 
@@ -391,7 +448,13 @@ export class Codec {
         if (reg.builders.length > 0 && reg.builders[reg.builders.length - 1] === null) {
           throw new RangeError(`registry r${r}.p${p}'s builders end in null: the packed layout cannot represent that`);
         }
-        for (let id = 0; id < L.ids; id++) put(L.builder(r, p, id), reg.builders[id] ?? null);
+        for (let id = 0; id < L.ids; id++) {
+          const h = L.builder(r, p, id);
+          const entry = (reg.builders[id] ?? null) as Entry;
+          const parts = this.split(h, entry);
+          put(h, parts.header);
+          for (let j = 0; j < L.instances; j++) put(h + 1 + j, parts.instances[j] ?? null);
+        }
       });
       for (let w = 0; w < L.workers; w++) {
         put(L.worker(r, w), rep.workers[w]);
@@ -427,8 +490,12 @@ export class Codec {
           else if ((vec[slot] as number) !== 0) length = id + 1;
         }
         if (anyUndeclared) length = L.ids;
-        for (let id = 0; id < length; id++) builders.push(this.get(L.builder(r, p, id)));
-        for (let id = length; id < L.ids; id++) this.given[L.builder(r, p, id)] = null;
+        for (let id = 0; id < length; id++) builders.push(this.getEntry(L.builder(r, p, id)));
+        for (let id = length; id < L.ids; id++) {
+          const h = L.builder(r, p, id);
+          for (let j = 0; j <= L.instances; j++) this.given[h + j] = null;
+          this.givenEntry[h] = null;
+        }
         registries.push({ sweep: this.get(L.sweep(r, p)), builders } as unknown as Registry);
       }
       const workers: unknown[] = [];
@@ -458,6 +525,48 @@ export class Codec {
   /** The vector being materialized (for `get`). */
   private vec: Int32Array = EMPTY;
 
+  /**
+   * The builder entry whose header is slot `h`, assembled from its slots (its header's guard when
+   * undeclared); recorded in `givenEntry`.
+   */
+  private getEntry(h: number): unknown {
+    if (this.declared[h] !== 1) {
+      const g = this.guards[h];
+      this.given[h] = g;
+      this.givenEntry[h] = g;
+      return g;
+    }
+    const header = this.value(h, this.vec[h] as number) as { value: unknown; context: object } | null;
+    this.given[h] = header;
+    const instances: unknown[] = [];
+    for (let j = 0; j < this.layout.instances; j++) {
+      const slot = h + 1 + j;
+      if (this.declared[slot] !== 1) throw new Error(`${this.layout.labels[h]} is declared without ${this.layout.labels[slot]}: an entry's slots are read together (read-sets.ts)`);
+      const id = this.vec[slot] as number;
+      const rec = id === 0 ? null : this.value(slot, id);
+      this.given[slot] = rec;
+      if (rec !== null) instances.push(rec);
+    }
+    const entry = header === null ? null : { value: header.value, context: { ...header.context, instances } };
+    this.givenEntry[h] = entry;
+    return entry;
+  }
+
+  /** An entry's header (the builder without its instances) and instances (at most one per slot). */
+  private split(h: number, entry: Entry): { readonly header: unknown; readonly instances: readonly unknown[] } {
+    if (entry === null) return { header: null, instances: [] };
+    const { instances, ...context } = entry.context;
+    if (instances.length > this.layout.instances) {
+      throw new RangeError(`${this.layout.labels[h]} has ${instances.length} instances; the layout has ${this.layout.instances} (one per worker of the process)`);
+    }
+    return { header: { value: entry.value, context }, instances };
+  }
+
+  /** The entry the last materialization handed out at header slot `h` (or `withEntries` put there). */
+  entryAt(h: number): unknown {
+    return this.givenEntry[h];
+  }
+
   /** Slot `slot` of the vector being materialized: its value if declared, else its guard (recorded in `given`). */
   private get(slot: number): unknown {
     const v = this.declared[slot] === 1 ? this.value(slot, this.vec[slot] as number) : this.guards[slot];
@@ -485,11 +594,32 @@ export class Codec {
   }
 
   /**
+   * `state`, the last materialization, with builder entries replaced (slot, entry): new objects along the
+   * way, every other component shared; `extract` then takes the replacements as the entries given. (The
+   * engine's perturbation of what a focused read does not see, focus.ts.)
+   */
+  withEntries(state: SystemState, entries: readonly (readonly [number, unknown])[]): SystemState {
+    const replicas = state.replicas.map((rep) => ({ ...rep, registries: rep.registries.map((reg) => ({ ...reg, builders: [...reg.builders] })) }));
+    for (const [slot, entry] of entries) {
+      if (entry === this.givenEntry[slot]) continue;
+      const { r, p, id } = this.layout.builderAt(slot);
+      const builders = (replicas[r]?.registries[p] as Registry).builders as unknown[];
+      if (id >= builders.length) throw new RangeError(`withEntries: ${this.layout.labels[slot]} is beyond its registry's builders`);
+      builders[id] = entry;
+      this.givenEntry[slot] = entry;
+    }
+    return { ...state, replicas } as unknown as SystemState;
+  }
+
+  /**
    * Writes `next`'s components over `out` (a copy of the vector `next` was predicted from, materialized
    * last). A guard left in its own slot means "unchanged"; a guard anywhere else is a read-set error.
-   * Returns the changed slots and ids as [slot, id, slot, id …].
+   * Returns the changed slots and ids as [slot, id, slot, id …]. Slots flagged in `raw` are not interned:
+   * their values go to `rawOut` (the engine makes patches of them, focus.ts).
    */
-  extract(next: SystemState, out: Int32Array): number[] {
+  extract(next: SystemState, out: Int32Array, raw?: Uint8Array, rawOut?: unknown[]): number[] {
+    this.raw = raw;
+    this.rawOut = rawOut;
     const L = this.layout;
     const writes: number[] = [];
     for (let r = 0; r < next.replicas.length; r++) {
@@ -503,7 +633,7 @@ export class Codec {
         const reg = rep.registries[p] as Registry;
         this.put(L.sweep(r, p), reg.sweep, out, writes);
         if (reg.builders.length > L.ids) throw new RangeError(`registry r${r}.p${p} has ${reg.builders.length} builder ids; the layout has ${L.ids}`);
-        for (let id = 0; id < L.ids; id++) this.put(L.builder(r, p, id), reg.builders[id] ?? null, out, writes);
+        for (let id = 0; id < L.ids; id++) this.putEntry(L.builder(r, p, id), reg.builders[id] ?? null, out, writes);
       }
       for (let w = 0; w < L.workers; w++) {
         this.put(L.worker(r, w), rep.workers[w], out, writes);
@@ -513,12 +643,40 @@ export class Codec {
     this.put(L.shard, next.shard, out, writes);
     const history = next.history as unknown as Record<string, unknown>;
     for (let i = 0; i < HISTORY_FIELDS.length; i++) this.put(L.historySlots[i] as number, history[HISTORY_FIELDS[i] as string], out, writes);
+    this.raw = undefined;
+    this.rawOut = undefined;
     return writes;
+  }
+
+  private raw: Uint8Array | undefined;
+  private rawOut: unknown[] | undefined;
+
+  /** One entry of `extract` (header slot `h`): raw, unchanged (its guard or the entry given), or cut into its slots. */
+  private putEntry(h: number, v: unknown, out: Int32Array, writes: number[]): void {
+    if (this.raw !== undefined && this.raw[h] === 1) {
+      (this.rawOut as unknown[])[h] = v;
+      return;
+    }
+    if (typeof v === 'object' && v !== null) {
+      const from = this.guardSlot.get(v);
+      if (from !== undefined) {
+        if (from !== h) throw new ReadSetError(`${this.readerName()} moved ${this.layout.labels[from]} to ${this.layout.labels[h]} without declaring it`);
+        return;
+      }
+    }
+    if (v === this.givenEntry[h] && v !== undefined) return;
+    const parts = this.split(h, v as Entry);
+    this.put(h, parts.header, out, writes);
+    for (let j = 0; j < this.layout.instances; j++) this.put(h + 1 + j, parts.instances[j] ?? null, out, writes);
   }
 
   /** One slot of `extract`: records a write of `v` to `slot` in `out` and `writes` unless it is unchanged. */
   private put(slot: number, v: unknown, out: Int32Array, writes: number[]): void {
     const L = this.layout;
+    if (this.raw !== undefined && this.raw[slot] === 1) {
+      (this.rawOut as unknown[])[slot] = v;
+      return;
+    }
     if (typeof v === 'object' && v !== null) {
       const from = this.guardSlot.get(v);
       if (from !== undefined) {

@@ -128,7 +128,7 @@ class Thread {
     });
     this.engine = new Engine(init.cfg, this.properties);
     this.masks = new VerdictMasks(this.properties);
-    this.reducer = init.symmetry ? new SymmetryReducer(this.engine, { order: 'content' }) : undefined;
+    this.reducer = init.symmetry ? new SymmetryReducer(this.engine) : undefined;
     this.por = init.por ? new PersistentSets(this.engine) : null;
     this.J = init.jobs;
     this.me = init.index;
@@ -139,7 +139,7 @@ class Thread {
     const L = this.engine.layout;
     this.slotKind = Int32Array.from(L.kinds, (k) => KIND_INDEX.get(k as SlotKind) as number);
     this.slotTable = L.kinds.map((k) => this.engine.codec.tables[k as SlotKind]);
-    this.ownerSlots = [...L.allBuilders];
+    this.ownerSlots = [...L.allEntries];
     this.counter = Uint8Array.from(L.kinds.map((_, slot) => (L.isCounter(slot) ? 1 : 0)));
     this.sent = Array.from({ length: this.J }, () => SLOT_KINDS.map(() => []));
     this.trans = Array.from({ length: this.J }, () => SLOT_KINDS.map(() => []));
@@ -180,6 +180,7 @@ class Thread {
     if (Atomics.load(this.stored, 0) < max - NEAR) {
       if (this.store.add(vec, parent, edge) < 0) {
         this.symOf.push(sym);
+        this.countOrbit(vec);
         Atomics.add(this.stored, 0, 1);
       }
       return;
@@ -192,6 +193,16 @@ class Thread {
     }
     this.store.add(vec, parent, edge);
     this.symOf.push(sym);
+    this.countOrbit(vec);
+  }
+
+  /** The states this thread's stored ones stand for without the symmetry (null: not computed). */
+  private unreduced: number | null = 0;
+
+  private countOrbit(vec: Int32Array): void {
+    if (this.unreduced === null) return;
+    const orbit = this.reducer === undefined ? 1 : this.reducer.orbitSize(vec);
+    this.unreduced = orbit === null ? null : this.unreduced + orbit;
   }
 
   /** Expands this thread's current level; successors of other threads go to their outboxes. */
@@ -341,6 +352,7 @@ class Thread {
       case 'stats':
         return {
           states: this.store.size,
+          unreduced: this.unreduced,
           frontier: this.store.size - this.head,
           storeBytes: this.store.bytes() + this.symOf.bytes(),
           memoBytes: this.engine.memoBytes(),

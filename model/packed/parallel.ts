@@ -34,11 +34,14 @@ export interface ParallelSearchOptions {
   readonly symmetry: boolean;
   readonly por: boolean;
   readonly until?: readonly string[];
+  /** Stop after the level where some always/eventually property is first violated. */
+  readonly stopAtFirstViolation?: boolean;
   readonly onProgress?: (expanded: number, states: number) => void;
 }
 
 interface Stats {
   readonly states: number;
+  readonly unreduced: number | null;
   readonly frontier: number;
   readonly storeBytes: number;
   readonly memoBytes: number;
@@ -165,6 +168,10 @@ export async function searchParallel(cfg: ModelConfig, opts: ParallelSearchOptio
       }
       opts.onProgress?.(expanded, states);
       if (stopped !== null) break;
+      if (opts.stopAtFirstViolation === true && settledAt.some((f) => !f.ok && properties[f.property]?.kind !== 'sometimes')) {
+        stopped = 'violation';
+        break;
+      }
       // (max-states stores nothing new but, as searchPacked does, still expands every stored state)
       if (dropped > 0) full = true;
       if (untilMask !== 0 && (unsettled & untilMask) === 0) {
@@ -214,6 +221,7 @@ export async function searchParallel(cfg: ModelConfig, opts: ParallelSearchOptio
     const description = stats[0]?.description;
     return {
       states: sum((s) => s.states),
+      unreduced: stats.some((s) => s.unreduced === null) ? null : sum((s) => s.unreduced as number),
       finals,
       transitions,
       complete: stopped === null,

@@ -37,6 +37,8 @@ export interface Reducer {
   readonly description: string;
   /** The engine whose component ids it reads (the search must use the same one). */
   readonly engine: Engine;
+  /** How many states the orbit of representative `vec` holds (null: not computed). */
+  orbitSize(vec: Int32Array): number | null;
 }
 
 export interface PackedSearchOptions {
@@ -81,6 +83,10 @@ export type StopReason = 'max-states' | 'max-memory' | 'max-time' | 'violation' 
 
 export interface PackedSearchResult {
   readonly states: number;
+  /** The states the stored ones stand for without the symmetry: the sum of their orbits' sizes (null
+   * where not computed: with replica symmetry). With the partial-order reduction, the orbits of the
+   * reduced graph's states. */
+  readonly unreduced: number | null;
   readonly finals: number;
   /** Successor edges generated (including ones to states seen before). */
   readonly transitions: number;
@@ -123,6 +129,7 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
   engine.initial(cur);
   symOf?.push(reducer?.canonicalize(cur) ?? 0);
   store.add(cur, -1, -1);
+  let unreduced: number | null = reducer === undefined ? 1 : reducer.orbitSize(cur);
 
   const traceTo = (n: number): TraceEvent[] => {
     const evs: TraceEvent[] = [];
@@ -247,11 +254,21 @@ export function searchPacked(cfg: ModelConfig, opts: PackedSearchOptions, engine
         }
         continue;
       }
-      if (store.add(next, head, o) < 0) symOf?.push(sym);
+      if (store.add(next, head, o) < 0) {
+        if (reducer === undefined) unreduced = (unreduced as number) + 1;
+        else {
+          symOf?.push(sym);
+          if (unreduced !== null) {
+            const orbit = reducer.orbitSize(next);
+            unreduced = orbit === null ? null : unreduced + orbit;
+          }
+        }
+      }
     }
   }
   return {
     states: store.size,
+    unreduced,
     finals,
     transitions,
     complete: complete && stopped === null,
@@ -308,7 +325,7 @@ export class PersistentSets {
   private readonly dab: Int32Array;
   private readonly dba: Int32Array;
   private readonly table = new TupleMap(12);
-  private readonly pair = new Int32Array(2);
+  private readonly quad = new Int32Array(4);
   private cur: Int32Array;
   /** States expanded with a proper subset. */
   reduced = 0;
@@ -361,30 +378,61 @@ export class PersistentSets {
     return null;
   }
 
-  /** o then u and u then o both run from the current state and meet in the same state. */
-  // SUBTLE: whether two outcomes commute depends only on the pair: each outcome fixes its event's read
-  // values and its writes, so the state after both (in either order) is fixed too.
+  /**
+   * o then u and u then o both run from the current state and meet in the same state.
+   * SUBTLE: whether two outcomes commute depends only on the pair: each outcome fixes its event's read
+   * values and its writes (absolute, or additions the other does not see), so the state after both (in
+   * either order) is fixed too — except where one lowers a ref count the other reads only up to a cap
+   * (focus.ts: "≥ 2" may be 2 or 5): the outcomes that follow (u after o, o after u) may then differ
+   * between states with the same pair, so the pair is judged with them, (o, u, u after o, o after u),
+   * which fix the result (patches add ref counts and new update ids, and set everything else).
+   */
   private diamond(o: number, u: number): boolean {
-    const pair = this.pair;
-    pair[0] = o;
-    pair[1] = u;
-    const hit = this.table.get(pair, 2);
+    const engine = this.engine;
+    // (an outcome predicted each time has an id of its own: a pair with it is judged, not kept)
+    if (!engine.memoized(o) || !engine.memoized(u)) return this.commutes(o, u, false);
+    const quad = this.quad;
+    quad[0] = o;
+    quad[1] = u;
+    let len = 2;
+    if (engine.crossesCap(o, u) || engine.crossesCap(u, o)) {
+      if (engine.disjoint(o, u)) return true;
+      engine.apply(o, this.cur, this.da);
+      engine.apply(u, this.cur, this.db);
+      const o2 = engine.again(o, this.db);
+      const u2 = o2 < 0 ? -1 : engine.again(u, this.da);
+      if (u2 < 0) return false;
+      quad[2] = u2;
+      quad[3] = o2;
+      len = 4;
+    }
+    const hit = this.table.get(quad, len);
     if (hit >= 0) return hit === 1;
-    const r = this.commutes(o, u);
-    pair[0] = o;
-    pair[1] = u;
-    this.table.set(pair, 2, r ? 1 : 0);
+    const r = this.commutes(o, u, len === 4);
+    quad[0] = o;
+    quad[1] = u;
+    this.table.set(quad, len, r ? 1 : 0);
     return r;
   }
 
-  private commutes(o: number, u: number): boolean {
+  /** Whether o and u commute from the current state (`applied`: da, db, and the two outcomes after
+   * them in quad[2], quad[3] are already there). */
+  private commutes(o: number, u: number, applied: boolean): boolean {
     const engine = this.engine;
-    if (engine.disjoint(o, u)) return true;
-    engine.apply(o, this.cur, this.da);
-    engine.apply(u, this.cur, this.db);
-    const u2 = engine.again(u, this.da);
-    const o2 = u2 < 0 ? -1 : engine.again(o, this.db);
-    if (o2 < 0) return false;
+    let u2: number;
+    let o2: number;
+    if (applied) {
+      u2 = this.quad[2] as number;
+      o2 = this.quad[3] as number;
+    } else {
+      if (engine.disjoint(o, u)) return true;
+      engine.apply(o, this.cur, this.da);
+      engine.apply(u, this.cur, this.db);
+      // (o after u first: o is the confluent one, u may be an event predicted each time)
+      o2 = engine.again(o, this.db);
+      u2 = o2 < 0 ? -1 : engine.again(u, this.da);
+      if (u2 < 0) return false;
+    }
     engine.apply(u2, this.da, this.dab);
     engine.apply(o2, this.db, this.dba);
     for (let i = 0; i < this.S; i++) if (this.dab[i] !== this.dba[i]) return false;

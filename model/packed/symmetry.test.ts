@@ -3,7 +3,8 @@ import type { TraceEvent } from '../../vocab/index.ts';
 import { properties, type Property } from '../../spec/properties.ts';
 import type { ModelConfig } from '../config.ts';
 import type { SystemState } from '../state.ts';
-import { initialState, serialize, successors } from '../system.ts';
+import { initialState, serialize, step, successors, type Successor } from '../system.ts';
+import { isIn } from '../local.ts';
 import { alternating, config, randomWalk, rng, twoReplicas, u } from '../test-support/driver.ts';
 import { checkPacked } from './check.ts';
 import { Engine } from './engine.ts';
@@ -40,13 +41,15 @@ describe('a symmetry renames everything that carries a worker, a replica or an u
   const configs: [string, ModelConfig][] = [
     ['best-effort, 4 workers', alternating('best-effort', 4)],
     ['barrier, 5 workers', alternating('barrier', 5, { maxBytesChoices: [1000] })],
+    // the timer is proposed by each process's first worker, which the symmetry moves like the others
+    ['barrier-timeout, 5 workers', alternating('barrier-timeout', 5, { maxBytesChoices: [1000] })],
     ['best-effort, review bug, 4 workers', alternating('best-effort', 4, { maxBytesChoices: [1000], bugs: { sweepUpgradeRace: true } })],
     ['best-effort, 2 replicas', twoReplicas('best-effort')],
     ['barrier, 2 replicas', twoReplicas('barrier')],
     ['best-effort, 4 workers, faults', alternating('best-effort', 4, { maxBytesChoices: [1000], faults: { aborts: 1, indeterminate: 1, cleanup: true } })],
     ['barrier, 2 replicas, faults', { ...twoReplicas('barrier'), faults: { aborts: 1, indeterminate: 1, cleanup: true } }],
-    // supersede: once replica r's description of interval 0 is superseded, its append worker (worker 0) is
-    // neither live nor future and may swap with worker 2 (same loads); the superseded description keeps it
+    // supersede: workers 0 and 2 (same loads) swap while a superseded description names worker 0 as its
+    // append worker (the field is kept, as in the live one)
     [
       'best-effort, 2 replicas, 3 workers, 2 intervals (supersede)',
       config({
@@ -88,7 +91,7 @@ describe('a symmetry renames everything that carries a worker, a replica or an u
     }
   });
 
-  it('a superseded description\'s append worker may move once it is neither live nor future: successors commute there', () => {
+  it('a superseded description\'s append worker moves with the others: successors commute there', () => {
     const cfg = (configs.find(([name]) => name.includes('supersede')) as [string, ModelConfig])[1];
     const renamer = new Renamer(cfg, new Loads(cfg));
     const pick = rng(23);
@@ -111,13 +114,84 @@ describe('a symmetry renames everything that carries a worker, a replica or an u
     expect(moved).toBeGreaterThan(0);
   });
 
-  it('the append worker stays fixed: moving it breaks the replay (so the group must not contain it)', () => {
+  it('the append worker moves with the others, its description field unchanged: the group contains it', () => {
     const cfg = alternating('best-effort', 4);
-    const renamer = new Renamer(cfg, new Loads(cfg));
     const moves0: Sym = { replicas: [0], workers: [[2, 1, 0, 3]] };
-    expect(inGroup(cfg, new Loads(cfg), initialState(cfg), moves0)).toBe(false);
-    const { trace } = randomWalk(cfg, rng(3));
-    expect(() => replay(cfg, trace.map((e) => renamer.event(e, moves0)))).toThrow(/mint\.desc\.appendWorker expected 0, got 2/);
+    expect(inGroup(cfg, new Loads(cfg), initialState(cfg), moves0)).toBe(true);
+    expect(inGroup(cfg, new Loads(cfg), initialState(cfg), moves0, 'fixed')).toBe(false);
+    const renamer = new Renamer(cfg, new Loads(cfg));
+    const mint: TraceEvent = { kind: 'mint', replica: 0, desc: { lower: 0, upper: 1, appendWorker: 0, sharedId: 0, maxBytes: 50, barrier: false } };
+    expect(renamer.event(mint, moves0)).toEqual(mint);
+  });
+
+  // SUBTLE: moving the append worker is sound only because nothing in the model reads it. These canaries
+  // are models that do read it (a rule the model does not have): the same commutation and replay checks
+  // as above must catch them, so a future model that reads it fails these tests until the group fixes it.
+  describe('a model that reads the append worker is caught', () => {
+    const liveAppendWorker = (s: SystemState, r: number): number | undefined => s.replicas[r]?.mint.context.live?.appendWorker;
+    /** The canary: the append worker stages only after every other worker of its replica staged. */
+    const blocked = (s: SystemState, e: TraceEvent): boolean =>
+      e.kind === 'stage' && e.worker === liveAppendWorker(s, e.replica) && (s.replicas[e.replica]?.workers ?? []).some((wk, w) => w !== e.worker && isIn(wk, 'idle'));
+    const canarySuccessors = (cfg: ModelConfig, s: SystemState) => successors(cfg, s).filter((x) => !blocked(s, x.event));
+    const canaryStep = (cfg: ModelConfig, s: SystemState, e: TraceEvent) => (blocked(s, e) ? { ok: false as const, reason: 'the append worker stages last' } : step(cfg, s, e));
+    const cfg = alternating('best-effort', 4, { maxBytesChoices: [1000] });
+    const moves0: Sym = { replicas: [0], workers: [[2, 1, 0, 3]] };
+    const renamer = new Renamer(cfg, new Loads(cfg));
+
+    /** A seeded walk under `succ`. */
+    const walk = (succ: typeof successors, pick: (n: number) => number, visit: (s: SystemState, next: readonly Successor[]) => void = () => {}): TraceEvent[] => {
+      const trace: TraceEvent[] = [];
+      let s = initialState(cfg);
+      for (let next = succ(cfg, s); next.length > 0; next = succ(cfg, s)) {
+        visit(s, next);
+        const chosen = next[pick(next.length)] as Successor;
+        trace.push(chosen.event);
+        s = chosen.next;
+      }
+      return trace;
+    };
+    /** How many states of 20 walks under `succ` have successors that do not commute with `moves0`. */
+    const nonCommuting = (succ: typeof successors): number => {
+      let bad = 0;
+      const pick = rng(7);
+      for (let i = 0; i < 20; i++) {
+        walk(succ, pick, (s, next) => {
+          const expected = next.map((x) => key(renamer.event(x.event, moves0), renamer.state(x.next, moves0))).sort();
+          const actual = succ(cfg, renamer.state(s, moves0)).map((x) => key(x.event, x.next)).sort();
+          if (JSON.stringify(actual) !== JSON.stringify(expected)) bad += 1;
+        });
+      }
+      return bad;
+    };
+    /** How many of 20 walks under the model (`succ`, `stepWith`) replay renamed by `moves0`. */
+    const renamedReplays = (succ: typeof successors, stepWith: typeof step): number => {
+      let ok = 0;
+      const pick = rng(13);
+      for (let i = 0; i < 20; i++) {
+        let s = initialState(cfg);
+        let accepted = true;
+        for (const e of walk(succ, pick)) {
+          const r = stepWith(cfg, s, renamer.event(e, moves0));
+          if (!r.ok) {
+            accepted = false;
+            break;
+          }
+          s = r.state;
+        }
+        if (accepted) ok += 1;
+      }
+      return ok;
+    };
+
+    it('the model itself: every state commutes, every renamed walk replays', () => {
+      expect(nonCommuting(successors)).toBe(0);
+      expect(renamedReplays(successors, step)).toBe(20);
+    });
+
+    it('the canary: states that do not commute, and renamed walks the model refuses', () => {
+      expect(nonCommuting(canarySuccessors)).toBeGreaterThan(0);
+      expect(renamedReplays(canarySuccessors, canaryStep)).toBeLessThan(20);
+    });
   });
 
   it('workers with different loads are never exchanged', () => {
@@ -130,7 +204,7 @@ describe('a symmetry renames everything that carries a worker, a replica or an u
     expect(() => loads.rename(1, [1, 0, 2, 3])).toThrow(/worker 1 and worker 0 do not have identical loads/);
   });
 
-  it('the fixed set holds the live and every future append worker, and only shrinks', () => {
+  it('the fixed group (for comparison) holds the live and every future append worker, and only shrinks', () => {
     const cfg = alternating('best-effort', 4, { intervals: 3, updates: [u(0, 0, 0, 10)] });
     const { trace } = randomWalk(cfg, rng(9));
     const fixed = replay(cfg, trace).map((s) => fixedWorkers(s.replicas[0]?.mint as never));
@@ -148,7 +222,7 @@ describe('a symmetry renames everything that carries a worker, a replica or an u
       /worker\.context has a field "deliverer" its shape does not list/,
     );
     expect(Object.keys(COMPONENT_SHAPES).sort()).toEqual([
-      'append', 'appends', 'builder', 'deleted', 'faults', 'finishesBegun', 'finishesEnded', 'handle', 'incarnation', 'mint', 'ownBatches', 'shard', 'shardUppers', 'superseded', 'sweep', 'up', 'worker',
+      'append', 'appends', 'builder', 'deleted', 'faults', 'finishesBegun', 'finishesEnded', 'handle', 'incarnation', 'instance', 'mint', 'ownBatches', 'shard', 'shardUppers', 'superseded', 'sweep', 'up', 'worker',
     ]);
   });
 
@@ -170,6 +244,7 @@ describe('the symmetric search keeps verdicts, witnesses and shortest counterexa
   // 3 workers, 2 replicas (with and without faults) and the pinned reduction are symmetry.deep.test.ts's.
   const cases: [string, ModelConfig][] = [
     ['barrier, 4 workers', alternating('barrier', 4, { maxBytesChoices: [50, 1000] })],
+    ['barrier-timeout, 4 workers', alternating('barrier-timeout', 4, { maxBytesChoices: [50, 1000] })],
     ['best-effort, 4 workers, knob 50', alternating('best-effort', 4, { maxBytesChoices: [50] })],
     ['review bug, 4 workers', alternating('best-effort', 4, { maxBytesChoices: [50], bugs: { sweepUpgradeRace: true } })],
     ['review bug, 5 workers, the barrier', alternating('barrier', 5, { maxBytesChoices: [50], bugs: { sweepUpgradeRace: true } })],
@@ -182,14 +257,6 @@ describe('the symmetric search keeps verdicts, witnesses and shortest counterexa
   it.each(cases)('%s', (_name, cfg) => {
     expectSymmetryKeepsVerdicts(cfg);
   });
-
-  // by content: the representative a thread of --jobs picks, whatever ids its interners gave
-  it.each<[string, ModelConfig]>([
-    ['barrier, 4 workers', alternating('barrier', 4, { maxBytesChoices: [50, 1000] })],
-    ['barrier, 2 replicas', twoReplicas('barrier')],
-  ])('%s, keys compared by content', (_name, cfg) => {
-    expectSymmetryKeepsVerdicts(cfg, 'content');
-  });
 });
 
 describe('the partial-order reduction keeps every final state and every verdict', () => {
@@ -197,6 +264,7 @@ describe('the partial-order reduction keeps every final state and every verdict'
   const cases: [string, ModelConfig][] = [
     ['best-effort, 3 workers', alternating('best-effort', 3)],
     ['barrier, 3 workers', alternating('barrier', 3)],
+    ['barrier-timeout, 3 workers', alternating('barrier-timeout', 3)],
     ['off, 3 workers', alternating('off', 3)],
     ['barrier with the review bug', alternating('barrier', 3, { bugs: { sweepUpgradeRace: true } })],
     ['2 replicas', twoReplicas('barrier')],

@@ -4,22 +4,26 @@
  * A symmetry `g = (ρ, π)` moves replica r to ρ(r) and, inside it, worker w to π_r(w) (staying in its
  * process), renaming every worker index, replica index and update id by shapes.ts (an update moves to
  * the update of the same rank in its new worker's id-sorted list). It is an automorphism of the model
- * when
- * - π_r only exchanges workers with *identical loads*: the same (time, size) list in id order; and
- * - π_r fixes every worker that is or will be an append worker of replica r: the live description's
- *   `appendWorker` and `(seq + j) mod P·W` for each description still to be minted (at most
- *   `intervals − lower`, one fewer while one is live: lowers strictly increase). SUBTLE: this is the
- *   one protocol rule the reduction knows (vocab Description: appendWorker = seq mod workers); the
- *   model gives the append worker no role yet, but a symmetry moving a future append worker would not
- *   commute with mint once it does. The fixed set only shrinks along a run, so the group only grows.
+ * when π_r only exchanges workers with *identical loads* (the same (time, size) list in id order).
+ * SUBTLE: a description's `appendWorker` is not renamed (shapes.ts: opaque). The mint derives it from its
+ * sequence number (vocab Description: appendWorker = seq mod workers) and nothing in the model reads it,
+ * so a state with the workers permuted around an unchanged append worker has the permuted successors:
+ * the append worker moves with the rest. The commutation and replay tests (symmetry.test.ts) hold this
+ * and fail on a model that reads it. `appendWorkers: 'fixed'` keeps the smaller group that fixes every
+ * present and future append worker (`fixedWorkers`), for comparison.
  * Replicas are always interchangeable (every replica writes the same desired collection).
  *
  * Canonical form by sorting: in each class of movable workers, workers are ordered by a key that
  * describes the worker without naming absolute indices (its own components with its update ids by rank
- * and others' as placeholders, and its role in shared components: which batches hold its updates, receiver,
- * deliverer, its hand, its history); ties keep their order. Replicas are then ordered by their
- * component ids. The result is a member of the orbit (always sound); ties make it occasionally not the
- * orbit's unique representative (fewer merges, never wrong ones).
+ * and others' as placeholders, and its role in shared components: whether its builder() call holds the
+ * registry's lock, which batches hold its updates, receiver, deliverer, its hand, its history, its updates
+ * in retired builders); ties keep their order. Replicas are then ordered by their
+ * components. Keys and components are compared by content (value hashes, JSON text on a collision),
+ * never by id: ids are first-sight order, another in every search and thread, so the representative of
+ * an orbit is a function of its content alone — the same in every run, every thread of a parallel
+ * search (parallel.ts) and every search of a swarm (swarm.ts). The result is a member of the orbit
+ * (always sound); ties make it occasionally not the orbit's unique representative (fewer merges, never
+ * wrong ones).
  */
 import type { TraceEvent } from '../../vocab/index.ts';
 import type { ModelConfig } from '../config.ts';
@@ -28,9 +32,10 @@ import type { MintContext } from '../mint.ts';
 import type { Local } from '../local.ts';
 import type { ReplicaState, SystemState } from '../state.ts';
 import type { Engine } from './engine.ts';
-import { Interner, SLOT_KINDS, type SlotKind } from './layout.ts';
+import { Interner, NULLABLE, SLOT_KINDS, type SlotKind } from './layout.ts';
+import { GrowInts } from './tuple-set.ts';
 import type { Reducer } from './search.ts';
-import { COMPONENT_SHAPES, eventShape, type Shape } from './shapes.ts';
+import { COMPONENT_SHAPES, ENTRY_SHAPE, eventShape, type Shape } from './shapes.ts';
 import { TupleMap } from './tuple-set.ts';
 
 /** `replicas[r]` = where replica r goes; `workers[r][w]` = where worker w of (source) replica r goes. */
@@ -211,7 +216,7 @@ export class Renamer {
         handles,
         registries: rep.registries.map((reg) => ({
           sweep: this.component('sweep', reg.sweep, r, g),
-          builders: reg.builders.map((b) => this.component('builder', b, r, g)),
+          builders: reg.builders.map((b) => this.rename(ENTRY_SHAPE, b, r, g, 'builder')),
         })),
       } as unknown as ReplicaState;
     });
@@ -241,17 +246,17 @@ export interface SymmetryOptions {
   /** Exchange replicas (default true). */
   readonly replicas?: boolean;
   /**
-   * How equal-load workers (and replicas) are ordered in a representative: by their components' ids
-   * (`ids`, the default: first-sight order, which keeps representatives of related states alike and so
-   * the memo warm — by content gave 16% more outcome misses at --workers 7), or by content (`content`:
-   * value hashes, the same representative in every search, which the threads of a parallel search
-   * need to agree on who owns a state).
+   * `move` (default): append workers move like any worker (nothing in the model reads them). `fixed`: the
+   * group fixes every present and future append worker (`fixedWorkers`), a subgroup kept to compare the
+   * two reductions side by side.
    */
-  readonly order?: 'ids' | 'content';
+  readonly appendWorkers?: 'move' | 'fixed';
 }
 
 /**
- * Workers of replica r that are or will be append workers (they must stay fixed). With `restarts`
+ * Workers of replica r that are or will be append workers (the `appendWorkers: 'fixed'` group keeps
+ * them in place): the live description's and `(seq + j) mod P·W` for each description still to be
+ * minted (at most `intervals − lower`, one fewer while one is live). With `restarts`
  * (the fault world may still abort), a restarted incarnation mints again from seq 0 at a lower no
  * smaller than this one: its append workers are among 0 … intervals − lower − 1 (mod P·W) too.
  */
@@ -278,10 +283,10 @@ export function loadClasses(cfg: ModelConfig, loads: Loads): number[][] {
 }
 
 /** Whether `g` is in the symmetry group at `s` (so it is an automorphism from `s` on). */
-export function inGroup(cfg: ModelConfig, loads: Loads, s: SystemState, g: Sym): boolean {
+export function inGroup(cfg: ModelConfig, loads: Loads, s: SystemState, g: Sym, appendWorkers: 'move' | 'fixed' = 'move'): boolean {
   return s.replicas.every((rep, r) => {
     const pi = g.workers[r] as readonly number[];
-    const fixed = fixedWorkers(rep.mint, (cfg.faults?.aborts ?? 0) > 0);
+    const fixed = appendWorkers === 'fixed' ? fixedWorkers(rep.mint, (cfg.faults?.aborts ?? 0) > 0) : [];
     return pi.every((to, w) => processOf(cfg, to) === processOf(cfg, w) && loads.signature[to] === loads.signature[w]) && fixed.every((w) => pi[w] === w);
   });
 }
@@ -352,6 +357,31 @@ function describe(shape: Shape, value: unknown, self: number, r: number, loads: 
   }
 }
 
+/** Whether values of `shape` may hold a worker index or an update id (so a worker symmetry may change them). */
+function namesWorkers(shape: Shape): boolean {
+  switch (shape.t) {
+    case 'opaque':
+    case 'replica':
+      return false;
+    case 'worker':
+    case 'process':
+    case 'ids':
+    case 'idSet':
+    case 'byWorker':
+    case 'sortedByWorker':
+      return true;
+    case 'byReplica':
+    case 'list':
+    case 'nullable':
+    case 'ofReplica':
+      return namesWorkers(shape.of);
+    case 'record':
+      return Object.values(shape.fields).some(namesWorkers);
+    case 'local':
+      return namesWorkers(shape.context);
+  }
+}
+
 /** `self`'s own update ids by rank (`o0` …); anyone else's as `x`. */
 function rankOf(loads: Loads, id: number, self: number): string {
   const o = loads.ownerOf(id);
@@ -361,6 +391,14 @@ function rankOf(loads: Loads, id: number, self: number): string {
 // ---------------------------------------------------------------------------------------------------
 // The reducer
 
+const NONE: number[] = [];
+/** The most permutations `orbitSize` tries for the cells whose swaps do not all fix a state. */
+const MAX_TRIED = 40_320;
+const factorial = (n: number): number => (n <= 1 ? 1 : n * factorial(n - 1));
+function permutations(xs: readonly number[]): number[][] {
+  if (xs.length <= 1) return [[...xs]];
+  return xs.flatMap((x, i) => permutations([...xs.slice(0, i), ...xs.slice(i + 1)]).map((p) => [x, ...p]));
+}
 const KIND_INDEX = new Map<SlotKind, number>(SLOT_KINDS.map((k, i) => [k, i]));
 
 export class SymmetryReducer implements Reducer {
@@ -386,12 +424,20 @@ export class SymmetryReducer implements Reducer {
   private readonly flat: Int32Array;
   private readonly flatIds = new TupleMap(10);
   private readonly order: number[] = [];
-  private readonly renameMemo = new TupleMap(14);
-  private readonly keyBuf: Int32Array;
+  /** Per (slot kind, replica), per symmetry id: component id → its renamed id + 1 (0: not yet). */
+  private readonly renameTables: GrowInts[][];
+  /** Per slot: its kind's index, and whether id 0 is null. */
+  private readonly slotKind: Uint8Array;
+  private readonly slotNullable: Uint8Array;
+  /** Replica 0's slots (but workers and handles) and the history's whose components may name a worker or an update. */
+  private readonly namingWorkers: readonly number[];
+  /** Per process: the key columns a sort compares for the state at hand (`workerKeys`), and how many. */
+  private readonly cols: Int32Array[];
+  private readonly colCount: Int32Array;
   private readonly out: Int32Array;
   private readonly withWorkers: boolean;
   private readonly withReplicas: boolean;
-  private readonly byContent: boolean;
+  private readonly fixAppendWorkers: boolean;
 
   constructor(
     readonly engine: Engine,
@@ -403,21 +449,29 @@ export class SymmetryReducer implements Reducer {
     this.classes = loadClasses(this.cfg, this.loads);
     this.withWorkers = opts.workers !== false && this.classes.length > 0;
     this.withReplicas = opts.replicas !== false && this.cfg.replicas > 1;
-    this.byContent = opts.order === 'content';
-    this.keyBuf = new Int32Array(8 + engine.layout.slots);
+    this.fixAppendWorkers = opts.appendWorkers === 'fixed';
     const L = engine.layout;
+    this.renameTables = Array.from({ length: SLOT_KINDS.length * this.cfg.replicas }, () => []);
+    this.slotKind = Uint8Array.from(L.kinds, (k) => KIND_INDEX.get(k) as number);
+    this.slotNullable = Uint8Array.from(L.kinds, (k) => (NULLABLE.has(k) ? 1 : 0));
+    const moving = new Set([...L.workersOf(0), ...L.workersOf(0).map((w) => w + 1)]);
+    this.namingWorkers = L.kinds.flatMap((k, slot) =>
+      !moving.has(slot) && (slot < L.up(0) + L.replicaSpan || L.historySlots.includes(slot)) && namesWorkers(COMPONENT_SHAPES[k]) ? [slot] : [],
+    );
     this.ownParts = [Array.from({ length: L.workers }, () => []), Array.from({ length: L.workers }, () => [])];
     this.sharedByReplica = Array.from({ length: this.cfg.replicas }, (_, r) =>
-      Array.from({ length: this.cfg.processes }, (_, p) => [L.sweep(r, p), ...L.buildersOf(r, p), L.append(r), L.superseded(r), L.appends]),
+      Array.from({ length: this.cfg.processes }, (_, p) => [L.sweep(r, p), ...L.entriesOf(r, p), L.append(r), L.superseded(r), L.appends, L.faults]),
     );
-    this.keyWidth = 2 + L.ids + 3;
+    this.keyWidth = 2 + 1 + L.ids * (1 + L.instances) + 4;
+    this.cols = Array.from({ length: this.cfg.processes }, () => new Int32Array(this.keyWidth));
+    this.colCount = new Int32Array(this.cfg.processes);
     this.roleBySlot = Array.from({ length: this.cfg.replicas }, () => Array.from({ length: L.slots }, () => []));
     this.keys = new Int32Array(this.keyWidth * L.workers);
     this.flat = new Int32Array(this.cfg.replicas * L.workers);
     this.out = new Int32Array(L.slots);
     this.intern(identity(this.cfg));
     const what: string[] = [];
-    if (this.withWorkers) what.push(`workers with identical loads (classes ${this.classes.map((c) => `{${c.join(',')}}`).join(' ')}, append workers fixed)`);
+    if (this.withWorkers) what.push(`workers with identical loads (classes ${this.classes.map((c) => `{${c.join(',')}}`).join(' ')}, ${this.fixAppendWorkers ? 'append workers fixed' : 'append workers move too'})`);
     if (this.withReplicas) what.push(`${this.cfg.replicas} replicas`);
     this.description = what.length === 0 ? 'symmetry: none applies' : `symmetry: ${what.join('; ')}`;
   }
@@ -446,7 +500,9 @@ export class SymmetryReducer implements Reducer {
     return this.engine.codec.value(slot, id);
   }
 
+  /** The workers of replica r the group fixes at mint `mintId` (none unless `appendWorkers: 'fixed'`). */
   private fixed(mintId: number, r: number): number[] {
+    if (!this.fixAppendWorkers) return NONE;
     let f = this.fixedMemo.get(mintId);
     if (f === undefined) {
       f = fixedWorkers(this.value(this.engine.layout.mint(r), mintId) as Local<MintContext>, (this.cfg.faults?.aborts ?? 0) > 0);
@@ -473,7 +529,7 @@ export class SymmetryReducer implements Reducer {
   }
 
   /**
-   * For a shared component (builder, append, history appends): what it says about worker `w` of
+   * For a shared component (sweep, builder, append, history appends): what it says about worker `w` of
    * replica r. Memoized per (slot, id) and worker, and computed only when a sort compares it: two
    * workers whose own components differ never look at their roles (describing every worker's role for
    * every new builder value was an eighth of the search).
@@ -501,6 +557,20 @@ export class SymmetryReducer implements Reducer {
     const W = L.workers;
     this.keyVec = vec;
     this.keyReplica = r;
+    // the columns a sort compares: own parts, and shared slots that are not null (a null one says the
+    // same — nothing — about every worker)
+    for (let p = 0; p < this.cfg.processes; p++) {
+      const cols = this.cols[p] as Int32Array;
+      const slots = (this.sharedByReplica[r] as readonly (readonly number[])[])[p] as readonly number[];
+      let n = 0;
+      cols[n++] = 0;
+      cols[n++] = 1;
+      for (let k = 0; k < slots.length; k++) {
+        const slot = slots[k] as number;
+        if ((vec[slot] as number) !== 0 || this.slotNullable[slot] === 0) cols[n++] = 2 + k;
+      }
+      this.colCount[p] = n;
+    }
     for (let w = 0; w < W; w++) {
       keys[w * width] = this.ownPart(0, vec[L.worker(r, w)] as number, w, r);
       keys[w * width + 1] = this.ownPart(1, vec[L.handle(r, w)] as number, w, r);
@@ -538,18 +608,22 @@ export class SymmetryReducer implements Reducer {
     return hit;
   }
 
+  /** Component `id` of slot `slot` (of replica r) renamed by symmetry `symId` (null stays null). */
   private renamed(slot: number, id: number, r: number, symId: number): number {
+    if (id === 0 && this.slotNullable[slot] === 1) return 0;
+    const byKind = this.renameTables[(this.slotKind[slot] as number) * this.cfg.replicas + r] as GrowInts[];
+    let table = byKind[symId];
+    if (table === undefined) {
+      table = new GrowInts();
+      byKind[symId] = table;
+    }
+    while (table.length <= id) table.push(0);
+    const hit = table.data[id] as number;
+    if (hit > 0) return hit - 1;
     const kind = this.engine.layout.kinds[slot] as SlotKind;
-    const buf = this.keyBuf;
-    buf[0] = KIND_INDEX.get(kind) as number;
-    buf[1] = id;
-    buf[2] = r;
-    buf[3] = symId;
-    const hit = this.renameMemo.get(buf, 4);
-    if (hit >= 0) return hit;
     const v = this.renamer.component(kind, this.value(slot, id), r, this.sym(symId));
     const to = this.engine.codec.tables[kind].intern(v);
-    this.renameMemo.set(buf, 4, to);
+    table.data[id] = to + 1;
     return to;
   }
 
@@ -569,7 +643,9 @@ export class SymmetryReducer implements Reducer {
         // the sweep names the worker whose builder() call holds the registry's lock
         out[L.sweep(to, p)] = this.renamed(L.sweep(r, p), vec[L.sweep(r, p)] as number, r, symId);
         for (let id = 0; id < L.ids; id++) {
-          out[L.builder(to, p, id)] = this.renamed(L.builder(r, p, id), vec[L.builder(r, p, id)] as number, r, symId);
+          const from = L.builder(r, p, id);
+          const into = L.builder(to, p, id);
+          for (let j = 0; j <= L.instances; j++) out[into + j] = this.renamed(from + j, vec[from + j] as number, r, symId);
         }
       }
       for (let w = 0; w < L.workers; w++) {
@@ -628,7 +704,7 @@ export class SymmetryReducer implements Reducer {
       }
     }
     if (this.withReplicas) {
-      const span = L.workers * 2 + 4 + this.cfg.processes * (1 + L.ids);
+      const span = L.replicaSpan;
       const order = Array.from({ length: this.cfg.replicas }, (_, r) => r);
       // (ordered as workers are: see `before`)
       const tables = this.engine.codec.tables;
@@ -638,7 +714,7 @@ export class SymmetryReducer implements Reducer {
         for (let i = 0; i < span; i++) {
           const x = vec[ba + i] as number;
           const y = vec[bb + i] as number;
-          const d = this.byContent ? tables[L.kinds[ba + i] as SlotKind].compare(x, y) : x - y;
+          const d = tables[L.kinds[ba + i] as SlotKind].compare(x, y);
           if (d !== 0) return d;
         }
         return a - b;
@@ -660,16 +736,97 @@ export class SymmetryReducer implements Reducer {
   }
 
   /**
-   * Worker a's key sorts before worker b's (ties: by index). By content (`order: 'content'`), keys are
-   * compared by what they describe, not by id (ids are first-sight order, another in every search): the
-   * representative of an orbit is then a function of its content alone, the same in every thread of a
-   * parallel search (parallel.ts).
+   * How many states the orbit of representative `vec` holds: |G| / |Stab(vec)|, with G the worker
+   * symmetries at `vec` (null with replicas: not computed). A symmetry fixing `vec` maps each worker to
+   * one with the same sort key, so it permutes each cell of workers with equal keys; a cell whose
+   * adjacent swaps all fix `vec` contributes all its permutations (k!), the rest are counted by trying
+   * every permutation of them (null when there would be more than `MAX_TRIED`).
    */
+  orbitSize(vec: Int32Array): number | null {
+    if (this.withReplicas) return null;
+    if (!this.withWorkers) return 1;
+    const L = this.engine.layout;
+    const width = this.keyWidth;
+    const keys = this.keys;
+    const movables = this.movableOf(this.fixed(vec[L.mint(0)] as number, 0));
+    this.workerKeys(vec, 0, keys, width);
+    let group = 1;
+    let stab = 1;
+    const open: number[][] = [];
+    for (const movable of movables) {
+      group *= factorial(movable.length);
+      let start = 0;
+      for (let i = 1; i <= movable.length; i++) {
+        if (i < movable.length && this.sameKey(keys, width, movable[i - 1] as number, movable[i] as number)) continue;
+        const cell = movable.slice(start, i);
+        start = i;
+        if (cell.length < 2) continue;
+        if (cell.every((w, j) => j === 0 || this.fixes(vec, [[cell[j - 1] as number, w]]))) stab *= factorial(cell.length);
+        else open.push(cell);
+      }
+    }
+    if (open.length > 0) {
+      const tried = open.reduce((n, c) => n * factorial(c.length), 1);
+      if (tried > MAX_TRIED) return null;
+      let fixing = 0;
+      const each = (k: number, moves: [number, number][]): void => {
+        if (k === open.length) {
+          if (this.fixes(vec, moves)) fixing += 1;
+          return;
+        }
+        const cell = open[k] as number[];
+        for (const p of permutations(cell)) each(k + 1, [...moves, ...cell.map((w, j) => [w, p[j] as number] as [number, number])]);
+      };
+      each(0, []);
+      stab *= fixing;
+    }
+    return group / stab;
+  }
+
+  /** Whether moving workers of replica 0 as `moves` says ([from, to] pairs; a pair alone: a swap) leaves `vec` as it is. */
+  private fixes(vec: Int32Array, moves: readonly (readonly [number, number])[]): boolean {
+    const flat = this.flat;
+    const W = this.engine.layout.workers;
+    for (let w = 0; w < W; w++) flat[w] = w;
+    if (moves.length === 1) {
+      const [a, b] = moves[0] as readonly [number, number];
+      flat[a] = b;
+      flat[b] = a;
+    } else for (const [from, to] of moves) flat[from] = to;
+    const id = this.internFlat(flat);
+    // vec moved by it, compared slot by slot as `apply` would write it (replica 0; components that name
+    // no worker or update stay as they are)
+    const L = this.engine.layout;
+    for (let w = 0; w < W; w++) {
+      const to = flat[w] as number;
+      if (this.renamed(L.worker(0, w), vec[L.worker(0, w)] as number, 0, id) !== vec[L.worker(0, to)]) return false;
+      if (this.renamed(L.handle(0, w), vec[L.handle(0, w)] as number, 0, id) !== vec[L.handle(0, to)]) return false;
+    }
+    for (const slot of this.namingWorkers) if (this.renamed(slot, vec[slot] as number, 0, id) !== vec[slot]) return false;
+    return true;
+  }
+
+  /** Whether workers a and b have equal sort keys (every column). */
+  private sameKey(keys: Int32Array, width: number, a: number, b: number): boolean {
+    const p = Math.floor(a / this.cfg.workersPerProcess);
+    const cols = this.cols[p] as Int32Array;
+    for (let c = 0; c < (this.colCount[p] as number); c++) {
+      const i = cols[c] as number;
+      if (this.parts.compare(this.keyAt(keys, width, a, i), this.keyAt(keys, width, b, i)) !== 0) return false;
+    }
+    return true;
+  }
+
+  /** Worker a's key sorts before worker b's, by what the keys describe (ties: by index). */
   private before(keys: Int32Array, width: number, a: number, b: number): boolean {
-    for (let i = 0; i < width; i++) {
+    const p = Math.floor(a / this.cfg.workersPerProcess);
+    const cols = this.cols[p] as Int32Array;
+    const n = this.colCount[p] as number;
+    for (let c = 0; c < n; c++) {
+      const i = cols[c] as number;
       const x = this.keyAt(keys, width, a, i);
       const y = this.keyAt(keys, width, b, i);
-      const d = this.byContent ? this.parts.compare(x, y) : x - y;
+      const d = this.parts.compare(x, y);
       if (d !== 0) return d < 0;
     }
     return a < b;
