@@ -1,10 +1,10 @@
 /**
- * The implementation's contracts beyond the kit's own callers (misuse.ts: reuse, ids, writers, claims):
+ * The implementation's contracts beyond the kit's own callers (misuse/: reuse, ids, writers, claims):
  * each scenario's programs kill the mutant it exists for. Deep: each case copies the kit with the mutant
  * planted and runs the scenario's programs in a process of its own (seconds each).
  */
 import { describe, expect, it } from 'vitest';
-import { runScenario, type Scenario } from './misuse.ts';
+import { runScenario, type Scenario } from './misuse/index.ts';
 import { plant, type Change } from './test-support/plant.ts';
 
 /** What went wrong over `seeds` programs of a scenario, each line naming its seed. */

@@ -6,7 +6,7 @@ import { BarrierState } from '../impl/shared/barrier-state.ts';
 import { SharedBatchHandle } from '../impl/shared/handle.ts';
 import type { Update } from '../impl/update.ts';
 import { runCheck } from './check.ts';
-import { SCENARIOS, runScenario, type Scenario } from './misuse.ts';
+import { SCENARIOS, runScenario, type Scenario } from './misuse/index.ts';
 
 afterEach(() => {
   vi.restoreAllMocks();

@@ -3,7 +3,7 @@
  *
  * Some checks never look at what a run did: the bad-input check corrupts the run's configuration and
  * asks the validation to refuse it (bad-input.ts), the misuse check drives a random program over the
- * implementation's own objects, chosen by a hash of the configuration (misuse.ts). Riding on every run
+ * implementation's own objects, chosen by a hash of the configuration (misuse/). Riding on every run
  * they cost a share of every run and try what the run's configuration happens to pick. As streams,
  * `sbkit check` runs each one over configurations drawn by the workload generator (workload.ts) with a
  * case index drawn beside it — which corruption, which misuse scenario — so every case comes up on
@@ -23,7 +23,7 @@ import fc from 'fast-check';
 import type { BugName, Variant } from '../vocab/index.ts';
 import type { RunConfig } from '../impl/run-config.ts';
 import { badInputRefused, corruptionFor, corruptionsFor } from './bad-input.ts';
-import { misuseJudged, misuseSeed, runScenario, SCENARIOS, type MisuseVerdict, type Scenario } from './misuse.ts';
+import { misuseJudged, misuseSeed, runScenario, SCENARIOS, type MisuseVerdict, type Scenario } from './misuse/index.ts';
 import { ChoiceScheduler } from './choice-scheduler.ts';
 import { runConfigOf, type RunReport } from './harness.ts';
 import { FIFO } from './schedule.ts';

@@ -14,7 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Variant } from '../vocab/index.ts';
-import { dropTables, pgTargetOrSkip, uniqueTable, withOption } from '../impl/test-support/pg-target.ts';
+import { dropTables, pgTargetOrSkip, uniqueTable, withOption } from '../test-support/pg-target.ts';
 import { main } from './cli.ts';
 import { VARIANTS as REGISTERED } from './variants/index.ts';
 import { runComparison } from './compare.ts';

@@ -7,7 +7,7 @@
  */
 import { PgConsensus } from '../impl/persist/pg-consensus.ts';
 import { LatencyRecorder } from '../impl/persist/latency.ts';
-import { dropTables, pgTarget, uniqueTable } from '../impl/test-support/pg-target.ts';
+import { dropTables, pgTarget, uniqueTable } from '../test-support/pg-target.ts';
 
 const n = Number(process.argv[2] ?? 3000);
 if (!Number.isSafeInteger(n) || n < 1) {

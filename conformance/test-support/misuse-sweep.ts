@@ -3,7 +3,7 @@
  * programs for seeds 1 … SEEDS and prints each wrong outcome (`seed N: …`), then `wrong in K of SEEDS`.
  * What a test runs in a copy of the kit with a planted fault (plant.ts).
  */
-import { runScenario, SCENARIOS, type Scenario } from '../misuse.ts';
+import { runScenario, SCENARIOS, type Scenario } from '../misuse/index.ts';
 
 const [scenario, seeds] = process.argv.slice(2);
 if (!SCENARIOS.includes(scenario as Scenario) || !Number.isInteger(Number(seeds))) {

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../../vocab/index.ts';
 import type { StateDiff } from '../../impl/persist/state.ts';
-import { dropTables, pgTargetOrSkip, uniqueTable, withOption } from '../../impl/test-support/pg-target.ts';
+import { dropTables, pgTargetOrSkip, uniqueTable, withOption } from '../../test-support/pg-target.ts';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { main } from '../cli.ts';

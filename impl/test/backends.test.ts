@@ -12,7 +12,7 @@ import { MemBlob } from '../persist/blob.ts';
 import { MemConsensus } from '../persist/consensus.ts';
 import { FileBlob } from '../persist/file-blob.ts';
 import { PgConsensus } from '../persist/pg-consensus.ts';
-import { dropTables, pgTargetOrSkip, uniqueTable, withOption } from '../test-support/pg-target.ts';
+import { dropTables, pgTargetOrSkip, uniqueTable, withOption } from '../../test-support/pg-target.ts';
 
 const target = pgTargetOrSkip('backends.test.ts');
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'sbkit-backends-'));

@@ -11,7 +11,7 @@ import { MemConsensus, type VersionedData } from '../persist/consensus.ts';
 import { classifyPgError, PgDeadline, pgStorageError } from '../persist/pg-errors.ts';
 import { PgConsensus, redactUrl } from '../persist/pg-consensus.ts';
 import { consensusContract } from '../test-support/consensus-contract.ts';
-import { dropTables, pgTargetOrSkip, uniqueTable, withAdmin } from '../test-support/pg-target.ts';
+import { dropTables, pgTargetOrSkip, uniqueTable, withAdmin } from '../../test-support/pg-target.ts';
 import { closedPort, startProxy, startSilentServer } from '../test-support/tcp-proxy.ts';
 
 const target = pgTargetOrSkip('pg-consensus.test.ts');

@@ -28,7 +28,7 @@ import { PgConsensus } from '../persist/pg-consensus.ts';
 import { loadShardState } from '../persist/state.ts';
 import { runSink, SHARD_ID } from '../run.ts';
 import { linearizeByShard } from '../linearize.ts';
-import { dropTables, pgTargetOrSkip, uniqueTable } from '../test-support/pg-target.ts';
+import { dropTables, pgTargetOrSkip, uniqueTable } from '../../test-support/pg-target.ts';
 import { keyFor, upd } from '../test-support/workloads.ts';
 import { encodedUpdateSize, partitionWorker, type Update } from '../update.ts';
 import { mulberry32 } from '../../random/prng.ts';

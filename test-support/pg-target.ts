@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
-const STATE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '.sbkit', 'pg');
+const STATE = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '.sbkit', 'pg');
 
 export type PgTarget = { readonly url: string; readonly skip?: undefined } | { readonly url?: undefined; readonly skip: string };
 
