@@ -22,7 +22,7 @@ import type { Update } from '../impl/update.ts';
 import type { ResumeRecord } from './choice-scheduler.ts';
 import type { StoreTally } from './metrics-check.ts';
 import { materializeSinks, type Workload } from './workload.ts';
-import { modelConfigOf } from './harness.ts';
+import { modelConfigOf } from './run-setup.ts';
 
 /** Which scheduling points each points counter counts. */
 const POINT_LABELS: Readonly<Partial<Record<CostCounter, readonly string[]>>> = {

@@ -11,7 +11,6 @@
  */
 import { formatEvent } from './event-text.ts';
 import type { BugName, TraceEvent } from '../vocab/index.ts';
-import { offMeta } from '../vocab/variants/off.ts';
 import type { FaultPlan, Scheduler } from '../impl/seams.ts';
 import { runSink, SHARD_ID, type RunResult } from '../impl/run.ts';
 import { MemBlob } from '../impl/persist/blob.ts';
@@ -23,9 +22,12 @@ import type { RunConfig } from '../impl/run-config.ts';
 import { corruptionsJudged, storedHistory } from './stored-corruption.ts';
 import { costJudged } from './cost-check.ts';
 import { lockstepBroken } from './pacing.ts';
-import { DEFAULT_PACING, nonDefaults } from './run-defaults.ts';
+import { DEFAULT_PACING } from './run-defaults.ts';
 import { configFailures } from './streams.ts';
-import { encodedUpdateSize, partitionWorker, type Update } from '../impl/update.ts';
+import { modelConfigOf, runConfigOf } from './run-setup.ts';
+
+export { modelConfigOf, runConfigOf } from './run-setup.ts';
+import type { Update } from '../impl/update.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { predictAppends } from '../model/predict.ts';
 import { policyOf } from '../model/variants/index.ts';
@@ -34,7 +36,7 @@ import { viewFromTrace, type StorageFacts } from '../spec/view.ts';
 import { formatLog, type DriveOutcome } from './choice-scheduler.ts';
 import { schedulerFor, type Schedule } from './schedule.ts';
 import { permanentFailuresUnheeded, SchedulePlan } from './faults.ts';
-import { knobAt, materialize, materializeSinks, persistOf, persistOverrides, sinksOf, type Workload } from './workload.ts';
+import { materializeSinks, sinksOf, type Workload } from './workload.ts';
 import { judgeSinks } from './multi-sink.ts';
 import type { RegistryVerdict } from './registry-check.ts';
 
@@ -91,31 +93,6 @@ export interface FaultTally {
 }
 
 const NO_FAULTS: FaultTally = { injected: {}, aborts: 0, restarts: 0, leaked: 0, collected: 0 };
-
-/** The fault world's bounds for replaying a trace: as many of each as the trace has. */
-const REPLAY_FAULTS = { aborts: Number.POSITIVE_INFINITY, indeterminate: Number.POSITIVE_INFINITY, cleanup: true } as const;
-
-export function modelConfigOf(w: Workload, updates: readonly Update[] = materialize(w), faults = false): ModelConfig {
-  const workers = w.processes * w.workersPerProcess;
-  return {
-    ...(faults ? { faults: REPLAY_FAULTS } : {}),
-    // The async sink (v1) never shares: to the model it is the variant off.
-    variant: w.sink === 'v1' ? offMeta.name : w.variant,
-    ...(w.sink === 'v1' || w.variantOptions === undefined ? {} : { variantOptions: w.variantOptions }),
-    replicas: w.replicas,
-    processes: w.processes,
-    workersPerProcess: w.workersPerProcess,
-    intervals: w.intervals,
-    asOf: w.asOf,
-    updates: updates.map((u) => ({ id: u.id, time: u.time, worker: partitionWorker(u.key, workers), size: encodedUpdateSize(u) })),
-    persist: persistOf(w),
-    maxBytesChoices: [...new Set(w.knob)],
-    // The model computes what every mint reads and how every push is chunked, from the workload.
-    knobs: { maxBytesByLower: w.knob, barrierByDesired: w.barrierFlags },
-    pushChunkUpdates: w.pushChunkUpdates,
-    noData: w.noData,
-  };
-}
 
 export interface RunOptions {
   /** The checks derived from the configuration alone (streams.ts CONFIG_CHECKS: bad input, misuse) on
@@ -192,40 +169,6 @@ export function startRun(
   return { run: runSink(config), trace, updates, config };
 }
 
-/** The implementation's run configuration for `workload`, recording its trace. */
-export function runConfigOf(
-  workload: Workload,
-  scheduler: Scheduler,
-  bug?: BugName,
-  faults?: FaultPlan,
-): { config: RunConfig; trace: TraceEvent[]; updates: readonly Update[] } {
-  const updates = materialize(workload);
-  const trace: TraceEvent[] = [];
-  const config: RunConfig = {
-    variant: workload.variant,
-    ...(workload.variantOptions === undefined ? {} : { variantOptions: workload.variantOptions }),
-    replicas: workload.replicas,
-    processes: workload.processes,
-    workersPerProcess: workload.workersPerProcess,
-    intervals: workload.intervals,
-    updates,
-    maxBytes: ({ lower }) => knobAt(workload, lower),
-    // (the fields and tunables that differ from the defaults the model states: the rest are the
-    // implementation's own, judged against the model's: run-defaults.ts)
-    ...nonDefaults(workload),
-    persist: persistOverrides(workload),
-    bugs: bug === undefined ? [] : [bug],
-    scheduler,
-    observer: { event: (e) => trace.push(e) },
-    ...(faults === undefined ? {} : { faults }),
-    // Stores of our own, so that the metrics can be held against what reached them (metrics-check.ts).
-    blob: new MemBlob(),
-    consensus: new MemConsensus(),
-    ...sinksConfigOf(workload, updates),
-  };
-  return { config, trace, updates };
-}
-
 /** What the run's in-memory stores counted, and the bytes of the versions of every sink's shard. */
 export async function storeTally(config: RunConfig): Promise<StoreTally | undefined> {
   const { blob, consensus } = config;
@@ -253,12 +196,6 @@ async function unregisteredWriters(config: RunConfig): Promise<string | undefine
   const orphans = (await blob.list()).filter((key) => !claimed.has(key.slice(0, key.lastIndexOf('/'))));
   if (orphans.length === 0) return undefined;
   return `${orphans.length} part(s) in blob storage by writers the writer registry never claimed (registered: ${[...claimed].sort().join(', ') || 'none'}): ${orphans.slice(0, 4).join(', ')}`;
-}
-
-/** RunConfig's sinks for a workload of several MV sinks (nothing for one). */
-function sinksConfigOf(w: Workload, updates: readonly Update[]): Pick<RunConfig, 'sinks' | 'sinkUpdates'> {
-  if (sinksOf(w) === 1) return {};
-  return { sinks: sinksOf(w), sinkUpdates: materializeSinks(w, updates).slice(1) };
 }
 
 /** `judge` for one sink; several sinks: each sink judged on its own part of the trace and its own

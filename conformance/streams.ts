@@ -25,7 +25,8 @@ import type { RunConfig } from '../impl/run-config.ts';
 import { badInputRefused, corruptionFor, corruptionsFor } from './bad-input.ts';
 import { misuseJudged, misuseSeed, runScenario, SCENARIOS, type MisuseVerdict, type Scenario } from './misuse/index.ts';
 import { ChoiceScheduler } from './choice-scheduler.ts';
-import { runConfigOf, type RunReport } from './harness.ts';
+import type { RunReport } from './harness.ts';
+import { runConfigOf } from './run-setup.ts';
 import { FIFO } from './schedule.ts';
 import { DEFAULT_BOUNDS, workloadArb, type Workload } from './workload.ts';
 
