@@ -134,6 +134,24 @@ export function projectForView(rec: InstanceRecord): unknown {
   return { ...rest, cut: cutRest };
 }
 
+/** Every header field of a builder entry changed (its instances as they are). */
+function perturbedHeader(c: BuilderContext): BuilderContext {
+  return {
+    ...c,
+    barrier: !c.barrier,
+    participants: c.participants + SHIFT,
+    blobTargetSize: c.blobTargetSize + SHIFT,
+    timesOut: !c.timesOut,
+    refs: c.refs + SHIFT,
+    pending: c.pending + SHIFT,
+    deliverer: c.deliverer === null ? 0 : null,
+    unfinished: c.unfinished + SHIFT,
+    expired: !c.expired,
+    late: !c.late,
+    earlySkips: c.earlySkips + SHIFT,
+  };
+}
+
 /** `b` with everything the view does not see changed (its header's fields and state, its instances'
  * receivers and cut shapes). */
 export function perturbForView(b: Entry): Entry {
@@ -142,18 +160,7 @@ export function perturbForView(b: Entry): Entry {
   return {
     value: 'perturbed',
     context: {
-      ...c,
-      barrier: !c.barrier,
-      participants: c.participants + SHIFT,
-      blobTargetSize: c.blobTargetSize + SHIFT,
-      timesOut: !c.timesOut,
-      refs: c.refs + SHIFT,
-      pending: c.pending + SHIFT,
-      deliverer: c.deliverer === null ? 0 : null,
-      unfinished: c.unfinished + SHIFT,
-      expired: !c.expired,
-      late: !c.late,
-      earlySkips: c.earlySkips + SHIFT,
+      ...perturbedHeader(c),
       instances: c.instances.map((rec) => ({
         ...rec,
         receiver: rec.receiver === null ? SHIFT : null,
@@ -170,18 +177,7 @@ export function perturbPath(b: Entry): Entry {
   return {
     value: b.value,
     context: {
-      ...c,
-      barrier: !c.barrier,
-      participants: c.participants + SHIFT,
-      blobTargetSize: c.blobTargetSize + SHIFT,
-      timesOut: !c.timesOut,
-      refs: c.refs + SHIFT,
-      pending: c.pending + SHIFT,
-      deliverer: c.deliverer === null ? 0 : null,
-      unfinished: c.unfinished + SHIFT,
-      expired: !c.expired,
-      late: !c.late,
-      earlySkips: c.earlySkips + SHIFT,
+      ...perturbedHeader(c),
       instances: c.instances.map((rec) => otherInstance(rec, -1)),
     },
   };
