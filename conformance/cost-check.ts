@@ -19,10 +19,11 @@ import type { TraceEvent } from '../vocab/index.ts';
 import type { Metrics } from '../impl/metrics.ts';
 import { COST_COUNTERS, COST_MEANING, predictCost, type CostBound, type CostCounter, type CostPrediction } from '../model/cost.ts';
 import type { Update } from '../impl/update.ts';
+import type { ModelConfig } from '../model/config.ts';
 import type { ResumeRecord } from './choice-scheduler.ts';
 import type { StoreTally } from './metrics-check.ts';
 import { materializeSinks, type Workload } from './workload.ts';
-import { modelConfigOf } from './run-setup.ts';
+import { modelConfigsOf } from './run-setup.ts';
 
 /** Which scheduling points each points counter counts. */
 const POINT_LABELS: Readonly<Partial<Record<CostCounter, readonly string[]>>> = {
@@ -55,9 +56,9 @@ export function actualCost(trace: readonly TraceEvent[], m: Metrics, store: Stor
   return actual as Record<CostCounter, number>;
 }
 
-/** The model's prediction for a settled run of `workload`, given the schedule's outcomes. */
-export function predictedCost(workload: Workload, updates: readonly Update[], trace: readonly TraceEvent[], m: Metrics, store: StoreTally, faults: boolean): CostPrediction {
-  const sinks = materializeSinks(workload, updates).map((own) => modelConfigOf(workload, own, faults));
+/** The model's prediction for a settled run of `workload`, given the schedule's outcomes. `sinks`: the
+ * run's model configurations by sink, when the caller has them (run-setup.ts modelConfigsOf). */
+export function predictedCost(workload: Workload, updates: readonly Update[], trace: readonly TraceEvent[], m: Metrics, store: StoreTally, faults: boolean, sinks: readonly ModelConfig[] = modelConfigsOf(workload, materializeSinks(workload, updates), faults)): CostPrediction {
   const appendEvents = trace.filter((e) => e.kind === 'append').length;
   const bumps = trace.filter((e) => e.kind === 'bump').length;
   return predictCost({ sinks, cleanup: faults }, trace, {
@@ -75,8 +76,8 @@ export interface CostVerdict {
 }
 
 /** Every cost property of a settled run: the counters, then the schedule's outcomes. */
-export function costJudged(workload: Workload, updates: readonly Update[], trace: readonly TraceEvent[], m: Metrics, store: StoreTally, log: readonly ResumeRecord[], faults: boolean): CostVerdict {
-  const prediction = predictedCost(workload, updates, trace, m, store, faults);
+export function costJudged(workload: Workload, updates: readonly Update[], trace: readonly TraceEvent[], m: Metrics, store: StoreTally, log: readonly ResumeRecord[], faults: boolean, sinks?: readonly ModelConfig[]): CostVerdict {
+  const prediction = predictedCost(workload, updates, trace, m, store, faults, sinks);
   const actual = actualCost(trace, m, store, log);
   const failed: { check: string; why: string }[] = [];
   const appendEvents = trace.filter((e) => e.kind === 'append').length;

@@ -24,9 +24,9 @@ import { costJudged } from './cost-check.ts';
 import { lockstepBroken } from './pacing.ts';
 import { DEFAULT_PACING } from './run-defaults.ts';
 import { configFailures } from './streams.ts';
-import { modelConfigOf, runConfigOf } from './run-setup.ts';
+import { modelConfigOf, modelConfigsOf, runConfigOf } from './run-setup.ts';
 
-export { modelConfigOf, runConfigOf } from './run-setup.ts';
+export { modelConfigOf, modelConfigsOf, runConfigOf } from './run-setup.ts';
 import type { Update } from '../impl/update.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { predictAppends } from '../model/predict.ts';
@@ -104,17 +104,19 @@ export interface RunOptions {
 export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugName, opts: RunOptions = {}): Promise<RunReport> {
   const scheduler = schedulerFor(schedule);
   const plan = schedule.faults === undefined ? undefined : new SchedulePlan(schedule.faults, () => scheduler.steps);
-  const { run, trace, updates, config } = startRun(workload, scheduler, bug, plan);
+  const { run, trace, updates, updatesBySink, config } = startRun(workload, scheduler, bug, plan);
   const outcome = await scheduler.drive(run);
   const log = scheduler.log;
   const store = outcome.kind === 'settled' ? await storeTally(config) : undefined;
-  const judged = judgeRun(workload, trace, outcome, updates, plan !== undefined, store);
+  // The model's configuration of each sink, once: the replay and the cost prediction both read it.
+  const cfgs = modelConfigsOf(workload, updatesBySink, plan !== undefined);
+  const judged = judgeRun(workload, trace, outcome, updates, plan !== undefined, store, cfgs);
   /** The impl's own objects and stores, checked beyond the run itself: each adds a failure or nothing. */
   const more: Failure[] = [];
   // Cost (conformance/cost-check.ts): the stores' counts against the model's prediction from the trace
   // it accepted.
   if (outcome.kind === 'settled' && store !== undefined && !judged.failures.some((f) => f.kind === 'refinement')) {
-    for (const f of costJudged(workload, updates, trace, outcome.value.metrics, store, log, plan !== undefined).failed) more.push({ kind: 'cost', ...f });
+    for (const f of costJudged(workload, updates, trace, outcome.value.metrics, store, log, plan !== undefined, cfgs).failed) more.push({ kind: 'cost', ...f });
   }
   const fail = (check: string, why: string | undefined): void => {
     if (why !== undefined) more.push({ kind: 'impl-error', check, why });
@@ -164,9 +166,9 @@ export function startRun(
   scheduler: Scheduler,
   bug?: BugName,
   faults?: FaultPlan,
-): { run: Promise<RunResult>; trace: TraceEvent[]; updates: readonly Update[]; config: RunConfig } {
-  const { config, trace, updates } = runConfigOf(workload, scheduler, bug, faults);
-  return { run: runSink(config), trace, updates, config };
+): { run: Promise<RunResult>; trace: TraceEvent[]; updates: readonly Update[]; updatesBySink: readonly (readonly Update[])[]; config: RunConfig } {
+  const { config, trace, updates, updatesBySink } = runConfigOf(workload, scheduler, bug, faults);
+  return { run: runSink(config), trace, updates, updatesBySink, config };
 }
 
 /** What the run's in-memory stores counted, and the bytes of the versions of every sink's shard. */
@@ -207,10 +209,12 @@ export function judgeRun(
   updates: readonly Update[],
   faults: boolean,
   store?: StoreTally,
+  /** The model's configuration of each sink (run-setup.ts modelConfigsOf), when the caller has them. */
+  cfgs: readonly ModelConfig[] = modelConfigsOf(workload, sinksOf(workload) === 1 ? [updates] : materializeSinks(workload, updates), faults),
 ): Pick<RunReport, 'workload' | 'trace' | 'outcome' | 'failures' | 'witnessed' | 'registry'> {
-  if (sinksOf(workload) === 1) return judge(workload, trace, outcome, modelConfigOf(workload, updates, faults), { store });
-  const judged = judgeSinks(workload, trace, outcome, materializeSinks(workload, updates), (_, events, mine, own) =>
-    judge(workload, events, mine, { ...modelConfigOf(workload, own, faults), sharedRegistry: true }, false),
+  if (sinksOf(workload) === 1) return judge(workload, trace, outcome, cfgs[0], { store });
+  const judged = judgeSinks(workload, trace, outcome, (s, events, mine) =>
+    judge(workload, events, mine, { ...(cfgs[s] as ModelConfig), sharedRegistry: true }, false),
   );
   // The metrics are the run's, over every sink: held to the whole trace and the shared stores.
   const off = outcome.kind === 'settled' ? metricsDisagreements(trace, outcome.value.metrics, store) : [];

@@ -72,7 +72,7 @@ export function sinkOutcome(outcome: DriveOutcome<RunResult>, s: number): DriveO
 type Judged = Pick<RunReport, 'workload' | 'trace' | 'outcome' | 'failures' | 'witnessed'>;
 
 /**
- * Judges a run of several sinks: `judgeOne(sink, events, outcome, updates)` is the harness's one-sink
+ * Judges a run of several sinks: `judgeOne(sink, events, outcome)` is the harness's one-sink
  * judge; its failures name their sink (sink s > 0's liveness and crash failures are sink 0's too, so
  * they are reported once) and point into the whole trace.
  */
@@ -80,15 +80,14 @@ export function judgeSinks(
   w: Workload,
   trace: readonly TraceEvent[],
   outcome: DriveOutcome<RunResult>,
-  updatesBySink: readonly (readonly Update[])[],
-  judgeOne: (sink: number, events: readonly TraceEvent[], outcome: DriveOutcome<RunResult>, updates: readonly Update[]) => Judged,
+  judgeOne: (sink: number, events: readonly TraceEvent[], outcome: DriveOutcome<RunResult>) => Judged,
 ): Judged & { readonly registry: RegistryVerdict } {
   const sinks = sinksOf(w);
   const parts = splitBySink(trace, sinks);
   const failures: Failure[] = [];
   const witnessed = new Set<string>();
   for (const [s, part] of parts.entries()) {
-    const judged = judgeOne(s, part.events, sinkOutcome(outcome, s), updatesBySink[s] ?? []);
+    const judged = judgeOne(s, part.events, sinkOutcome(outcome, s));
     for (const f of judged.failures) {
       if (s > 0 && (f.kind === 'liveness' || f.kind === 'impl-error')) continue;
       // Event numbers in the whole trace, as the report prints it.

@@ -46,8 +46,9 @@ export function runConfigOf(
   scheduler: Scheduler,
   bug?: BugName,
   faults?: FaultPlan,
-): { config: RunConfig; trace: TraceEvent[]; updates: readonly Update[] } {
+): { config: RunConfig; trace: TraceEvent[]; updates: readonly Update[]; updatesBySink: readonly (readonly Update[])[] } {
   const updates = materialize(workload);
+  const updatesBySink = sinksOf(workload) === 1 ? [updates] : materializeSinks(workload, updates);
   const trace: TraceEvent[] = [];
   const config: RunConfig = {
     variant: workload.variant,
@@ -69,13 +70,13 @@ export function runConfigOf(
     // Stores of our own, so that the metrics can be held against what reached them (metrics-check.ts).
     blob: new MemBlob(),
     consensus: new MemConsensus(),
-    ...sinksConfigOf(workload, updates),
+    ...(updatesBySink.length === 1 ? {} : { sinks: updatesBySink.length, sinkUpdates: updatesBySink.slice(1) }),
   };
-  return { config, trace, updates };
+  return { config, trace, updates, updatesBySink };
 }
 
-/** RunConfig's sinks for a workload of several MV sinks (nothing for one). */
-function sinksConfigOf(w: Workload, updates: readonly Update[]): Pick<RunConfig, 'sinks' | 'sinkUpdates'> {
-  if (sinksOf(w) === 1) return {};
-  return { sinks: sinksOf(w), sinkUpdates: materializeSinks(w, updates).slice(1) };
+/** The model's configuration of every sink of a run (index = sink), from its updates by sink: computed
+ * once per run, for the replay and for the cost prediction alike. */
+export function modelConfigsOf(w: Workload, updatesBySink: readonly (readonly Update[])[], faults: boolean): ModelConfig[] {
+  return updatesBySink.map((own) => modelConfigOf(w, own, faults));
 }

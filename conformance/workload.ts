@@ -268,7 +268,7 @@ function firstAppendInlineBytes(w: Workload): number {
   for (let p = 0; p < w.processes; p++) {
     const shared: number[] = [];
     for (let worker = p * w.workersPerProcess; worker < (p + 1) * w.workersPerProcess; worker++) {
-      const sizes = loadShape(row[worker] ?? 'none', t, worker, workers, w.threshold).map((u) => u.size);
+      const sizes = loadShape('', row[worker] ?? 'none', t, worker, workers, w.threshold).map((u) => u.size);
       const bytes = sizes.reduce((a, b) => a + b, 0);
       if (sizes.length === 0) continue;
       if (sharing && bytes < knob) shared.push(...sizes);
@@ -337,7 +337,7 @@ export function barrierAt(w: Workload, desired: number): boolean {
  */
 export function materialize(w: Workload): Update[] {
   const workers = w.processes * w.workersPerProcess;
-  const rows = w.loads.map((row, time) => row.map((load, worker) => loadShape(load, time, worker, workers, w.threshold)));
+  const rows = w.loads.map((row, time) => row.map((load, worker) => loadShape('', load, time, worker, workers, w.threshold)));
   return numbered(rows, 0, w.idOrder);
 }
 
@@ -380,22 +380,22 @@ interface UpdateShape {
  * materialize's cost, and workloads repeat the same few (load, time, worker, shape) combinations.
  */
 const shapes = new Map<string, readonly UpdateShape[]>();
-function loadShape(load: LoadClass, time: number, worker: number, workers: number, threshold: number): readonly UpdateShape[] {
-  const memo = `${load}/${time}/${worker}/${workers}/${threshold}`;
+function loadShape(prefix: string, load: LoadClass, time: number, worker: number, workers: number, threshold: number): readonly UpdateShape[] {
+  const memo = `${prefix}/${load}/${time}/${worker}/${workers}/${threshold}`;
   let shape = shapes.get(memo);
   if (shape === undefined) {
-    const key = (n: number) => keyFor(time, worker, n, workers);
+    const key = (n: number) => keyFor(prefix, time, worker, n, workers);
     shape = valueLengths(load, threshold, key).map((valueLen, n) => ({ key: key(n), valueLen, size: sizeOf(key(n), valueLen) }));
     shapes.set(memo, shape);
   }
   return shape;
 }
 
-/** The n-th key (for `time`, `worker`) that hashes to `worker`. Deterministic. */
-function keyFor(time: number, worker: number, n: number, workers: number): string {
+/** The n-th key `<prefix>t<time>-w<worker>-<salt>` that hashes to `worker`. Deterministic. */
+function keyFor(prefix: string, time: number, worker: number, n: number, workers: number): string {
   let found = -1;
   for (let salt = 0; ; salt++) {
-    const key = `t${time}-w${worker}-${salt}`;
+    const key = `${prefix}t${time}-w${worker}-${salt}`;
     if (partitionWorker(key, workers) === worker && ++found === n) return key;
   }
 }
@@ -464,31 +464,10 @@ export function materializeSinks(w: Workload, first: readonly Update[] = materia
   const workers = w.processes * w.workersPerProcess;
   for (const [i, loads] of (w.sinkLoads ?? []).entries()) {
     const prefix = `s${i + 1}-`;
-    const rows = loads.map((row, time) =>
-      row.map((load, worker) => {
-        const key = (n: number): string => prefixedKeyFor(prefix, time, worker, n, workers);
-        return valueLengths(load, w.threshold, key).map((valueLen, n) => ({ key: key(n), valueLen }));
-      }),
-    );
+    const rows = loads.map((row, time) => row.map((load, worker) => loadShape(prefix, load, time, worker, workers, w.threshold)));
     const updates = numbered(rows, nextId, w.idOrder);
     nextId += updates.length;
     out.push(updates);
   }
   return out;
 }
-
-/** keyFor with a prefix: the n-th key `prefix t<time>-w<worker>-<salt>` that hashes to `worker`. */
-function prefixedKeyFor(prefix: string, time: number, worker: number, n: number, workers: number): string {
-  const memo = `${prefix}/${time}/${worker}/${n}/${workers}`;
-  const known = prefixedKeys.get(memo);
-  if (known !== undefined) return known;
-  let found = -1;
-  for (let salt = 0; ; salt++) {
-    const key = `${prefix}t${time}-w${worker}-${salt}`;
-    if (partitionWorker(key, workers) === worker && ++found === n) {
-      prefixedKeys.set(memo, key);
-      return key;
-    }
-  }
-}
-const prefixedKeys = new Map<string, string>();
