@@ -1,12 +1,13 @@
 /**
  * One variant's share of `sbkit check`: `runs` random workloads × schedules from one seed through the
  * harness; on the first failure fast-check shrinks workload and schedule together, then structural
- * minimization (minimize.ts). Runs in the main thread or in a worker thread (parallel.ts) alike.
+ * minimization (minimize.ts), then, if it is still long, a re-search on small shapes (research.ts). Runs in the main thread or in a worker thread (parallel.ts) alike.
  */
 import fc from 'fast-check';
 import type { BugName, Variant } from '../vocab/index.ts';
 import { runOnce, type FaultTally, type RunReport } from './harness.ts';
 import { minimize } from './minimize.ts';
+import { researchSmaller } from './research.ts';
 import { CONFIG_CHECKS, runStream, streamReport } from './streams.ts';
 import { reachOf } from './multi-sink.ts';
 import { rareArb, shapedFor } from './rare.ts';
@@ -104,6 +105,8 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
   const [{ workload, schedule }] = details.counterexample;
   const first = await runOnce(workload, schedule, bug, { configChecks: fold });
   const minimized = shrink ? await minimize(first, bug) : { report: first, kept: 0, tried: 0 };
+  // Still long: a shorter counterexample searched for on small shapes (research.ts).
+  const report = shrink ? (await researchSmaller(minimized.report, { variant, seed, bug, strategy, faults: task.faults, fold })).report : minimized.report;
   return {
     variant,
     runs: executed,
@@ -112,7 +115,7 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
     msToFailure: firstFailure?.ms ?? 0,
     cpuMsToFailure: firstFailure?.cpuMs ?? 0,
     shrinks: details.numShrinks + minimized.kept,
-    report: minimized.report,
+    report,
     witnessed,
     reached,
     faults: tally,

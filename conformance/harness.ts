@@ -30,6 +30,7 @@ export { modelConfigOf, modelConfigsOf, runConfigOf } from './run-setup.ts';
 import type { Update } from '../impl/update.ts';
 import type { ModelConfig } from '../model/config.ts';
 import { predictAppends } from '../model/predict.ts';
+import { isReplicaSealed } from '../model/system.ts';
 import { policyOf } from '../model/variants/index.ts';
 import { properties } from '../spec/properties.ts';
 import { viewFromTrace, type StorageFacts } from '../spec/view.ts';
@@ -213,8 +214,8 @@ export function judgeRun(
   cfgs: readonly ModelConfig[] = modelConfigsOf(workload, sinksOf(workload) === 1 ? [updates] : materializeSinks(workload, updates), faults),
 ): Pick<RunReport, 'workload' | 'trace' | 'outcome' | 'failures' | 'witnessed' | 'registry'> {
   if (sinksOf(workload) === 1) return judge(workload, trace, outcome, cfgs[0], { store });
-  const judged = judgeSinks(workload, trace, outcome, (s, events, mine) =>
-    judge(workload, events, mine, { ...(cfgs[s] as ModelConfig), sharedRegistry: true }, false),
+  const judged = judgeSinks(workload, trace, outcome, (s, events, mine, downWithout) =>
+    judge(workload, events, mine, { ...(cfgs[s] as ModelConfig), sharedRegistry: true }, false, downWithout),
   );
   // The metrics are the run's, over every sink: held to the whole trace and the shared stores.
   const off = outcome.kind === 'settled' ? metricsDisagreements(trace, outcome.value.metrics, store) : [];
@@ -234,6 +235,10 @@ export function judge(
   /** The metrics check (with the run's stores, when they count), or false: one sink of several, whose
    * metrics are the run's (judgeRun checks them over the whole trace). */
   metrics: { readonly store?: StoreTally | undefined } | false = {},
+  /** One sink of several: the replicas whose process went down without this sink, sealed
+   * (multi-sink.ts downWithoutSink). The end of the run does not wait for their remaining `frontier`
+   * events, provided the model holds the replica sealed. */
+  downWithout: ReadonlySet<number> = new Set(),
 ): Pick<RunReport, 'workload' | 'trace' | 'outcome' | 'failures' | 'witnessed'> {
   const failures: Failure[] = [];
 
@@ -283,9 +288,12 @@ export function judge(
     const e = trace[replay.at];
     const what = e === undefined ? '' : ` ${formatEvent(e)}`;
     failures.push({ kind: 'refinement', check: refinementCheck(replay.reason), at: replay.at, why: `event #${replay.at}${what}: ${replay.reason}${expected}` });
-  } else if (settled && replay.pending.length > 0) {
-    const next = replay.pending.slice(0, 4).map(formatEvent).join('; ');
-    failures.push({ kind: 'refinement', check: 'trace-refines-model', at: trace.length, why: `the implementation ended but the model still has enabled: ${next}` });
+  } else if (settled) {
+    const pending = replay.pending.filter((e) => !(e.kind === 'frontier' && downWithout.has(e.replica) && isReplicaSealed(replay.state, e.replica)));
+    if (pending.length > 0) {
+      const next = pending.slice(0, 4).map(formatEvent).join('; ');
+      failures.push({ kind: 'refinement', check: 'trace-refines-model', at: trace.length, why: `the implementation ended but the model still has enabled: ${next}` });
+    }
   }
 
   return { workload, trace, outcome: outcome.kind, failures, witnessed };

@@ -35,6 +35,30 @@ describe('minimize: the overrides of the first compare-and-sets and deletes', ()
   });
 });
 
+describe('minimize: the decisive fault earlier', () => {
+  it('moves every storage fault one call earlier past a leading ok, and an abort to an earlier step', () => {
+    const got = faultNeighbours({ storage: [0, 0, 4], aborts: [], heal: 9, deletes: [0, 1] });
+    expect(got).toContainEqual({ storage: [0, 4], aborts: [], heal: 9, deletes: [0, 1] });
+    expect(got).toContainEqual({ storage: [0, 0, 4], aborts: [], heal: 9, deletes: [1] });
+    const aborts = [...candidates({ workload, schedule: { choices: [], starve: [], faults: { storage: [], aborts: [{ step: 40, replica: 0 }], heal: 90 } } })].flatMap((c) => c.schedule.faults?.aborts ?? []);
+    expect(aborts).toContainEqual({ step: 20, replica: 0 });
+    expect(aborts).toContainEqual({ step: 39, replica: 0 });
+  });
+});
+
+describe('minimize: any replica fewer', () => {
+  it('drops each replica, the starved actors and aborts of the ones above it renumbered', () => {
+    const three = { ...workload, replicas: 3 };
+    const schedule = { choices: [], starve: [{ replica: 0, worker: 1 }, { replica: 2, worker: 0 }], faults: { storage: [], aborts: [{ step: 5, replica: 1 }, { step: 8, replica: 2 }], heal: 50 } };
+    const fewer = [...candidates({ workload: three, schedule })].filter((c) => c.reshaped === true && c.workload.replicas === 2 && c.workload.intervals === three.intervals);
+    const named = fewer.map((c) => ({ starve: c.schedule.starve, aborts: c.schedule.faults?.aborts }));
+    // Without replica 2 (the last), 1, and 0.
+    expect(named).toContainEqual({ starve: [{ replica: 0, worker: 1 }], aborts: [{ step: 5, replica: 1 }] });
+    expect(named).toContainEqual({ starve: [{ replica: 0, worker: 1 }, { replica: 1, worker: 0 }], aborts: [{ step: 8, replica: 1 }] });
+    expect(named).toContainEqual({ starve: [{ replica: 1, worker: 0 }], aborts: [{ step: 5, replica: 0 }, { step: 8, replica: 1 }] });
+  });
+});
+
 describe('minimize: a sink fewer, wherever it stands', () => {
   const rows = (l: LoadClass): LoadClass[][] => [[l, l]];
   const base: Workload = { ...workload, replicas: 1, processes: 1, workersPerProcess: 2, intervals: 1, asOf: 0, knob: [workload.knob[0] ?? 0], barrierFlags: [false] };

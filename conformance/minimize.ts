@@ -4,8 +4,8 @@
  * fast-check shrinks each field towards its own minimum, which leaves local minima a person would not:
  * a failing boundary load in the second interval cannot move to the first (that needs two changes at
  * once), a replica or a process that plays no part stays. These passes try structural simplifications
- * — drop an interval, a replica, a process, a worker; empty a load; reset a tunable; drop schedule
- * choices — and keep each one after which the same check still fails. Greedy, to a fixed point, with a
+ * — drop an interval, any replica, a process, a worker; empty a load; reset a tunable; move a fault
+ * earlier; drop schedule choices — and keep each one after which the same check still fails. Greedy, to a fixed point, with a
  * bounded number of runs.
  */
 import type { BugName } from '../vocab/index.ts';
@@ -98,7 +98,9 @@ function fitSinkLoads(w: Workload): Workload {
 function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<Candidate> {
   const same = (workload: Workload): Candidate => ({ workload, schedule: s });
   const reshaped = (workload: Workload): Candidate => ({ workload, schedule: s, reshaped: true });
-  if (w.replicas > 1) yield reshaped({ ...w, replicas: w.replicas - 1 });
+  // A replica fewer: the last, then each earlier one (replicas share their workload; what the schedule
+  // names by replica — starved actors, aborts — follows the renumbering).
+  for (let k = w.replicas - 1; w.replicas > 1 && k >= 0; k--) yield { workload: { ...w, replicas: w.replicas - 1 }, schedule: withoutReplica(s, k), reshaped: true };
   if (w.processes > 1) {
     yield reshaped({ ...w, processes: w.processes - 1, loads: w.loads.map((row) => row.slice(0, (w.processes - 1) * w.workersPerProcess)) });
   }
@@ -152,6 +154,15 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
     const { faults: _dropped, ...plain } = s;
     yield { workload: w, schedule: plain };
     for (let i = 0; i < f.aborts.length; i++) yield withFaults({ aborts: without(f.aborts, i) });
+    // The decisive fault earlier: an abort at an earlier step; every storage fault one call earlier (the
+    // first call's code dropped when it is ok) — a shorter run to the same failure.
+    for (const [i, a] of f.aborts.entries()) {
+      for (const step of new Set([a.step >> 1, a.step - 1])) if (step >= 0 && step < a.step) yield withFaults({ aborts: f.aborts.map((b, j) => (j === i ? { ...b, step } : b)) });
+    }
+    for (const field of ['storage', 'cas', 'deletes'] as const) {
+      const list = f[field] ?? [];
+      if (list[0] === 0 && list.some((c) => c !== 0)) yield withFaults({ [field]: list.slice(1) });
+    }
     // The overrides of the first compare-and-sets and deletes: without them, their trailing oks trimmed
     // (an ok there still masks the storage code of that call), each fault made ok.
     for (const field of ['cas', 'deletes'] as const) {
@@ -207,6 +218,12 @@ function reschedules(s: Schedule, salt: number): Schedule[] {
           pct: { priorities: Array.from({ length: 40 }, () => next() % 1000), changes: s.pct.changes.map(() => next() % PCT_HORIZON) },
         },
   );
+}
+
+/** `s` with replica `k` gone: its starved actors and aborts dropped, the replicas above it renumbered. */
+function withoutReplica(s: Schedule, k: number): Schedule {
+  const renumber = <T extends { readonly replica: number }>(xs: readonly T[]): T[] => xs.filter((x) => x.replica !== k).map((x) => (x.replica > k ? { ...x, replica: x.replica - 1 } : x));
+  return { ...s, starve: renumber(s.starve), ...(s.faults === undefined ? {} : { faults: { ...s.faults, aborts: renumber(s.faults.aborts) } }) };
 }
 
 function without<T>(xs: readonly T[], i: number): T[] {

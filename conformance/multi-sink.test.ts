@@ -3,9 +3,27 @@ import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../vocab/index.ts';
 import { DEFAULT_RUNS } from './check.ts';
 import { runOnce } from './harness.ts';
-import { reachOf, splitBySink } from './multi-sink.ts';
+import { downWithoutSink, reachOf, splitBySink } from './multi-sink.ts';
 import { scheduleArb } from './schedule.ts';
 import { DEFAULT_BOUNDS, workloadArb } from './workload.ts';
+
+describe('several MV sinks: a replica that went down without a sink', () => {
+  it('is one whose abort (the events the supervisor emits together) names other sinks only', () => {
+    const abort = (replica: number, sink?: number): TraceEvent => ({ kind: 'abort', replica, reason: 'crash', ...(sink === undefined ? {} : { sink }) });
+    const trace: TraceEvent[] = [
+      abort(0),
+      abort(0, 1),
+      { kind: 'restart', replica: 0, lower: 1 },
+      { kind: 'restart', replica: 0, lower: 1, sink: 1 },
+      abort(1, 1),
+      abort(0, 1),
+    ];
+    // Replica 0's first abort named both sinks; its second and replica 1's only sink 1.
+    expect(downWithoutSink(trace, 0)).toEqual(new Set([0, 1]));
+    expect(downWithoutSink(trace, 1)).toEqual(new Set());
+    expect(downWithoutSink(trace.slice(0, 4), 0)).toEqual(new Set());
+  });
+});
 
 describe('several MV sinks: splitting a run by sink', () => {
   it("gives each sink its events without the sink field, each sink its part of a shared sweep (the sweeper's own with its worker), and a visit of another sink's entry to that sink", () => {

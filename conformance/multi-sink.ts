@@ -72,22 +72,50 @@ export function sinkOutcome(outcome: DriveOutcome<RunResult>, s: number): DriveO
 type Judged = Pick<RunReport, 'workload' | 'trace' | 'outcome' | 'failures' | 'witnessed'>;
 
 /**
- * Judges a run of several sinks: `judgeOne(sink, events, outcome)` is the harness's one-sink
- * judge; its failures name their sink (sink s > 0's liveness and crash failures are sink 0's too, so
- * they are reported once) and point into the whole trace.
+ * The replicas whose process went down without sink `sink`: an abort is the replica's, and it names each
+ * hosted sink that had not sealed (the supervisor emits those `abort` events one after another); a sink
+ * left out was sealed, and its incarnation's tasks stopped with the process all the same. Such a sink
+ * emits nothing more of that replica — its remaining `frontier` events are inputs its dead process never
+ * delivers (vocab/PROTOCOL.md "Several MV sinks", Faults).
+ */
+export function downWithoutSink(trace: readonly TraceEvent[], sink: number): Set<number> {
+  const down = new Set<number>();
+  for (let i = 0; i < trace.length; ) {
+    const e = trace[i] as TraceEvent;
+    if (e.kind !== 'abort') {
+      i++;
+      continue;
+    }
+    let named = false;
+    let j = i;
+    for (; j < trace.length; j++) {
+      const g = trace[j] as TraceEvent;
+      if (g.kind !== 'abort' || g.replica !== e.replica) break;
+      if ((g.sink ?? 0) === sink) named = true;
+    }
+    if (!named) down.add(e.replica);
+    i = j;
+  }
+  return down;
+}
+
+/**
+ * Judges a run of several sinks: `judgeOne(sink, events, outcome, downWithout)` is the harness's one-sink
+ * judge (`downWithout`: downWithoutSink); its failures name their sink (sink s > 0's liveness and crash
+ * failures are sink 0's too, so they are reported once) and point into the whole trace.
  */
 export function judgeSinks(
   w: Workload,
   trace: readonly TraceEvent[],
   outcome: DriveOutcome<RunResult>,
-  judgeOne: (sink: number, events: readonly TraceEvent[], outcome: DriveOutcome<RunResult>) => Judged,
+  judgeOne: (sink: number, events: readonly TraceEvent[], outcome: DriveOutcome<RunResult>, downWithout: ReadonlySet<number>) => Judged,
 ): Judged & { readonly registry: RegistryVerdict } {
   const sinks = sinksOf(w);
   const parts = splitBySink(trace, sinks);
   const failures: Failure[] = [];
   const witnessed = new Set<string>();
   for (const [s, part] of parts.entries()) {
-    const judged = judgeOne(s, part.events, sinkOutcome(outcome, s));
+    const judged = judgeOne(s, part.events, sinkOutcome(outcome, s), downWithoutSink(trace, s));
     for (const f of judged.failures) {
       if (s > 0 && (f.kind === 'liveness' || f.kind === 'impl-error')) continue;
       // Event numbers in the whole trace, as the report prints it.

@@ -7,6 +7,7 @@
  */
 import type { Variant } from '../vocab/index.ts';
 import { checkConfig, describeShape, formatTrace, type ModelBugName, type ModelCheckShape, type PropertyKind, WORKLOAD_LINES, CHECK_FAULTS } from './model-check.ts';
+import { type Reason, incomplete, violation } from './command.ts';
 import { fixed, millis, plural, thousands } from './format.ts';
 
 export interface SwarmRequest extends ModelCheckShape {
@@ -55,7 +56,8 @@ export interface SwarmVariant {
 }
 
 export interface SwarmResult {
-  readonly exitCode: 0 | 1;
+  /** 1: a violation found; 4: none found — a bounded search gives no verdict (never 0). */
+  readonly exitCode: 1 | 4;
   readonly request: SwarmRequest;
   readonly variants: readonly SwarmVariant[];
   readonly summary: string;
@@ -92,7 +94,17 @@ export async function runModelSwarm(req: SwarmRequest, hooks: { readonly now: ()
     violated.length > 0
       ? `sbkit model --check --swarm: FAILED (${covered}): ${violated.join('; ')} VIOLATED`
       : `sbkit model --check --swarm: no violation found (${covered}; a bounded search: it does not show that any property holds)`;
-  return { exitCode: violated.length > 0 ? 1 : 0, request: req, variants, summary };
+  return { exitCode: violated.length > 0 ? 1 : 4, request: req, variants, summary };
+}
+
+/** Why the swarm exits non-zero: each violation it found, or — none found — that a bounded search gives
+ * no verdict (exit 4, incomplete: the swarm never shows that a property holds). */
+export function swarmReasons(r: SwarmResult): Reason[] {
+  const found = r.variants.flatMap((v) =>
+    v.properties.filter((p) => p.verdict === 'violated').map((p) => violation(`${v.variant}: ${p.kind} ${p.name} VIOLATED in ${plural(p.trace?.length ?? 0, 'event')} (found by search ${p.search}; its replay command is printed above)`)),
+  );
+  if (found.length > 0) return found;
+  return [incomplete('no violation found, and none shown impossible: the swarm is a bounded search (run `sbkit model --check` without --swarm on a shape it can finish for a verdict)')];
 }
 
 /** The command that replays search `seed` alone (as the only search of a swarm with that seed). */
@@ -162,6 +174,7 @@ export function modelSwarmJson(r: SwarmResult): unknown {
   return {
     exitCode: r.exitCode,
     summary: r.summary,
+    reasons: swarmReasons(r).map((x) => x.text),
     config: {
       swarm: true,
       workers: q.workers,

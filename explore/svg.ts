@@ -47,11 +47,14 @@ const LINE_MARGIN = { top: 66, right: 112, bottom: 48, left: 64 } as const;
 export type Style = SeriesStyle;
 
 const FALLBACK_COLORS = ['#009e73', '#cc79a7', '#d55e00', '#56b4e9'] as const;
+/** A series that is not a variant (a condition) is told apart by dash and marker too, not colour alone. */
+const FALLBACK_DASHES = ['2 3', '8 3', '8 3 2 3', ''] as const;
+const FALLBACK_MARKERS = ['circle', 'square', 'diamond', 'triangle'] as const;
 
 /** How a series is drawn: a registered variant's style (explore/variants/), else a colour-blind-safe cycle. */
 export function styleFor(name: string, index: number): Style {
   const base = name.split(' ')[0] ?? name;
-  return presentationOf(base)?.style ?? { color: FALLBACK_COLORS[index % FALLBACK_COLORS.length] ?? '#000', dash: index % 2 === 0 ? '2 3' : '8 3', width: 2, marker: 'triangle' };
+  return presentationOf(base)?.style ?? { color: FALLBACK_COLORS[index % FALLBACK_COLORS.length] ?? '#000', dash: FALLBACK_DASHES[index % FALLBACK_DASHES.length] ?? '', width: 2, marker: FALLBACK_MARKERS[index % FALLBACK_MARKERS.length] ?? 'circle' };
 }
 
 export function escapeXml(s: string): string {

@@ -23,7 +23,7 @@
 export type { SystemState } from './state.ts';
 export type { Prediction, StepResult } from './system/prediction.ts';
 export { initialState } from './system/initial.ts';
-export { builderViewsOf } from './system/fault-events.ts';
+export { builderViewsOf, isReplicaSealed } from './system/fault-events.ts';
 export { barrierTimesOut } from './system/sites.ts';
 export { predict } from './system/predict.ts';
 export { firstDifference, step } from './system/step.ts';

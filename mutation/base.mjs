@@ -74,7 +74,8 @@ export const base = {
   // Nothing here is a gate: the score is reported, never a failed exit.
   thresholds: { high: 90, low: 75, break: null },
   // Not copied into the sandbox: local output, reports, the other engineers' scratch.
-  ignorePatterns: ['scratch', 'coverage', 'report', 'reports', '.sbkit', '.stryker-tmp*', 'conformance/.emitted'],
+  // Anchored (gitignore syntax): a bare `report` would also drop explore/report/, the report's sources.
+  ignorePatterns: ['/scratch', '/coverage', '/report', '/reports', '/.sbkit', '.stryker-tmp*', '/conformance/.emitted'],
   // One sandbox directory per scope: two scopes may run at once (one per core) without one run's
   // cleanup deleting the other's sandbox.
   tempDirName: `.stryker-tmp-${scope}`,

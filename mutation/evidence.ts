@@ -25,4 +25,28 @@ export interface Evidence {
   readonly proof: { readonly kind: 'test'; readonly file: string; readonly test: string } | { readonly kind: 'type' };
 }
 
-export const EVIDENCE: readonly Evidence[] = [];
+/** The proof that a ByteWriter's initial capacity changes no byte it writes. */
+const CAPACITY_IS_A_HINT = {
+  kind: 'test',
+  file: 'impl/test/codec.test.ts',
+  test: 'the initial capacity is a hint: any value (negative, fractional, zero, huge) gives the same bytes',
+} as const;
+
+export const EVIDENCE: readonly Evidence[] = [
+  {
+    file: 'impl/persist/writer-registry.ts',
+    mutator: 'ArithmeticOperator',
+    original: '4 + events.length * 6',
+    replacement: '4 - events.length * 6',
+    why: "The writer registry's encoder sizes its ByteWriter with a capacity hint; the writer clamps the hint and grows as it writes, so the bytes of a registry version do not depend on it.",
+    proof: CAPACITY_IS_A_HINT,
+  },
+  {
+    file: 'impl/persist/writer-registry.ts',
+    mutator: 'ArithmeticOperator',
+    original: 'events.length * 6',
+    replacement: 'events.length / 6',
+    why: "The writer registry's encoder sizes its ByteWriter with a capacity hint; the writer clamps the hint and grows as it writes, so the bytes of a registry version do not depend on it.",
+    proof: CAPACITY_IS_A_HINT,
+  },
+];

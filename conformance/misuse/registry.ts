@@ -7,7 +7,7 @@ import { MetricsRecorder } from '../../impl/metrics.ts';
 import { MemConsensus } from '../../impl/persist/consensus.ts';
 import { FaultyConsensus } from '../../impl/persist/faulty.ts';
 import type { RetryContext } from '../../impl/persist/retry.ts';
-import { claimWriter, readWriters, retireWriter, writerOfKey, type Retired } from '../../impl/persist/writer-registry.ts';
+import { claimWriter, readWriters, registryEntries, retireWriter, writerOfKey, writerRegistryKey, type Retired } from '../../impl/persist/writer-registry.ts';
 import { Trace } from '../../impl/runtime/trace.ts';
 import { OK, refused, Judge } from './judge.ts';
 import { programScheduler } from './scheduler.ts';
@@ -83,6 +83,30 @@ export async function registry(j: Judge): Promise<void> {
   // Every id reads back from its part keys, multi-digit numbers too (a registry reaches incarnation 10).
   const far = `w${10 + d.int(990)}-r${d.int(20)}`;
   for (const id of [...read.keys(), far]) j.same(`writerOfKey("${id}/part-${d.int(20)}")`, id, writerOfKey(`${id}/part-${d.int(20)}`));
+  // A key under another namespace (another shard's, another sink's prefix in a shared bucket) was not
+  // minted by a writer of this registry: cleanup must never take it for one of theirs.
+  const foreign = `${d.pick(['other-shard', 's1', 'x'])}/${d.pick([...read.keys(), far])}/part-${d.int(20)}`;
+  j.same(`writerOfKey("${foreign}")`, undefined, writerOfKey(foreign));
+  // What each claim wrote: its claim, and an expiry for exactly the live writers of its replica — no
+  // event for a writer of another replica, one retired already, or one never claimed (stored bytes are
+  // part of what a command costs).
+  const live = new Map<string, { replica: number; retired: boolean }>();
+  for (const v of await inner.scan(writerRegistryKey(shard), 0)) {
+    const entries = registryEntries(v.data);
+    const claim = entries.find((e) => e.kind === 'claim');
+    if (claim !== undefined) {
+      const expired = entries.filter((e) => e !== claim).map((e) => `${e.kind} ${e.id}`).sort();
+      const due = [...live].filter(([, w]) => w.replica === claim.replica && !w.retired).map(([id]) => `expired ${id}`).sort();
+      j.same(`the registry version a claim of ${claim.id} wrote (besides its claim)`, due, expired);
+    }
+    for (const e of entries) {
+      if (e.kind === 'claim') live.set(e.id, { replica: e.replica, retired: false });
+      else {
+        const w = live.get(e.id);
+        if (w !== undefined) w.retired = true;
+      }
+    }
+  }
   const injected = Object.values(consensus.stats).reduce((n, k) => n + k, 0);
   j.same('fault events (every injected fault, reported once)', injected, events.filter((e) => e.kind === 'fault').length);
 }

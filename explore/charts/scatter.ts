@@ -1,7 +1,9 @@
 /**
- * A scatter of labelled points: colour and marker by series (a variant), filled or hollow by group (the
- * sweep a point comes from). Nearby points of one group share one label (their values joined); a label
- * goes next to its points, nearest first, wherever it covers no other label or point.
+ * A scatter of labelled points: colour and marker by series (a variant, or a condition such as a
+ * straggler probability), filled or hollow by group (the sweep a point comes from). With `joined`, each
+ * series' points are joined in the order given, in the series' colour and dash (a trade-off curve: one
+ * point per value of a swept option). Nearby points of one group share one label (their values joined);
+ * a label goes next to its points, nearest first, wherever it covers no other label or point.
  */
 import { type ChartText, CHART_WIDTH, type Frame, escapeXml, f1, frame, marker, niceRange, plotSize, styleFor } from '../svg.ts';
 
@@ -26,7 +28,7 @@ interface Box {
 const overlaps = (a: Box, b: Box): boolean => a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
 
 export function scatterChart(
-  opts: ChartText & { readonly points: readonly ScatterPoint[]; readonly groups: readonly { readonly name: string; readonly hollow: boolean }[]; readonly xFormat?: (v: number) => string; readonly width?: number },
+  opts: ChartText & { readonly points: readonly ScatterPoint[]; readonly groups: readonly { readonly name: string; readonly hollow: boolean }[]; readonly xFormat?: (v: number) => string; readonly width?: number; readonly joined?: boolean },
 ): string {
   const f: Frame = { width: opts.width ?? CHART_WIDTH, height: HEIGHT, margin: MARGIN };
   const { w: plotW, h: plotH } = plotSize(f);
@@ -67,6 +69,25 @@ export function scatterChart(
       `</g>`
     );
   });
+  const dashAttr = (dash: string): string => (dash === '' ? '' : ` stroke-dasharray="${dash}"`);
+  const joined = opts.joined === true ? seriesNames.map((s) => ({ s, at: opts.points.filter((p) => p.series === s).map((p): [number, number] => [px(p.x), py(p.y)]) })) : [];
+  const lines = joined.map(({ s, at }) => {
+    const st = styleOf.get(s) ?? styleFor(s, 0);
+    return `<polyline class="series-line" data-series="${escapeXml(s)}" fill="none" stroke="${st.color}" stroke-width="${st.width}" stroke-linejoin="round"${dashAttr(st.dash)} points="${at.map(([x, y]) => `${f1(x)},${f1(y)}`).join(' ')}"/>`;
+  });
+  // A label must not sit on a joining line either: each segment, sampled every few pixels.
+  const onLine = (b: Box): boolean =>
+    joined.some(({ at }) =>
+      at.slice(1).some(([x1, y1], i) => {
+        const [x0, y0] = at[i] as [number, number];
+        const n = Math.max(1, Math.ceil(Math.hypot(x1 - x0, y1 - y0) / 3));
+        for (let k = 0; k <= n; k++) {
+          const [x, y] = [x0 + ((x1 - x0) * k) / n, y0 + ((y1 - y0) * k) / n];
+          if (x > b.x0 && x < b.x1 && y > b.y0 && y < b.y1) return true;
+        }
+        return false;
+      }),
+    );
   const labels: string[] = [];
   for (const c of clusters) {
     const only = c.series.size === 1 ? [...c.series][0] : undefined;
@@ -89,7 +110,8 @@ export function scatterChart(
       return { x0, y0: y - 10, x1: x0 + w, y1: y + 2 };
     };
     const inside = (b: Box): boolean => b.x0 >= left + 2 && b.x1 <= f.width - 2 && b.y0 >= top - 4 && b.y1 <= top + plotH - 2;
-    const at = candidates.find((k) => inside(boxOf(k)) && !placed.some((b) => overlaps(b, boxOf(k)))) ?? candidates.find((k) => inside(boxOf(k))) ?? candidates[0];
+    const free = (k: [number, number, 'start' | 'end' | 'middle']): boolean => inside(boxOf(k)) && !placed.some((b) => overlaps(b, boxOf(k)));
+    const at = candidates.find((k) => free(k) && !onLine(boxOf(k))) ?? candidates.find(free) ?? candidates.find((k) => inside(boxOf(k))) ?? candidates[0];
     if (at === undefined) continue;
     placed.push(boxOf(at));
     labels.push(`<text class="point-label" x="${f1(at[0])}" y="${f1(at[1])}" text-anchor="${at[2]}" fill="${color}">${escapeXml(text)}</text>`);
@@ -116,5 +138,5 @@ export function scatterChart(
       return `${mark}<text x="${f1(x0 + 15)}" y="68">${escapeXml(g.name)}</text>`;
     })
     .join('');
-  return frame(f, opts, yTicks, yHi, `${xAxis}${marks.join('')}${labels.join('')}<g class="legend">${seriesLegend}${groupLegend}</g>`, yLo);
+  return frame(f, opts, yTicks, yHi, `${xAxis}${lines.join('')}${marks.join('')}${labels.join('')}<g class="legend">${seriesLegend}${groupLegend}</g>`, yLo);
 }

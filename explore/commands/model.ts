@@ -28,7 +28,7 @@ import {
   runModelCheck,
 } from '../model-check.ts';
 import type { Io } from '../io.ts';
-import { DEFAULT_SEARCHES, DEFAULT_STATES_PER_SEARCH, defaultDepth, modelSwarmJson, renderModelSwarm, runModelSwarm, type SwarmRequest } from '../model-swarm.ts';
+import { DEFAULT_SEARCHES, DEFAULT_STATES_PER_SEARCH, defaultDepth, modelSwarmJson, renderModelSwarm, runModelSwarm, swarmReasons, type SwarmRequest } from '../model-swarm.ts';
 import { withProgress } from '../progress.ts';
 import { describeWriteError, outputFlagProblem } from '../output-paths.ts';
 import { CHECK_VARIANTS, type CheckVariant } from './check.ts';
@@ -123,7 +123,7 @@ const FIXED_MODEL_FLAGS = {
   'model-bug': optional(choiceFlag<ModelBugName>({ help: `--check: switch a bug on in the model (${MODEL_BUG_NAMES.join(', ')}: the review bug of #37591, an append misreading its own indeterminate write — implies --faults); the check must then fail`, choices: MODEL_BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' }), 'none'),
   'first-violation': switchFlag('--check: stop at the first violated property (its counterexample still re-searched to be shortest); the other properties read UNKNOWN'),
   swarm: switchFlag(
-    '--check: for a configuration too big to search exhaustively: many short depth-first searches, each with its own random successor order and depth bound, spread over --jobs; it reports the shortest violation it finds with the command that replays it, and never says a property holds',
+    '--check: for a configuration too big to search exhaustively: many short depth-first searches, each with its own random successor order and depth bound, spread over --jobs; it reports the shortest violation it finds with the command that replays it, and never says a property holds (exit 1 on a violation found, else 4: no verdict)',
   ),
   searches: optional(intFlag({ help: '--swarm: searches per variant', defaultValue: DEFAULT_SEARCHES, min: 1, max: 10_000_000 }), `${DEFAULT_SEARCHES}, or as many as --max-seconds allows`),
   depth: optional(intFlag({ help: '--swarm: the deepest a search goes (each draws its own bound, log-uniform between 8 and this)', defaultValue: 100, min: 1, max: 100_000 }), '8 × workers × processes × intervals × replicas + 16'),
@@ -287,7 +287,7 @@ async function swarmModel(io: Io, v: ModelValues): Promise<number> {
   try {
     const r = await withProgress(io, { json: v.json, title: 'model swarm' }, (update) => runModelSwarm(request, { now: () => io.now(), onProgress: update }));
     io.out(v.json ? `${JSON.stringify(modelSwarmJson(r), null, 2)}\n` : renderModelSwarm(r));
-    return r.exitCode === 0 ? EXIT.ok : EXIT.failed;
+    return exitWith(io, USAGE, swarmReasons(r));
   } catch (e) {
     return reportRunError(io, USAGE, e);
   }

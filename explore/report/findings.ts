@@ -1,8 +1,6 @@
 /** The report's headline: what failed, in the colour of what it says, and the findings computed from the runs (never assumed). */
 import type { Variant } from '../../vocab/index.ts';
 import { headlineRow } from '../cases.ts';
-import type { Reason } from '../command.ts';
-import type { Criterion } from '../criteria.ts';
 import { fixed, millis, percent, plural, thousands } from '../format.ts';
 import { caseLabels, formatParam } from '../render.ts';
 import type { Comparison, Figures, SweepResult } from '../types.ts';
@@ -10,25 +8,15 @@ import { BASELINE, VARIANTS } from '../variants/index.ts';
 import type { CheckSection } from './check.ts';
 import type { CoverageSection } from './coverage.ts';
 import type { GallerySection } from './gallery.ts';
+import type { Criterion } from '../criteria.ts';
+import type { ReportData } from './data.ts';
+import type { ModelCheckSection } from './model-check.ts';
 import { esc } from './html.ts';
 import type { LatencySection } from './latency.ts';
-import type { ModelCheckSection } from './model-check.ts';
 import type { SmallWritesSection } from './small-writes.ts';
 
-/** What the headline reads: the report's data (report/index.ts ReportData) as far as the findings need it. */
-export interface FindingsInput {
-  readonly comparison: Comparison;
-  readonly criteria: readonly Criterion[];
-  readonly sweeps: readonly SweepResult[];
-  readonly hydration?: Comparison | undefined;
-  readonly check: CheckSection;
-  readonly modelCheck?: ModelCheckSection | undefined;
-  readonly latency?: LatencySection | undefined;
-  readonly smallWrites?: SmallWritesSection | undefined;
-  readonly gallery?: GallerySection | undefined;
-  readonly coverage?: CoverageSection | undefined;
-  readonly reasons?: readonly Reason[] | undefined;
-}
+/** What the headline reads: the report's data as far as the findings need it. */
+export type FindingsInput = Pick<ReportData, 'comparison' | 'criteria' | 'sweeps' | 'hydration' | 'check' | 'modelCheck' | 'latency' | 'smallWrites' | 'gallery' | 'coverage' | 'reasons'>;
 
 /** Every run in the report once, named by where it appears: the comparison, each sweep point, hydration. */
 export function reportRuns(d: Pick<FindingsInput, 'comparison' | 'sweeps' | 'hydration' | 'latency' | 'smallWrites'>): { where: string; row: Figures; label: string }[] {

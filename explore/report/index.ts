@@ -1,13 +1,12 @@
 /**
- * The self-contained HTML report: the data the job computed (`ReportData`), and the list of sections
- * the page shows, in order. A section is one module of this folder; adding one is a field here and a
- * line in `SECTIONS`.
+ * The self-contained HTML report: the list of sections the page shows, in order, over the data the job
+ * computed (data.ts `ReportData`). A section is one module of this folder; adding one is a field of
+ * `ReportData` and a line in `SECTIONS`.
  */
-import type { Reason } from '../command.ts';
-import type { Criterion } from '../criteria.ts';
-import type { Comparison, SweepResult } from '../types.ts';
+import type { Comparison } from '../types.ts';
 import { type CheckSection, checkSection } from './check.ts';
 import { comparisonSection } from './comparison.ts';
+import type { ReportData } from './data.ts';
 import { columnsSection } from './columns.ts';
 import { type CoverageSection, coverageSection } from './coverage.ts';
 import { type DiagramSection, diagramSection } from './diagrams.ts';
@@ -24,35 +23,7 @@ import { sweepsSection } from './sweeps.ts';
 import { tradeoffSection } from './tradeoff.ts';
 
 export type { CheckSection, CoverageSection, DiagramSection, FaultsSection, GalleryEntry, GallerySection, LatencySection, ModelCheckSection, SmallWritesSection };
-
-/** A variant's report section, run and rendered (explore/variants/: a variant's `sections`; its HTML follows its heading). */
-export interface RenderedSection {
-  readonly id: string;
-  readonly title: string;
-  readonly html: string;
-}
-
-export interface ReportData {
-  /** The command that produced the report, e.g. `npm start`. */
-  readonly command: string;
-  readonly comparison: Comparison;
-  readonly criteria: readonly Criterion[];
-  readonly sweeps: readonly SweepResult[];
-  readonly hydration?: Comparison | undefined;
-  readonly check: CheckSection;
-  /** Each omitted: not in the report. */
-  readonly modelCheck?: ModelCheckSection | undefined;
-  readonly diagrams: DiagramSection;
-  readonly latency?: LatencySection | undefined;
-  readonly smallWrites?: SmallWritesSection | undefined;
-  readonly gallery?: GallerySection | undefined;
-  readonly coverage?: CoverageSection | undefined;
-  readonly faults?: FaultsSection | undefined;
-  /** Sections the report's variants add (job.ts runVariantSections), after the latency section. */
-  readonly variantSections?: readonly RenderedSection[] | undefined;
-  /** Why the job exits non-zero (job.ts jobReasons): the headline says them. Omitted: judged from the sections. */
-  readonly reasons?: readonly Reason[] | undefined;
-}
+export type { RenderedSection, ReportData } from './data.ts';
 
 /** Sections of the page from the report's data (one, several, or undefined: not in this report). */
 type SectionOf = (d: ReportData) => Section | readonly Section[] | undefined;

@@ -12,7 +12,7 @@ import { barrierTimeoutMeta } from '../../vocab/variants/barrier-timeout.ts';
 import { runSweeps } from '../compare.ts';
 import { headlineRow } from '../cases.ts';
 import { fixed } from '../format.ts';
-import { scatterChart } from '../svg-scatter.ts';
+import { scatterChart } from '../charts/scatter.ts';
 import { escapeXml as esc } from '../svg.ts';
 import { DEFAULT_STRAGGLER_SLOWDOWN } from '../timing.ts';
 import type { Figures, Setup, SweepResult } from '../types.ts';
@@ -105,10 +105,11 @@ export function tradeoffHtml(t: TimeoutTradeoff, ctx: Pick<SectionContext, 'comp
     yLabel: 'p99 commit latency (virtual ms)',
     xFormat: (v) => fixed(v, 1),
     format: (v) => fixed(v, 1),
-    series: t.levels.map((l) => ({
-      name: `stragglers ${percentText(l.probability)}`,
-      points: rowsOf(l).map(({ timeout, row }) => ({ x: row.partsPerAppend, y: row.latencyP99Ms, label: `T=${formatDuration(timeout)}` })),
-    })),
+    joined: true,
+    groups: [],
+    points: t.levels.flatMap((l) =>
+      rowsOf(l).map(({ timeout, row }) => ({ series: `stragglers ${percentText(l.probability)}`, group: 'deadline', x: row.partsPerAppend, y: row.latencyP99Ms, label: `T=${formatDuration(timeout)}` })),
+    ),
   });
   const head =
     `<tr class="groups"><th></th>${t.levels.map((l) => `<th colspan="2">stragglers ${esc(percentText(l.probability))}</th>`).join('')}</tr>` +

@@ -84,6 +84,18 @@ function decode(data: Uint8Array): RegistryEvent[] {
   return out;
 }
 
+/** One event of a registry version, as stored: a claim, or a retirement (finished or expired). */
+export interface RegistryEntry {
+  readonly kind: 'claim' | Retired;
+  readonly id: string;
+  readonly replica: number;
+}
+
+/** What one registry version says, event by event (what a command wrote: audits and contract checks). */
+export function registryEntries(data: Uint8Array): RegistryEntry[] {
+  return decode(data).map((e) => ({ kind: e.kind === CLAIM ? 'claim' : e.kind === FINISHED ? 'finished' : 'expired', id: writerId(e.incarnation, e.replica), replica: e.replica }));
+}
+
 function fold(versions: readonly VersionedData[]): Map<string, WriterRecord> {
   const writers = new Map<string, WriterRecord>();
   for (const v of versions) {

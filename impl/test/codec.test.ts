@@ -29,6 +29,32 @@ describe('bytes', () => {
     );
   });
 
+  it('the initial capacity is a hint: any value (negative, fractional, zero, huge) gives the same bytes', () => {
+    type Op = { kind: 'u8' | 'varint'; n: number } | { kind: 'bytes'; b: Uint8Array } | { kind: 'string'; s: string };
+    const opArb: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({ kind: fc.constant('u8' as const), n: fc.nat({ max: 255 }) }),
+      fc.record({ kind: fc.constant('varint' as const), n: fc.nat() }),
+      fc.record({ kind: fc.constant('bytes' as const), b: fc.uint8Array({ maxLength: 300 }) }),
+      fc.record({ kind: fc.constant('string' as const), s: fc.string({ maxLength: 40 }) }),
+    );
+    const write = (capacity: number | undefined, ops: readonly Op[]): Uint8Array => {
+      const w = capacity === undefined ? new ByteWriter() : new ByteWriter(capacity);
+      for (const op of ops) {
+        if (op.kind === 'bytes') w.bytes(op.b);
+        else if (op.kind === 'string') w.string(op.s);
+        else w[op.kind](op.n);
+      }
+      return w.finish();
+    };
+    const capacityArb = fc.oneof(fc.integer({ min: -1_000, max: 5_000 }), fc.double({ min: -100, max: 100, noNaN: true }), fc.constantFrom(0, -0, 1e6));
+    fc.assert(
+      fc.property(fc.array(opArb, { maxLength: 60 }), capacityArb, (ops, capacity) => {
+        expect(write(capacity, ops)).toEqual(write(undefined, ops));
+      }),
+      { seed: 1, numRuns: 300 },
+    );
+  });
+
   it('zigzag maps small magnitudes to small numbers and round-trips', () => {
     expect([0, -1, 1, -2, 2].map(zigzag)).toEqual([0, 1, 2, 3, 4]);
     fc.assert(fc.property(fc.integer({ min: -(2 ** 51), max: 2 ** 51 }), (n) => unzigzag(zigzag(n)) === n));

@@ -174,6 +174,12 @@ export function restartEvent(cfg: ModelConfig, s: SystemState, e: Extract<TraceE
  * for its stale delete (vocab/PROTOCOL.md "Faults"). */
 const isSealedReplica = (rep: ReplicaState): boolean => isIn(rep.mint, 'sealed') && rep.superseded === null;
 
+/** Replica `replica` is up and sealed (vocab/PROTOCOL.md "Faults", **Sealed**). */
+export const isReplicaSealed = (s: SystemState, replica: number): boolean => {
+  const rep = s.replicas[replica];
+  return rep !== undefined && rep.up && isSealedReplica(rep);
+};
+
 /** Every replica is up and sealed (nothing of the sink is left to run). */
 export const allSealed = (s: SystemState): boolean => s.replicas.every((rep) => rep.up && isSealedReplica(rep));
 

@@ -1,0 +1,43 @@
+/** The re-search for a smaller counterexample (research.ts): shorter, the same check, deterministic. */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { runOnce, type RunReport } from './harness.ts';
+import { researchSmaller, SHORT_ENOUGH } from './research.ts';
+import { scheduleArb } from './schedule.ts';
+import { DEFAULT_BOUNDS, workloadArb } from './workload.ts';
+
+const BUG = 'drop-without-finish';
+
+/** The first long failing run of the bug on the check's full-size shapes (seeded). */
+async function longFailure(): Promise<RunReport> {
+  const arb = fc.tuple(workloadArb('best-effort', { ...DEFAULT_BOUNDS, maxIntervals: 4 }), scheduleArb(2, 16, 'random'));
+  for (const [w, s] of fc.sample(arb, { seed: 7, numRuns: 200 })) {
+    const r = await runOnce(w, s, BUG);
+    if (r.failures.length > 0 && r.trace.length > 3 * SHORT_ENOUGH) return r;
+  }
+  throw new Error('no long failing run in 200 draws');
+}
+
+describe('researchSmaller', () => {
+  it('replaces a long counterexample by a short one failing the same check, the same each time', async () => {
+    const long = await longFailure();
+    const task = { variant: 'best-effort', seed: 3, bug: BUG, strategy: 'mixed', fold: false } as const;
+    const a = await researchSmaller(long, task);
+    expect(a.tried).toBeGreaterThan(0);
+    expect(a.report.trace.length).toBeLessThanOrEqual(SHORT_ENOUGH);
+    expect(a.report.failures.map((f) => f.check)).toContain(long.failures[0]?.check);
+    // An ordinary run: its workload and schedule fail again, as the token replays them.
+    const again = await runOnce(a.report.workload, a.report.schedule, BUG);
+    expect(again.trace.length).toBe(a.report.trace.length);
+    expect(again.failures.map((f) => f.check)).toEqual(a.report.failures.map((f) => f.check));
+    const b = await researchSmaller(long, task);
+    expect(b.report.workload).toEqual(a.report.workload);
+    expect(b.report.schedule).toEqual(a.report.schedule);
+  });
+
+  it('leaves a short counterexample as it is', async () => {
+    const long = await longFailure();
+    const short = { ...long, trace: long.trace.slice(0, SHORT_ENOUGH) };
+    expect(await researchSmaller(short, { variant: 'best-effort', seed: 3, bug: BUG, strategy: 'mixed', fold: false })).toEqual({ report: short, tried: 0 });
+  });
+});

@@ -1,0 +1,60 @@
+/**
+ * Re-search for a smaller counterexample. Shrinking and minimization (minimize.ts) only walk downhill from
+ * the run that failed first; a race that needs its exact interleaving can leave them stuck at a long run
+ * (every simplification changes the interleaving, and the failure with it). When the minimized run is
+ * still longer than `SHORT_ENOUGH` events, fresh runs are drawn on small shapes — the same variant, bug,
+ * strategy and fault rate — and the shortest that fails the same check replaces it, minimized in turn.
+ * Deterministic: the draws come from the check's seed; the result is an ordinary run, replayed by its
+ * token like any other.
+ */
+import fc from 'fast-check';
+import type { BugName, Variant } from '../vocab/index.ts';
+import { runOnce, type RunReport } from './harness.ts';
+import { minimize } from './minimize.ts';
+import { rareArb, shapedFor } from './rare.ts';
+import { scheduleArb, type Strategy } from './schedule.ts';
+import { workloadArb, type WorkloadBounds } from './workload.ts';
+
+/** A counterexample of at most this many events is short enough to read: no re-search. */
+export const SHORT_ENOUGH = 20;
+
+/** The small shapes searched, smallest first, and the runs drawn on each. */
+const TIERS: readonly { readonly bounds: WorkloadBounds; readonly runs: number }[] = [
+  { bounds: { maxWorkersPerProcess: 2, maxProcesses: 1, maxReplicas: 2, maxIntervals: 2 }, runs: 150 },
+  { bounds: { maxWorkersPerProcess: 3, maxProcesses: 2, maxReplicas: 2, maxIntervals: 3 }, runs: 150 },
+];
+
+export interface ResearchTask {
+  readonly variant: Variant;
+  readonly seed: number;
+  readonly bug?: BugName | undefined;
+  readonly strategy: Strategy;
+  readonly faults?: number | undefined;
+  readonly fold: boolean;
+}
+
+/** `found` (a minimized failing run), or a shorter run failing its first check found on small shapes. */
+export async function researchSmaller(found: RunReport, task: ResearchTask): Promise<{ report: RunReport; tried: number }> {
+  const target = found.failures[0]?.check;
+  if (target === undefined || found.trace.length <= SHORT_ENOUGH) return { report: found, tried: 0 };
+  let best = found;
+  let tried = 0;
+  for (const [i, tier] of TIERS.entries()) {
+    const { maxReplicas, maxWorkersPerProcess, maxProcesses } = tier.bounds;
+    const arb = fc.tuple(workloadArb(task.variant, tier.bounds), scheduleArb(maxReplicas, maxWorkersPerProcess * maxProcesses, task.strategy, task.faults), rareArb(task.variant)).map(([w, s, rare]) => shapedFor(rare, w, s));
+    let shortest: RunReport | undefined;
+    for (const { workload, schedule } of fc.sample(arb, { seed: (task.seed ^ (0x5bd1e995 * (i + 1))) >>> 0, numRuns: tier.runs })) {
+      tried += 1;
+      const r = await runOnce(workload, schedule, task.bug, { configChecks: task.fold });
+      if (r.failures.some((f) => f.check === target) && r.trace.length < (shortest ?? best).trace.length) shortest = r;
+    }
+    if (shortest === undefined) continue;
+    // The same check first, as minimize keeps it.
+    const first = { ...shortest, failures: [...shortest.failures.filter((f) => f.check === target), ...shortest.failures.filter((f) => f.check !== target)] };
+    const m = await minimize(first, task.bug);
+    tried += m.tried;
+    if (m.report.trace.length < best.trace.length) best = m.report;
+    if (best.trace.length <= SHORT_ENOUGH) break;
+  }
+  return { report: best, tried };
+}
