@@ -51,15 +51,7 @@ export function inlinePayload(parts: readonly Part[]): number {
 }
 
 export function applyDiff(state: ShardState, diff: StateDiff): ShardState {
-  const want = state.seqNo === null ? 0 : state.seqNo + 1;
-  const broken = (why: string): never => {
-    throw new SbkitError('consensus-invariant', `state diff ${diff.seqNo}: ${why}`);
-  };
-  if (diff.seqNo !== want) broken(`expected seqNo ${want}`);
-  if (diff.upper < state.upper) broken(`upper regresses from ${state.upper} to ${diff.upper}`);
-  if (diff.batch !== null && (diff.batch.lower !== state.upper || diff.batch.upper !== diff.upper)) {
-    broken(`batch [${diff.batch.lower}, ${diff.batch.upper}) does not extend upper ${state.upper} to ${diff.upper}`);
-  }
+  checkDiff(state.seqNo, state.upper, diff);
   return {
     seqNo: diff.seqNo,
     upper: diff.upper,
@@ -70,11 +62,42 @@ export function applyDiff(state: ShardState, diff: StateDiff): ShardState {
   };
 }
 
-/** Applies versions (as scanned from consensus) to `state`. */
+/** Throws `consensus-invariant` unless `diff` may follow a state at `seqNo` with `upper`. */
+function checkDiff(seqNo: SeqNo | null, upper: Time, diff: StateDiff): void {
+  const want = seqNo === null ? 0 : seqNo + 1;
+  if (diff.seqNo !== want) brokenDiff(diff, `expected seqNo ${want}`);
+  if (diff.upper < upper) brokenDiff(diff, `upper regresses from ${upper} to ${diff.upper}`);
+  if (diff.batch !== null && (diff.batch.lower !== upper || diff.batch.upper !== diff.upper)) {
+    brokenDiff(diff, `batch [${diff.batch.lower}, ${diff.batch.upper}) does not extend upper ${upper} to ${diff.upper}`);
+  }
+}
+
+function brokenDiff(diff: StateDiff, why: string): never {
+  throw new SbkitError('consensus-invariant', `state diff ${diff.seqNo}: ${why}`);
+}
+
+/**
+ * Applies versions (as scanned from consensus) to `state`: `applyDiff` of each in turn, folded into one
+ * new batch list and one writer map (a state per version would copy both for every version read).
+ */
 export function applyVersions(state: ShardState, versions: readonly { readonly data: Uint8Array }[]): ShardState {
-  let s = state;
-  for (const v of versions) s = applyDiff(s, decodeDiff(v.data));
-  return s;
+  if (versions.length === 0) return state;
+  let { seqNo, upper, since, inlineBytes } = state;
+  const batches = [...state.batches];
+  const writers = new Map(state.writers);
+  for (const v of versions) {
+    const diff = decodeDiff(v.data);
+    checkDiff(seqNo, upper, diff);
+    seqNo = diff.seqNo;
+    upper = diff.upper;
+    since = diff.since;
+    if (diff.batch !== null) {
+      batches.push(diff.batch);
+      inlineBytes += inlinePayload(diff.batch.parts);
+    }
+    writers.set(diff.writer, diff.token);
+  }
+  return { seqNo, upper, since, batches, inlineBytes, writers };
 }
 
 /** The shard's state as consensus has it now, read without scheduling points (audits, tools). */
