@@ -202,26 +202,32 @@ export async function storedHistory(consensus: Consensus | undefined, shardId: s
   return { shardId, state, diffs: state.map((v) => decodeDiff(v.data)), registry: await consensus.scan(writerRegistryKey(shardId), 0) };
 }
 
-/** A store that only reads, holding `versions` under `key`. */
-function readOnly(key: string, versions: readonly VersionedData[]): Consensus {
-  const of = (k: string): readonly VersionedData[] => (k === key ? versions : []);
-  return {
-    head: async (k) => of(k).at(-1),
-    scan: async (k, from) => of(k).filter((v) => v.seqNo >= from),
-    compareAndSet: async () => {
-      throw new Error('stored-corruption: the read-back store only reads');
-    },
-  };
+/** A store that only reads, holding `versions` under `key` (a class: a read-back per corruption builds
+ * one, and its methods are not closures made anew each time). */
+class ReadOnly implements Consensus {
+  constructor(
+    readonly key: string,
+    readonly versions: readonly VersionedData[],
+  ) {}
+  async head(k: string): Promise<VersionedData | undefined> {
+    return k === this.key ? this.versions.at(-1) : undefined;
+  }
+  async scan(k: string, from: number): Promise<VersionedData[]> {
+    return k === this.key ? this.versions.filter((v) => v.seqNo >= from) : [];
+  }
+  async compareAndSet(): Promise<never> {
+    throw new Error('stored-corruption: the read-back store only reads');
+  }
 }
 
 /** Reads `versions` of `store` back with the implementation's reader: what it built, or what it threw. */
 async function readBack(h: StoredHistory, store: Store, versions: readonly VersionedData[]): Promise<{ ok: true; summary: string } | { ok: false; error: unknown }> {
   try {
     if (store === 'state') {
-      const s = await loadShardState(readOnly(h.shardId, versions), h.shardId);
+      const s = await loadShardState(new ReadOnly(h.shardId, versions), h.shardId);
       return { ok: true, summary: `upper ${s.upper}, ${s.batches.length} batch(es), ${s.inlineBytes} inline bytes` };
     }
-    const writers = await readWriters(readOnly(writerRegistryKey(h.shardId), versions), h.shardId);
+    const writers = await readWriters(new ReadOnly(writerRegistryKey(h.shardId), versions), h.shardId);
     return { ok: true, summary: `${writers.size} writer(s)` };
   } catch (error) {
     return { ok: false, error };
@@ -230,9 +236,18 @@ async function readBack(h: StoredHistory, store: Store, versions: readonly Versi
 
 /** Which eligible version a corruption hits: from the history's shape, so a replay hits the same one. */
 function pick(h: StoredHistory, c: StoredCorruption, eligible: readonly number[]): number {
-  let k = 2166136261;
-  for (const x of [h.state.length, h.registry.length, c.name.length, ...h.state.map((v) => v.data.length)]) k = Math.imul(k ^ x, 16777619) >>> 0;
-  return eligible[k % eligible.length] as number;
+  return eligible[shapeHash(h, c.name.length) % eligible.length] as number;
+}
+
+function mix(k: number, x: number): number {
+  return Math.imul(k ^ x, 16777619) >>> 0;
+}
+
+/** FNV-1a over the history's shape and a corruption's name length (`salt`). */
+function shapeHash(h: StoredHistory, salt: number): number {
+  let k = mix(mix(mix(2166136261, h.state.length), h.registry.length), salt);
+  for (const v of h.state) k = mix(k, v.data.length);
+  return k;
 }
 
 /** The corruptions the history allowed, each with its verdict: undefined when the reader judged it right. */

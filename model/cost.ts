@@ -188,7 +188,10 @@ interface Instance {
   expired?: boolean;
 }
 
-const key = (...xs: readonly (number | string)[]): string => xs.join('/');
+/** A map key of two to four parts joined by `/` (a template, not a rest array joined: the walk makes
+ * several per event). */
+const key = (a: number | string, b: number | string, c?: number | string, d?: number | string): string =>
+  c === undefined ? `${a}/${b}` : d === undefined ? `${a}/${b}/${c}` : `${a}/${b}/${c}/${d}`;
 
 /**
  * The run's cost, counter by counter. `outcomes`: what the schedule decided that no event shows (the
