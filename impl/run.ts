@@ -15,7 +15,7 @@ import type { Metrics } from './metrics.ts';
 import { MetricsRecorder } from './metrics.ts';
 import { auditShard, type Audit } from './audit.ts';
 import { ArmedPlan, FaultyBlob, FaultyConsensus, type FaultStats } from './persist/faulty.ts';
-import { loadShardState } from './persist/state.ts';
+import { loadShardState, type ShardState } from './persist/state.ts';
 import { readWriters, writerOfKey } from './persist/writer-registry.ts';
 import { Trace } from './runtime/trace.ts';
 import { DEFAULT_SHARD_ID, resolveRunConfig, type RunConfig } from './run-config.ts';
@@ -95,10 +95,13 @@ export async function runSink(config: RunConfig): Promise<RunResult> {
 
   // Where the leaks came from, before the final cleanup takes them (every writer is retired by now).
   const befores: Audit[] = [];
+  const states: ShardState[] = [];
   const leaks: { fromAborted: number; fromLive: number }[] = [];
   for (const [s, updates] of run.updatesBySink.entries()) {
     const shardId = shardIdOf(run.shardId, s);
-    const before = await auditShard(await loadShardState(run.consensus, shardId), blobOf(run.blob, s, run.sinks), updates);
+    const state = await loadShardState(run.consensus, shardId);
+    states.push(state);
+    const before = await auditShard(state, blobOf(run.blob, s, run.sinks), updates);
     const writers = await readWriters(run.consensus, shardId);
     const c = supervisor.collectedBySink[s] as CollectedBlobs; // one per sink
     let fromAborted = c.expired;
@@ -116,7 +119,8 @@ export async function runSink(config: RunConfig): Promise<RunResult> {
   const bySink: SinkResult[] = [];
   for (const [s, updates] of run.updatesBySink.entries()) {
     const shardId = shardIdOf(run.shardId, s);
-    const state = await loadShardState(run.consensus, shardId);
+    // Without the final cleanup nothing wrote since the read above: the shard's state is that one.
+    const state = run.cleanup ? await loadShardState(run.consensus, shardId) : (states[s] as ShardState);
     const audit = run.cleanup ? await auditShard(state, blobOf(run.blob, s, run.sinks), updates) : (befores[s] as Audit);
     const c = supervisor.collectedBySink[s] as CollectedBlobs;
     const { fromAborted, fromLive } = leaks[s] as { fromAborted: number; fromLive: number };

@@ -728,10 +728,10 @@ class CostWalk {
     if (this.run.cleanup) for (const set of this.hosted) for (const s of set) this.claim(s);
     // The run's end, per sink: the shard's state and its writers are read (two scans) and the audit
     // reads every part the shard references and lists the store; with cleanup, the final cleanup (its
-    // event), then the state again and the audit again; without, the state again.
+    // event), then the state again and the audit again; without, nothing wrote since: nothing more.
     for (let s = 0; s < this.sinks; s++) {
       const audits = this.run.cleanup ? 2 : 1;
-      t.add('consensus.scans', 3);
+      t.add('consensus.scans', audits + 1);
       t.add('blob.lists', audits);
       t.add('blob.gets', audits * (this.referenced[s] as number));
     }
