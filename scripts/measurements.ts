@@ -41,7 +41,7 @@ const BENCHES: readonly Bench[] = [
   {
     name: 'streams',
     title: 'conformance: configuration checks as streams beside folded into every run',
-    what: '`sbkit check --variant best-effort --runs 2000 --jobs 1` with bad input and misuse as streams of their own, beside the same check with them folded back into every run (`--fold-streams`), alternating; CPU and wall seconds net of start-up.',
+    what: 'The command `sbkit check --variant best-effort --runs 2000 --jobs 1` as a process of its own, with bad input and misuse as streams of their own, beside the same command with them folded back into every run (`--fold-streams`), alternating; CPU seconds net of start-up (minus the same command with `--runs 1`) and judged runs per CPU second.',
     args: ['conformance/bench-streams.ts'],
   },
   {
