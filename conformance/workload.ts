@@ -370,7 +370,7 @@ function numbered(rows: readonly (readonly (readonly { readonly key: string; rea
 interface UpdateShape {
   readonly key: string;
   readonly valueLen: number;
-  /** Its encoded size (memoized with the shape: measuring it allocates a value of that length). */
+  /** Its encoded size (memoized with the shape). */
   readonly size: number;
 }
 
@@ -384,7 +384,8 @@ function loadShape(prefix: string, load: LoadClass, time: number, worker: number
   const memo = `${prefix}/${load}/${time}/${worker}/${workers}/${threshold}`;
   let shape = shapes.get(memo);
   if (shape === undefined) {
-    const key = (n: number) => keyFor(prefix, time, worker, n, workers);
+    const keys: string[] = [];
+    const key = (n: number): string => (keys[n] ??= keyFor(prefix, time, worker, n, workers));
     shape = valueLengths(load, threshold, key).map((valueLen, n) => ({ key: key(n), valueLen, size: sizeOf(key(n), valueLen) }));
     shapes.set(memo, shape);
   }
@@ -441,7 +442,8 @@ function exactly(total: number, size: (n: number, len: number) => number): numbe
 }
 
 function sizeOf(key: string, valueLen: number): number {
-  return encodedUpdateSize({ id: 0, key, value: new Uint8Array(valueLen), time: 0, diff: 1 });
+  // (a view of the ramp, not a fresh value: the size reads only its length)
+  return encodedUpdateSize({ id: 0, key, value: valueBytes(0, valueLen), time: 0, diff: 1 });
 }
 
 /** The value length whose encoded update has exactly `target` bytes. size(len) = c + len + varint(len),
