@@ -1,14 +1,15 @@
 /**
  * The writer registry's contracts in the misuse programs (conformance/misuse/registry.ts), each shown
  * failing on the fault it exists for: a claim that writes events beyond its own expiries (stored bytes
- * for writers it cannot expire), and a key parser that reads a writer id out of another namespace's key.
+ * for writers it cannot expire), a key parser that reads a writer id out of another namespace's key, and
+ * a decoder of the registry's entries that disagrees with the registry.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemConsensus } from '../impl/persist/consensus.ts';
 import type { VersionedData } from '../impl/persist/consensus.ts';
 import { runScenario } from './misuse/index.ts';
 
-const planted = vi.hoisted(() => ({ unanchored: false }));
+const planted = vi.hoisted(() => ({ unanchored: false, finishedAsExpired: false }));
 
 vi.mock('../impl/persist/writer-registry.ts', async (original) => {
   const real = await original<typeof import('../impl/persist/writer-registry.ts')>();
@@ -16,11 +17,14 @@ vi.mock('../impl/persist/writer-registry.ts', async (original) => {
     ...real,
     // The planted parser finds a writer id anywhere in the key, not only at its start.
     writerOfKey: (key: string) => (planted.unanchored ? /(w\d+-r\d+)\//.exec(key)?.[1] : real.writerOfKey(key)),
+    // The planted decoder reads a finished writer's retirement as an expiry.
+    registryEntries: (data: Uint8Array) => real.registryEntries(data).map((e) => (planted.finishedAsExpired && e.kind === 'finished' ? { ...e, kind: 'expired' as const } : e)),
   };
 });
 
 afterEach(() => {
   planted.unanchored = false;
+  planted.finishedAsExpired = false;
   vi.restoreAllMocks();
 });
 
@@ -51,5 +55,10 @@ describe("misuse, the writer registry: contracts beyond the kit's own callers", 
   it("fails a key parser that takes a writer id out of another namespace's key", async () => {
     planted.unanchored = true;
     expect(await wrongOver(10)).toMatch(/writerOfKey\("(other-shard|s1|x)\/w\d+-r\d+\/part-\d+"\) is "w\d+-r\d+", the model says undefined/);
+  });
+
+  it("fails a decoder of the registry's entries that disagrees with the registry (a finished writer read as expired)", async () => {
+    planted.finishedAsExpired = true;
+    expect(await wrongOver(10)).toMatch(/why each writer retired, by the registry entries is \[.*expired.*\], the model says \[.*finished/);
   });
 });

@@ -91,6 +91,7 @@ export async function registry(j: Judge): Promise<void> {
   // event for a writer of another replica, one retired already, or one never claimed (stored bytes are
   // part of what a command costs).
   const live = new Map<string, { replica: number; retired: boolean }>();
+  const folded = new Map<string, Retired>();
   for (const v of await inner.scan(writerRegistryKey(shard), 0)) {
     const entries = registryEntries(v.data);
     const claim = entries.find((e) => e.kind === 'claim');
@@ -103,10 +104,17 @@ export async function registry(j: Judge): Promise<void> {
       if (e.kind === 'claim') live.set(e.id, { replica: e.replica, retired: false });
       else {
         const w = live.get(e.id);
-        if (w !== undefined) w.retired = true;
+        if (w !== undefined && !w.retired) {
+          w.retired = true;
+          folded.set(e.id, e.kind);
+        }
       }
     }
   }
+  // The entries, read event by event, say what the registry says: every writer claimed once, each
+  // retired for the reason of its first retirement.
+  j.same('the writers the registry entries claim', [...read.keys()].sort(), [...live.keys()].sort());
+  j.same('why each writer retired, by the registry entries', entries(new Map([...read].map(([id, w]) => [id, { replica: w.replica, retired: w.retired }]))), entries(new Map([...live].map(([id, w]) => [id, { replica: w.replica, retired: folded.get(id) ?? null }]))));
   const injected = Object.values(consensus.stats).reduce((n, k) => n + k, 0);
   j.same('fault events (every injected fault, reported once)', injected, events.filter((e) => e.kind === 'fault').length);
 }
