@@ -1,7 +1,8 @@
 /**
  * One variant's share of `sbkit check`: `runs` random workloads × schedules from one seed through the
  * harness; on the first failure fast-check shrinks workload and schedule together, then structural
- * minimization (minimize.ts), then, if it is still long, a re-search on small shapes (research.ts). Runs in the main thread or in a worker thread (parallel.ts) alike.
+ * minimization (minimize.ts), then, if it is still long, a re-search on small shapes (research.ts).
+ * Runs in the main thread or in a worker thread (parallel.ts) alike.
  */
 import fc from 'fast-check';
 import type { BugName, Variant } from '../vocab/index.ts';
@@ -10,9 +11,9 @@ import { minimize } from './minimize.ts';
 import { researchSmaller } from './research.ts';
 import { CONFIG_CHECKS, runStream, streamReport } from './streams.ts';
 import { reachOf } from './multi-sink.ts';
-import { rareArb, shapedFor } from './rare.ts';
-import { scheduleArb, type Schedule, type Strategy } from './schedule.ts';
-import { DEFAULT_BOUNDS, workloadArb, type Workload } from './workload.ts';
+import { runArb } from './rare.ts';
+import type { Schedule, Strategy } from './schedule.ts';
+import { DEFAULT_BOUNDS, type Workload } from './workload.ts';
 
 export interface VariantTask {
   readonly variant: Variant;
@@ -70,9 +71,7 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
   let firstFailure: { run: number; ms: number; cpuMs: number } | undefined;
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
-  const schedules = scheduleArb(DEFAULT_BOUNDS.maxReplicas, DEFAULT_BOUNDS.maxWorkersPerProcess * DEFAULT_BOUNDS.maxProcesses, strategy, task.faults);
-  // (the rare combinations, drawn after workload and schedule: rare.ts)
-  const drawn = fc.tuple(workloadArb(variant, DEFAULT_BOUNDS), schedules, rareArb(variant)).map(([w, s, rare]) => shapedFor(rare, w, s));
+  const drawn = runArb(variant, DEFAULT_BOUNDS, strategy, task.faults);
   const property = fc.asyncProperty(drawn, async ({ workload, schedule }: { workload: Workload; schedule: Schedule }) => {
     if (firstFailure === undefined && hooks.stopped?.() === true) return;
     const report = await runOnce(workload, schedule, bug, { configChecks: fold });

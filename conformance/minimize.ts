@@ -5,8 +5,8 @@
  * a failing boundary load in the second interval cannot move to the first (that needs two changes at
  * once), a replica or a process that plays no part stays. These passes try structural simplifications
  * — drop an interval, any replica, a process, a worker; empty a load; reset a tunable; move a fault
- * earlier; drop schedule choices — and keep each one after which the same check still fails. Greedy, to a fixed point, with a
- * bounded number of runs.
+ * earlier; drop schedule choices — and keep each one after which the same check still fails. Greedy,
+ * to a fixed point, with a bounded number of runs.
  */
 import type { BugName } from '../vocab/index.ts';
 import { sharesAtAll, variantMeta } from '../impl/variants/index.ts';

@@ -79,22 +79,28 @@ type Judged = Pick<RunReport, 'workload' | 'trace' | 'outcome' | 'failures' | 'w
  * delivers (vocab/PROTOCOL.md "Several MV sinks", Faults).
  */
 export function downWithoutSink(trace: readonly TraceEvent[], sink: number): Set<number> {
-  const down = new Set<number>();
+  return downWithoutEachSink(trace, sink + 1)[sink] as Set<number>;
+}
+
+/** downWithoutSink for every sink of `sinks`, in one pass over the trace. */
+function downWithoutEachSink(trace: readonly TraceEvent[], sinks: number): Set<number>[] {
+  const down = Array.from({ length: sinks }, () => new Set<number>());
   for (let i = 0; i < trace.length; ) {
     const e = trace[i] as TraceEvent;
     if (e.kind !== 'abort') {
       i++;
       continue;
     }
-    let named = false;
-    let j = i;
-    for (; j < trace.length; j++) {
-      const g = trace[j] as TraceEvent;
+    // The abort events the supervisor emitted together for this replica: the sinks they name.
+    const named = new Set<number>();
+    for (; i < trace.length; i++) {
+      const g = trace[i] as TraceEvent;
       if (g.kind !== 'abort' || g.replica !== e.replica) break;
-      if ((g.sink ?? 0) === sink) named = true;
+      named.add(g.sink ?? 0);
     }
-    if (!named) down.add(e.replica);
-    i = j;
+    down.forEach((d, s) => {
+      if (!named.has(s)) d.add(e.replica);
+    });
   }
   return down;
 }
@@ -114,8 +120,9 @@ export function judgeSinks(
   const parts = splitBySink(trace, sinks);
   const failures: Failure[] = [];
   const witnessed = new Set<string>();
+  const down = downWithoutEachSink(trace, sinks);
   for (const [s, part] of parts.entries()) {
-    const judged = judgeOne(s, part.events, sinkOutcome(outcome, s), downWithoutSink(trace, s));
+    const judged = judgeOne(s, part.events, sinkOutcome(outcome, s), down[s] ?? new Set());
     for (const f of judged.failures) {
       if (s > 0 && (f.kind === 'liveness' || f.kind === 'impl-error')) continue;
       // Event numbers in the whole trace, as the report prints it.

@@ -21,8 +21,8 @@
 import fc from 'fast-check';
 import type { Variant } from '../vocab/index.ts';
 import { sharesAtAll } from '../impl/variants/index.ts';
-import type { Schedule } from './schedule.ts';
-import { THRESHOLD, type LoadClass, type Workload } from './workload.ts';
+import { scheduleArb, type Schedule, type Strategy } from './schedule.ts';
+import { THRESHOLD, workloadArb, type LoadClass, type Workload, type WorkloadBounds } from './workload.ts';
 
 export const RARE_COMBINATIONS = ['supersede-skip', 'late-reopen'] as const;
 export type RareCombination = (typeof RARE_COMBINATIONS)[number];
@@ -34,6 +34,13 @@ export function rareArb(variant: Variant): fc.Arbitrary<RareCombination | null> 
 }
 
 /** `w` and `s` shaped towards `rare` (unchanged for null). */
+/** One run of the check as drawn: a workload within `bounds`, a schedule for it, then a rare
+ * combination shaped onto both (drawn last, so the first two are what they would be without it). */
+export function runArb(variant: Variant, bounds: WorkloadBounds, strategy: Strategy, faults: number | undefined): fc.Arbitrary<{ workload: Workload; schedule: Schedule }> {
+  const schedules = scheduleArb(bounds.maxReplicas, bounds.maxWorkersPerProcess * bounds.maxProcesses, strategy, faults);
+  return fc.tuple(workloadArb(variant, bounds), schedules, rareArb(variant)).map(([w, s, rare]) => shapedFor(rare, w, s));
+}
+
 export function shapedFor(rare: RareCombination | null, w: Workload, s: Schedule): { workload: Workload; schedule: Schedule } {
   if (rare === null) return { workload: w, schedule: s };
   const workersPerProcess = Math.max(2, w.workersPerProcess);

@@ -11,9 +11,9 @@ import fc from 'fast-check';
 import type { BugName, Variant } from '../vocab/index.ts';
 import { runOnce, type RunReport } from './harness.ts';
 import { minimize } from './minimize.ts';
-import { rareArb, shapedFor } from './rare.ts';
-import { scheduleArb, type Strategy } from './schedule.ts';
-import { workloadArb, type WorkloadBounds } from './workload.ts';
+import { runArb } from './rare.ts';
+import type { Strategy } from './schedule.ts';
+import type { WorkloadBounds } from './workload.ts';
 
 /** A counterexample of at most this many events is short enough to read: no re-search. */
 export const SHORT_ENOUGH = 20;
@@ -40,8 +40,7 @@ export async function researchSmaller(found: RunReport, task: ResearchTask): Pro
   let best = found;
   let tried = 0;
   for (const [i, tier] of TIERS.entries()) {
-    const { maxReplicas, maxWorkersPerProcess, maxProcesses } = tier.bounds;
-    const arb = fc.tuple(workloadArb(task.variant, tier.bounds), scheduleArb(maxReplicas, maxWorkersPerProcess * maxProcesses, task.strategy, task.faults), rareArb(task.variant)).map(([w, s, rare]) => shapedFor(rare, w, s));
+    const arb = runArb(task.variant, tier.bounds, task.strategy, task.faults);
     let shortest: RunReport | undefined;
     for (const { workload, schedule } of fc.sample(arb, { seed: (task.seed ^ (0x5bd1e995 * (i + 1))) >>> 0, numRuns: tier.runs })) {
       tried += 1;

@@ -90,31 +90,26 @@ export async function registry(j: Judge): Promise<void> {
   // What each claim wrote: its claim, and an expiry for exactly the live writers of its replica — no
   // event for a writer of another replica, one retired already, or one never claimed (stored bytes are
   // part of what a command costs).
-  const live = new Map<string, { replica: number; retired: boolean }>();
-  const folded = new Map<string, Retired>();
+  const written = new Map<string, { replica: number; retired: Retired | null }>();
   for (const v of await inner.scan(writerRegistryKey(shard), 0)) {
-    const entries = registryEntries(v.data);
-    const claim = entries.find((e) => e.kind === 'claim');
+    const version = registryEntries(v.data);
+    const claim = version.find((e) => e.kind === 'claim');
     if (claim !== undefined) {
-      const expired = entries.filter((e) => e !== claim).map((e) => `${e.kind} ${e.id}`).sort();
-      const due = [...live].filter(([, w]) => w.replica === claim.replica && !w.retired).map(([id]) => `expired ${id}`).sort();
+      const expired = version.filter((e) => e !== claim).map((e) => `${e.kind} ${e.id}`).sort();
+      const due = [...written].filter(([, w]) => w.replica === claim.replica && w.retired === null).map(([id]) => `expired ${id}`).sort();
       j.same(`the registry version a claim of ${claim.id} wrote (besides its claim)`, due, expired);
     }
-    for (const e of entries) {
-      if (e.kind === 'claim') live.set(e.id, { replica: e.replica, retired: false });
+    for (const e of version) {
+      if (e.kind === 'claim') written.set(e.id, { replica: e.replica, retired: null });
       else {
-        const w = live.get(e.id);
-        if (w !== undefined && !w.retired) {
-          w.retired = true;
-          folded.set(e.id, e.kind);
-        }
+        const w = written.get(e.id);
+        if (w !== undefined) w.retired ??= e.kind;
       }
     }
   }
   // The entries, read event by event, say what the registry says: every writer claimed once, each
   // retired for the reason of its first retirement.
-  j.same('the writers the registry entries claim', [...read.keys()].sort(), [...live.keys()].sort());
-  j.same('why each writer retired, by the registry entries', entries(new Map([...read].map(([id, w]) => [id, { replica: w.replica, retired: w.retired }]))), entries(new Map([...live].map(([id, w]) => [id, { replica: w.replica, retired: folded.get(id) ?? null }]))));
+  j.same('why each writer retired, by the registry entries', entries(read), entries(written));
   const injected = Object.values(consensus.stats).reduce((n, k) => n + k, 0);
   j.same('fault events (every injected fault, reported once)', injected, events.filter((e) => e.kind === 'fault').length);
 }
