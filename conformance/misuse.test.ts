@@ -36,7 +36,7 @@ describe('misuse: the model of use against the implementation', () => {
     faults: ['storage-indeterminate', 'storage-permanent', 'storage-transient'],
     failing: ['builder-failed', 'storage-permanent'],
     reuse: [],
-    ids: ['invalid-config'],
+    ids: ['invalid-config', 'push-after-finish'],
     writers: [],
     claims: ['storage-permanent'],
   };

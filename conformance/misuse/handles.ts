@@ -1,4 +1,7 @@
-/** Handles on one best-effort shared batch: push, finish, drop, pushes in flight, conflicting opens. */
+/**
+ * Handles on one best-effort shared batch: push, finish, drop, pushes in flight, conflicting opens. A
+ * refusal of a handle's call names the handle: the entry numbers its handles 0, 1, 2… in open order.
+ */
 import type { Batch } from '../../impl/persist/batch.ts';
 import type { SharedBatchHandle } from '../../impl/shared/handle.ts';
 import { inMemoryShared } from '../../impl/shared/in-memory.ts';
@@ -9,6 +12,8 @@ import { programScheduler } from './scheduler.ts';
 interface HandleModel {
   readonly handle: SharedBatchHandle;
   readonly name: string;
+  /** Its number among the entry's handles (the open order), which a refusal names. */
+  readonly index: number;
   state: 'open' | 'finished' | 'dropped';
 }
 
@@ -33,14 +38,14 @@ export async function handles(j: Judge): Promise<void> {
   for (let w = 0; w < count; w++) {
     const handle = await j.call(`builder(${id}, [${lower}, ${upper})) by worker ${w}`, OK, () => shared.builder(id, range, { worker: w }));
     if (handle === undefined) return;
-    hs.push({ handle, name: `h${w}`, state: 'open' });
+    hs.push({ handle, name: `h${w}`, index: w, state: 'open' });
   }
   let refs = count;
   const accepted = new Set<number>();
   let pushEvents = 0;
   /** The finish or drop that released the last reference (the entry is dead after it). */
   let lastRelease: 'finish' | 'drop' | undefined;
-  const after = (h: HandleModel): string => (h.state === 'finished' ? 'after finish()' : 'after drop()');
+  const after = (h: HandleModel): string => `(handle ${h.index}) ${h.state === 'finished' ? 'after finish()' : 'after drop()'}`;
   const release = (how: 'finish' | 'drop'): boolean => {
     refs -= 1;
     if (refs === 0) lastRelease = how;
@@ -83,7 +88,7 @@ export async function handles(j: Judge): Promise<void> {
       const chunks = Array.from({ length: n }, () => chunk(d, lower, upper, false).updates);
       const pending = chunks.map((c) => h.handle.push(c));
       const how = d.int(2) === 0 ? 'finish' : 'drop';
-      await j.call(`${h.name}.${how}() with ${n} pushes in flight`, refused('push-in-flight', `${how}()`, `${n} push() of this handle ${n === 1 ? 'is' : 'are'} in flight`), async () => { if (how === 'finish') await h.handle.finish(); else await h.handle.drop(); });
+      await j.call(`${h.name}.${how}() with ${n} pushes in flight`, refused('push-in-flight', `${how}() on shared batch ${id} (handle ${h.index})`, `${n} push() of this handle ${n === 1 ? 'is' : 'are'} in flight`), async () => { if (how === 'finish') await h.handle.finish(); else await h.handle.drop(); });
       await j.call(`${h.name}: the ${n} pushes return`, OK, () => Promise.all(pending));
       for (const c of chunks) for (const u of c) accepted.add(u.id);
       pushEvents += n;

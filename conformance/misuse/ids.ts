@@ -1,7 +1,10 @@
 /**
  * Ids anywhere in their declared range: shared ids from 0 to the far end (2^53 − 1) and update ids near
  * it, and the same sequence number in two MV sinks' namespaces of one process-global registry (their
- * entries never collide: each gets its own batch, and a sweep removes each under its own sink).
+ * entries never collide: each gets its own batch, and a sweep removes each under its own sink). A
+ * refusal about a namespaced id names it whole (`namespace#seq`: with several sinks on one registry
+ * the number alone is ambiguous). And a registry of one sink given ids of several namespaces (the API
+ * takes any id): its sweep lists what it removed in the map's order, by namespace, then number.
  */
 import type { TraceEvent } from '../../vocab/index.ts';
 import { batchId } from '../../impl/shared/batch-id.ts';
@@ -14,6 +17,7 @@ import { MemBlob } from '../../impl/persist/blob.ts';
 import { resolvePersistConfig } from '../../impl/persist/config.ts';
 import { Trace } from '../../impl/runtime/trace.ts';
 import type { SharedBatchHandle } from '../../impl/shared/handle.ts';
+import type { BatchWriter } from '../../impl/persist/batch-builder.ts';
 import { OK, refused, Judge } from './judge.ts';
 import { show } from './draw.ts';
 import { programScheduler } from './scheduler.ts';
@@ -41,6 +45,11 @@ export async function ids(j: Judge): Promise<void> {
     const seq = d.pick([0, 1 + d.int(9), far - d.int(3), far, Math.floor(far / 2) + d.int(5)]);
     const both = d.int(2) === 0;
     const opened: { sink: (typeof sinks)[0]; upper: number; handle: SharedBatchHandle; ids: number[] }[] = [];
+    if (d.int(3) === 0) {
+      // An empty range, refused before any state exists: the message names the id with its namespace.
+      const sink = d.pick([a, b]);
+      await j.call(`builder(${sink.shard}#${seq}, [1, 1))`, refused('invalid-config', `shared batch ${sink.shard}#${seq}: upper 1 must be greater than lower 1`), () => shared.builder(batchId(seq, sink.shard), { lower: 1, upper: 1 }, { worker: 0, sink }));
+    }
     for (const sink of both ? [a, b] : [d.pick([a, b])]) {
       const upper = 1 + sink.sink + d.int(2);
       const key = `${sink.sink}#${seq}`;
@@ -70,7 +79,61 @@ export async function ids(j: Judge): Promise<void> {
       j.same(`the batch of ${o.sink.shard}#${seq}`, o.ids, got?.updateIds ?? null);
       j.same(`its range`, [0, o.upper], got === null || got === undefined ? null : [got.lower, got.upper]);
       dead.push({ sink: o.sink.sink, seq });
+      // Its handle is spent: a push is refused, naming the batch with its namespace.
+      if (d.int(2) === 0) await j.call(`push() on ${o.sink.shard}#${seq} after finish()`, refused('push-after-finish', `push() on shared batch ${o.sink.shard}#${seq}`), () => o.handle.push(us1()));
     }
   }
   await j.call('every builder task ends', OK, () => tasks.whenAllDone());
+  await oneSinkManyNamespaces(j, a);
+}
+
+/** An update for a push that must be refused. */
+const us1 = () => [{ id: 1, key: 'k', value: new Uint8Array(1), time: 0, diff: 1 }];
+
+/**
+ * A registry of one sink (no `sinks`), given ids of three namespaces ('' is a bare number's), some numbers
+ * shared across namespaces: groups of handles opened together, then finished (dead). Each sweep's `removed`
+ * lists the dead entries in the map's order (Materialize's `BTreeMap<SharedBatchId, …>`): by namespace —
+ * as strings compare — then by number; a sequence number alone does not say which namespace comes first.
+ */
+async function oneSinkManyNamespaces(j: Judge, sink: { readonly shard: string; readonly writer: BatchWriter }): Promise<void> {
+  const d = j.draw;
+  const events: TraceEvent[] = [];
+  const trace = new Trace({ event: (e) => events.push(e) });
+  const tasks = new TaskGroup();
+  const shared = new SharedBatches({ replica: 0, process: 0, writer: sink.writer, scheduler: programScheduler, trace, bugs: new BugSwitches([]), spawn: tasks.spawn, shard: sink.shard });
+  const namespaces = ['shard-b', '', 'shard-a'];
+  const dead: { ns: string; seq: number }[] = [];
+  let entries = 0;
+  let retained = 0;
+  const expected: number[][] = [];
+  for (let group = 2 + d.int(4); group > 0; group--) {
+    const open: { ns: string; seq: number; name: string; handle: SharedBatchHandle }[] = [];
+    for (let n = 1 + d.int(4); n > 0; n--) {
+      const ns = d.pick(namespaces);
+      const seq = d.int(4);
+      if (open.some((o) => o.ns === ns && o.seq === seq)) continue;
+      const name = ns === '' ? `${seq}` : `${ns}#${seq}`;
+      // The sweep, first, when the map outgrew twice what the last one left (every entry, live or dead).
+      if (entries > 2 * retained) {
+        expected.push([...dead].sort((x, y) => (x.ns === y.ns ? x.seq - y.seq : x.ns < y.ns ? -1 : 1)).map((x) => x.seq));
+        entries -= dead.length;
+        retained = entries;
+        dead.length = 0;
+      }
+      const handle = await j.call(`builder(${name}, [0, 1)) of a one-sink registry`, OK, () => shared.builder(ns === '' ? seq : batchId(seq, ns), { lower: 0, upper: 1 }, { worker: 0 }));
+      if (handle === undefined) return;
+      // (a dead entry of that id is replaced: the map's length does not change)
+      const at = dead.findIndex((x) => x.ns === ns && x.seq === seq);
+      if (at < 0) entries += 1;
+      else dead.splice(at, 1);
+      open.push({ ns, seq, name, handle });
+    }
+    for (const o of open) {
+      await j.call(`finish() of ${o.name}`, OK, () => o.handle.finish());
+      dead.push({ ns: o.ns, seq: o.seq });
+    }
+  }
+  j.same('what each sweep of the one-sink registry removed, in id order', expected, events.flatMap((e) => (e.kind === 'sweep' ? [e.removed] : [])));
+  await j.call('every builder task of the one-sink registry ends', OK, () => tasks.whenAllDone());
 }
