@@ -32,6 +32,31 @@ const CAPACITY_IS_A_HINT = {
   test: 'the initial capacity is a hint: any value (negative, fractional, zero, huge) gives the same bytes',
 } as const;
 
+/** impl/test/equivalent-mutants.test.ts: what `ReplicaState.staged` returns with every bug switch off. */
+const STAGED = {
+  kind: 'test',
+  file: 'impl/test/equivalent-mutants.test.ts',
+  test: 'are the updates with lower ≤ time < upper, the very objects handed in, ascending by id, whatever the restart',
+} as const;
+const STAGED_ONE_TIME = {
+  kind: 'test',
+  file: 'impl/test/equivalent-mutants.test.ts',
+  test: 'of one time are in id order before any sort: sorting them (as `upper - from > 1` forced true would) is the identity',
+} as const;
+const EMPTY_PUSH = {
+  kind: 'test',
+  file: 'impl/test/equivalent-mutants.test.ts',
+  test: 'passes no point, emits nothing, sends nothing to the builder task and changes nothing: the builder task never sees an empty chunk',
+} as const;
+/** mutation/probes.deep.test.ts: the killer's budget with probes at the mutated points. */
+const PROBES = { kind: 'test', file: 'mutation/probes.deep.test.ts', test: 'the plain check passes, and no probe fires' } as const;
+const IN_MEMORY_DEFAULTS = {
+  kind: 'test',
+  file: 'mutation/in-memory-defaults.test.ts',
+  test: 'every misuse program that builds one gives the same verdict with a blank writer id, a blank shard id or none',
+} as const;
+const TASK_NAME = 'A task name is kept only in its TaskGroup, read only by `TaskGroup.running` (a test helper), and nothing the check runs reads it (probed over the killer\'s whole budget: plain, fault world, gallery): the name reaches no trace, error or report.';
+
 export const EVIDENCE: readonly Evidence[] = [
   {
     file: 'impl/persist/writer-registry.ts',
@@ -48,5 +73,140 @@ export const EVIDENCE: readonly Evidence[] = [
     replacement: 'events.length / 6',
     why: "The writer registry's encoder sizes its ByteWriter with a capacity hint; the writer clamps the hint and grows as it writes, so the bytes of a registry version do not depend on it.",
     proof: CAPACITY_IS_A_HINT,
+  },
+  {
+    file: 'impl/shared/barrier-timer.ts',
+    mutator: 'StringLiteral',
+    original: '`barrier timer ${name}`',
+    replacement: '``',
+    why: TASK_NAME,
+    proof: PROBES,
+  },
+  ...(['`r${r.settings.replica}`', '`${name} input`', '`${name} mint`', '`${name} write w${w}`', '`${name} append w${w}`'] as const).map((original) => ({
+    file: 'impl/sink/replica.ts',
+    mutator: 'StringLiteral',
+    original,
+    replacement: '``',
+    why: TASK_NAME,
+    proof: PROBES,
+  })),
+  {
+    file: 'impl/shared/batch-id.ts',
+    mutator: 'EqualityOperator',
+    original: 'a.namespace < b.namespace',
+    replacement: 'a.namespace <= b.namespace',
+    why: 'The comparison is reached only under `if (a.namespace !== b.namespace)`: for two different strings `<` and `<=` agree.',
+    proof: { kind: 'type' as const },
+  },
+  {
+    file: 'impl/shared/builder-task.ts',
+    mutator: 'ConditionalExpression',
+    original: 'r.item.length === 0',
+    replacement: 'false',
+    why: "The builder task's channel is fed only by a handle's push, which returns before sending an empty chunk: the guard against an empty chunk is never true.",
+    proof: EMPTY_PUSH,
+  },
+  ...([
+    ["'r0'", '""', 'StringLiteral'],
+    ["opts.shardId ?? 'test-shard'", "opts.shardId && 'test-shard'", 'LogicalOperator'],
+    ["'test-shard'", '""', 'StringLiteral'],
+  ] as const).map(([original, replacement, mutator]) => ({
+    file: 'impl/shared/in-memory.ts',
+    mutator,
+    original,
+    replacement,
+    why: "The in-memory registry's writer id and shard id defaults: the check builds that registry only in misuse programs, whose every verdict is the same word for word with the defaults blank or the shard id absent.",
+    proof: IN_MEMORY_DEFAULTS,
+  })),
+  {
+    file: 'impl/sink/append.ts',
+    mutator: 'ConditionalExpression',
+    original: 'h.desc.sharedId === desc.sharedId',
+    replacement: 'true',
+    why: "When the append worker takes a description's hands, its inbox holds no hand of another: it takes them in mint order, a newer description is minted only once the older ended or its supersede was read (a scheduling point), and every wake-up on its inbox runs before the next point — so the filter never rejects a hand (probed over the killer's whole budget).",
+    proof: PROBES,
+  },
+  {
+    file: 'impl/sink/append.ts',
+    mutator: 'EqualityOperator',
+    original: 'result.current >= desc.lower',
+    replacement: 'result.current > desc.lower',
+    why: 'The shard writer refuses a compare-and-append only when the shard\'s upper differs from the expected one (shard-writer.ts, its one `upper-mismatch`): a refusal never has current = lower, where `>=` and `>` differ.',
+    proof: {
+      kind: 'test' as const,
+      file: 'impl/test/equivalent-mutants.test.ts',
+      test: 'reports a current upper other than the expected one (never equal: `current >= lower` and `current > lower` agree on every refusal)',
+    },
+  },
+  {
+    file: 'impl/sink/replica-state.ts',
+    mutator: 'BooleanLiteral',
+    original: 'false',
+    replacement: 'true',
+    why: "`appendStarted`'s initial value: the mint writes it with every description it makes live, and mayPoll reads it only with one live, so it is never read before its first write (probed over the killer's whole budget). (The file's only `false` literal.)",
+    proof: PROBES,
+  },
+  ...([
+    ['ConditionalExpression', 'true'],
+    ['EqualityOperator', 'lower !== this.settings.startLower'],
+  ] as const).map(([mutator, replacement]) => ({
+    file: 'impl/sink/replica-state.ts',
+    mutator,
+    original: 'lower === this.settings.startLower',
+    replacement,
+    why: "The right operand of `this.#ignoresShard && …`, evaluated only with the gallery bug restart-rewrites-appended-interval on: with every switch off `from` is `lower` whatever the restart; with the bug on the mutant changes which descriptions rewrite from 0, and the bug is still caught.",
+    proof: { kind: 'test' as const, file: 'mutation/probes.deep.test.ts', test: replacement === 'true' ? 'a restarted incarnation rewriting every description (not only its first) still shows restart-rewrites-appended-interval' : 'a restarted incarnation rewriting all but its first description still shows restart-rewrites-appended-interval' },
+  })),
+  {
+    file: 'impl/sink/replica-state.ts',
+    mutator: 'ConditionalExpression',
+    original: 'u.time < lower',
+    replacement: 'false',
+    why: 'With every switch off the slice starts at `lower` (the staged updates are the very objects handed in: the arm that advances a time is never taken); with restart-rewrites-appended-interval on, the rewritten updates keep their times, and the bug is still caught.',
+    proof: STAGED,
+  },
+  {
+    file: 'impl/sink/replica-state.ts',
+    mutator: 'EqualityOperator',
+    original: 'u.time < lower',
+    replacement: 'u.time <= lower',
+    why: 'The arm then also takes an update at `lower`, and copies it into an equal one (time `lower`): the same values reach the batch.',
+    proof: STAGED,
+  },
+  ...([
+    ['ConditionalExpression', 'upper - from > 1', 'true'],
+    ['EqualityOperator', 'upper - from > 1', 'upper - from >= 1'],
+    ['ArithmeticOperator', 'upper - from', 'upper + from'],
+  ] as const).map(([mutator, original, replacement]) => ({
+    file: 'impl/sink/replica-state.ts',
+    mutator,
+    original,
+    replacement,
+    why: "Each mutant sorts by id where the original does not (upper − from ≤ 1): a slice of one time, which the worker's updates, ascending by (time, id), give already in id order — the sort is the identity, also with the gallery bug that stages from 0.",
+    proof: STAGED_ONE_TIME,
+  })),
+  {
+    file: 'impl/sink/replica-state.ts',
+    mutator: 'StringLiteral',
+    original: '`index ${i} outside [0, ${list.length})`',
+    replacement: '``',
+    why: "The message of `at`'s RangeError, thrown only for an index its caller got wrong: never over the killer's whole budget (probed; a throw there would also break the run, which the check reports whatever the message).",
+    proof: PROBES,
+  },
+  {
+    file: 'impl/sink/write.ts',
+    mutator: 'ConditionalExpression',
+    original: "case 'shared': return writeShared(r, ref.worker, desc, staged, barrier);",
+    replacement: "case 'shared':",
+    why: "The shared route falls through to the empty one, which makes the same writeShared call and returns its result unless the gallery bug empty-finish-hands-nothing is on; with it on the shared route hands nothing too, and the bug is still caught.",
+    proof: { kind: 'test' as const, file: 'mutation/probes.deep.test.ts', test: 'the shared route falling through to the empty one still shows empty-finish-hands-nothing' },
+  },
+  {
+    file: 'impl/sink/write.ts',
+    mutator: 'EqualityOperator',
+    original: 'i < staged.length',
+    replacement: 'i <= staged.length',
+    why: 'When the staged updates fill whole chunks (none included), the loop makes one more push, of an empty slice, on an open handle: it passes no point, emits nothing and sends nothing.',
+    proof: EMPTY_PUSH,
   },
 ];

@@ -1,0 +1,142 @@
+/**
+ * The check's whole budget, instrumented: the killer of `npm run mutation` (mutation/check.stryker.mjs) —
+ * the plain check, the fault world and the gallery, seed 1, one job, unshrunk — run in this process with
+ * probes at the points of surviving mutants that mutation/evidence.ts judges equivalent. Each probe
+ * counts what would have to happen for its mutant to change an output; every count must stay 0 while
+ * every stage still gives the killer's verdicts (plain and fault world pass, every gallery bug caught).
+ *
+ * - `ReplicaState.appendStarted` is never read before its first write (mint.ts writes it with every
+ *   description it makes live; mayPoll reads it only with one live): its initial value reaches nothing.
+ * - `at` (replica-state.ts) never throws: the message of its RangeError reaches nothing (a throw would
+ *   also break the run, which the check reports whatever the message).
+ * - a task's name (TaskGroup.spawn: `r0 append w1`, `barrier timer …`) is read only by `TaskGroup.running`,
+ *   and nothing the check runs reads it: the names reach no output.
+ * - the append worker's inbox never holds a hand of another description when it takes the hands of
+ *   one (append.ts): its filter never rejects a hand, so a filter that takes every hand takes the same.
+ *
+ * Deep: the whole budget, instrumented (several minutes).
+ */
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { BUG_NAMES, type BugName } from '../vocab/index.ts';
+import { Mailbox } from '../impl/runtime/mailbox.ts';
+import { TaskGroup } from '../impl/runtime/task-group.ts';
+import { runCheck } from '../conformance/check.ts';
+import { DEFAULT_FAULT_RATE } from '../conformance/faults.ts';
+import { plant, type Change } from '../conformance/test-support/plant.ts';
+
+const probe = vi.hoisted(() => ({ states: 0, appendStartedReadUnwritten: 0, atCalls: 0, atThrows: 0, runningReads: 0, takes: 0, handsRejected: 0 }));
+
+vi.mock('../impl/sink/replica-state.ts', async (original) => {
+  const real = await original<typeof import('../impl/sink/replica-state.ts')>();
+  class Probed extends real.ReplicaState {
+    constructor(...args: ConstructorParameters<typeof real.ReplicaState>) {
+      super(...args);
+      probe.states += 1;
+      let value = this.appendStarted;
+      let written = false;
+      Object.defineProperty(this, 'appendStarted', {
+        get: () => {
+          if (!written) probe.appendStartedReadUnwritten += 1;
+          return value;
+        },
+        set: (v: boolean) => {
+          written = true;
+          value = v;
+        },
+      });
+    }
+  }
+  return {
+    ...real,
+    ReplicaState: Probed,
+    at: <T>(list: readonly T[], i: number): T => {
+      probe.atCalls += 1;
+      try {
+        return real.at(list, i);
+      } catch (e) {
+        probe.atThrows += 1;
+        throw e;
+      }
+    },
+  };
+});
+
+const running = Object.getOwnPropertyDescriptor(TaskGroup.prototype, 'running')?.get;
+vi.spyOn(TaskGroup.prototype, 'running', 'get').mockImplementation(function (this: TaskGroup) {
+  probe.runningReads += 1;
+  return running?.call(this) as readonly string[];
+});
+const takeWhere = Mailbox.prototype.takeWhere;
+vi.spyOn(Mailbox.prototype, 'takeWhere').mockImplementation(function <T>(this: Mailbox<T>, pred: (item: T) => boolean): T[] {
+  probe.takes += 1;
+  return takeWhere.call(this, (item: T) => {
+    const taken = pred(item);
+    if (!taken) probe.handsRejected += 1;
+    return taken;
+  }) as T[];
+});
+
+afterAll(() => {
+  vi.restoreAllMocks();
+});
+
+/** The probes that must stay 0, and those that show the instrumented points were reached. */
+const zeros = () => ({ appendStartedReadUnwritten: probe.appendStartedReadUnwritten, atThrows: probe.atThrows, runningReads: probe.runningReads, handsRejected: probe.handsRejected });
+
+async function stage(faults: number | undefined): Promise<void> {
+  const before = { states: probe.states, atCalls: probe.atCalls, takes: probe.takes };
+  const r = await runCheck({ variant: 'all', seed: 1, jobs: 1, shrink: false, ...(faults === undefined ? {} : { faults }) });
+  expect(r.exitCode, r.output).toBe(0);
+  expect(zeros()).toEqual({ appendStartedReadUnwritten: 0, atThrows: 0, runningReads: 0, handsRejected: 0 });
+  // (the probes were reached: sinks made, indices looked up, hands taken)
+  expect(probe.states).toBeGreaterThan(before.states);
+  expect(probe.atCalls).toBeGreaterThan(before.atCalls);
+  expect(probe.takes).toBeGreaterThan(before.takes);
+}
+
+describe("the killer's budget, instrumented at the equivalent survivors' points", () => {
+  it('the plain check passes, and no probe fires', () => stage(undefined), 1_800_000);
+
+  it('the fault world passes, and no probe fires', () => stage(DEFAULT_FAULT_RATE), 1_800_000);
+
+  it('the gallery: every bug is caught, and no probe fires', async () => {
+    const missed: string[] = [];
+    for (const bug of BUG_NAMES) {
+      const r = await runCheck({ variant: 'all', seed: 1, bug, shrink: false });
+      if (r.exitCode !== 1) missed.push(bug);
+    }
+    expect(missed).toEqual([]);
+    expect(zeros()).toEqual({ appendStartedReadUnwritten: 0, atThrows: 0, runningReads: 0, handsRejected: 0 });
+  }, 1_800_000);
+});
+
+/**
+ * Code reached only with a gallery bug switched on, but not behind its switch (so not Ignored): with every
+ * switch off the mutated operand is never evaluated or its arm returns the same value (impl/test/
+ * equivalent-mutants.test.ts); with the bug on, the mutant changes only how the bug does its harm, and
+ * the gallery stage asks only that the bug is still caught. Shown here as the killer's gallery stage
+ * runs it (`sbkit check --bug NAME --seed 1 --no-shrink`), in a copy of the kit with the mutant planted.
+ */
+describe('gallery-only survivors: with the mutant planted, the bug it sits under is still caught', () => {
+  const STAGED_FROM = 'const from = this.#ignoresShard && lower === this.settings.startLower ? 0 : lower;';
+  const ADVANCED = '.map((u) => (u.time < lower ? { ...u, time: lower } : u));';
+  /** `sbkit check --bug NAME` in a copy of the kit with `change` planted fails (the bug is caught). */
+  const caught = (bug: BugName, change: Change) => () => {
+    const p = plant(change);
+    try {
+      const r = p.sbkit(['check', '--bug', bug, '--seed', '1', '--no-shrink']);
+      expect(r.code, r.output).toBe(1);
+      expect(r.output).toMatch(/FAILED/);
+    } finally {
+      p.dispose();
+    }
+  };
+  const staged = (operand: string, to: string): Change => ({ file: 'impl/sink/replica-state.ts', from: operand === 'from' ? STAGED_FROM : ADVANCED, to });
+  const REWRITE = 'restart-rewrites-appended-interval';
+
+  it('a restarted incarnation rewriting every description (not only its first) still shows restart-rewrites-appended-interval', caught(REWRITE, staged('from', STAGED_FROM.replace('lower === this.settings.startLower', 'true'))), 600_000);
+  it('a restarted incarnation rewriting all but its first description still shows restart-rewrites-appended-interval', caught(REWRITE, staged('from', STAGED_FROM.replace('lower === this.settings.startLower', 'lower !== this.settings.startLower'))), 600_000);
+  it('rewritten updates that keep their times still show restart-rewrites-appended-interval', caught(REWRITE, staged('map', ADVANCED.replace('u.time < lower', 'false'))), 600_000);
+  it('rewritten updates with those at lower copied still show restart-rewrites-appended-interval', caught(REWRITE, staged('map', ADVANCED.replace('u.time < lower', 'u.time <= lower'))), 600_000);
+  it('the shared route falling through to the empty one still shows empty-finish-hands-nothing', caught('empty-finish-hands-nothing', { file: 'impl/sink/write.ts', from: "case 'shared':\n      return writeShared(r, ref.worker, desc, staged, barrier);", to: "case 'shared':" }), 600_000);
+});
