@@ -13,7 +13,9 @@
  * - state-diff bytes: the bytes of every version of every sink's shard in consensus;
  * - polls: the trace's poll events; points: the scheduler log's resumed points, by label.
  * What the schedule decided that no event shows (lost races, lost bumps) is read from the store and the
- * metrics, and held to the model's bound on it by a property of its own (`cost-lost-races`, ...).
+ * metrics, and held to the model's bound on it by a property of its own (`cost-lost-races`, ...). And a
+ * poll whose read found the shard inside its description's window must supersede it (`cost-poll-answered`,
+ * poll-answered.ts): a bound on the polls cannot tell a read that decided from one whose answer went unused.
  */
 import type { TraceEvent } from '../vocab/index.ts';
 import type { Metrics } from '../impl/metrics.ts';
@@ -24,6 +26,7 @@ import type { ResumeRecord } from './choice-scheduler.ts';
 import type { StoreTally } from './metrics-check.ts';
 import { materializeSinks, type Workload } from './workload.ts';
 import { modelConfigsOf } from './run-setup.ts';
+import { unansweredPolls } from './poll-answered.ts';
 
 /** Which scheduling points each points counter counts. */
 const POINT_LABELS: Readonly<Partial<Record<CostCounter, readonly string[]>>> = {
@@ -95,6 +98,8 @@ export function costJudged(workload: Workload, updates: readonly Update[], trace
     const why = outside(actual[c], prediction.counters[c]);
     if (why !== undefined) failed.push({ check: `cost-${c}`, why: `${c} (${COST_MEANING[c]}): ${why}` });
   }
+  // A poll's read the mint did not act on (poll-answered.ts): a read the counters' bounds let through.
+  if (!faults) for (const why of unansweredPolls(trace)) failed.push({ check: 'cost-poll-answered', why });
   return { failed, prediction, actual };
 }
 
