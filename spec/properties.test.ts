@@ -77,6 +77,17 @@ const builder: BuilderView = {
 };
 
 const sharedBatch = firstAppend.batches[0] as AppendView['batches'][number];
+
+/**
+ * `good` after an abort and a restart: incarnation 0 built id 0's instance with [0] and was aborted
+ * before its append; incarnation 1 (whose mint starts at id 0 again) appended [0] as id 0's shared
+ * batch while its own instance of id 0 received [0, 9]. `incarnation` sets the append's.
+ */
+function restartedView(incarnation = 1): SystemView {
+  const retired = good.builders.map((b) => ({ ...b, incarnation: 0 }));
+  const live = good.builders.map((b) => ({ ...b, incarnation: 1, updates: [...b.updates, 9] }));
+  return { ...withFaults({ aborts: 1, restarts: 1 }), builders: [...retired, ...live], appends: [{ ...firstAppend, incarnation }] };
+}
 const toNobody: BuilderView = { ...builder, receivers: 0, deliveredToNobody: true };
 
 /** Bad views, each with the reason the property must give (so it fails for the intended cause). */
@@ -97,6 +108,9 @@ const failing: [Property, SystemView, RegExp][] = [
   [barrierOneSharedBatchPerGroup, withAppend({ routes: ['own', 'own'] }), /1 shared batches from process 0, with no sharing worker/],
   // the barrier completed while a handle still pushed: its instance received [0, 9], the batch holds [0]
   [barrierOneSharedBatchPerGroup, { ...good, builders: good.builders.map((b) => ({ ...b, updates: [...b.updates, 9] })) }, /holding \[0\]: no builder instance of id 0 received exactly that \(they received \[0, 9\]\)/],
+  // a restarted replica's mint numbers from 0 again: incarnation 1's append of id 0 holds [0], which only
+  // the aborted incarnation 0's instance of id 0 received (incarnation 1's timer sealed [0, 9])
+  [barrierOneSharedBatchPerGroup, restartedView(), /replica 0's append of \[0, 1\) has a shared batch from process 0 holding \[0\]: no builder instance of id 0 received exactly that \(they received \[0, 9\]\)/],
   [noLeakedParts, { ...good, batches: { ...good.batches, written: good.batches.written + 1 } }, /3 batches written, 2 appended/],
   [noLeakedParts, { ...good, builders: [toNobody] }, /closed for nobody/],
   [noLeakedParts, { ...good2, batches: { ...good2.batches, deleted: 0 } }, /4 batches written, 2 appended, 0 deleted/],
@@ -159,6 +173,12 @@ describe('properties', () => {
     };
     expect(barrierOneSharedBatchPerGroup.check(view)).toEqual({ ok: true });
     expect(barrierOneSharedBatchPerProcess.check(view).ok).toBe(false);
+  });
+
+  it("a barrier with a deadline's property matches builders by incarnation: an aborted incarnation's instance vouches for its own appends only", () => {
+    // the same builders: incarnation 0's instance holds exactly the batch, incarnation 1's does not
+    expect(barrierOneSharedBatchPerGroup.check(restartedView(0))).toEqual({ ok: true });
+    expect(barrierOneSharedBatchPerGroup.check(restartedView(1)).ok).toBe(false);
   });
 
   it('eventually properties judge only final views', () => {
