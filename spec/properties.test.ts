@@ -197,8 +197,8 @@ describe('properties', () => {
     expect(barrierOneSharedBatchPerGroup.check(view(d.trace))).toEqual({ ok: true });
     // the planted bug: the late worker's updates go into the batch the timer completed — worker 0 hands
     // [0, 1], worker 1 nothing
-    const hands = d.trace.filter((e) => e.kind === 'hand');
-    const [h0, h1] = [hands.at(-2), hands.at(-1)] as Extract<TraceEvent, { kind: 'hand' }>[];
+    const hands = d.trace.filter((e): e is Extract<TraceEvent, { kind: 'hand' }> => e.kind === 'hand');
+    const [h0, h1] = hands.slice(-2) as [Extract<TraceEvent, { kind: 'hand' }>, Extract<TraceEvent, { kind: 'hand' }>];
     const merged = { ...(h0.batches[0] as BatchSummary), updates: [0, 1], parts: { hollow: 0, inline: 2 }, partBytes: [10, 10] };
     const buggy = d.trace.map((e) => (e === h0 ? { ...h0, batches: [merged] } : e === h1 ? { ...h1, batches: [] } : e));
     expect(barrierOneSharedBatchPerGroup.check(view(buggy))).toEqual({
