@@ -2,8 +2,9 @@
  * The fault history in the form the properties read (the packed search's canonical form of it).
  *
  * An aborted incarnation's builder instances stay in the history (`faults.retiredBuilders`) so that the
- * view keeps showing them, and the abort and leak counters grow with every abort. Nothing but the view
- * reads them, and the properties read only this of them:
+ * view keeps showing them, and the abandon and leak counters grow with every abort. No event reads the
+ * instances or the abandoned counts, events only move the leak units along (restart, cleanup), and the
+ * properties read only this of them:
  * - of the retired instances: whether one was received more than once (at-most-one-receiver), whether
  *   one was closed for nobody (no-batch-to-nobody, no-leaked-parts), whether one was a second instance
  *   with data (sometimes-several-batches-for-one-id), how many batches they wrote (`batches.written`,
@@ -23,8 +24,8 @@
  * owed, the final cleanup, referenced deletes, whether a replica leaked) is kept, and every change an
  * event makes to the rest commutes with the summary (additions, resets to 0, appended instances), so a
  * state and its summary have the same futures up to the summary and the same verdicts
- * (history-summary.test.ts: on every prefix of random fault-world walks, and against a view whose
- * dropped fields throw when read).
+ * (history-summary.test.ts: on every prefix of random fault-world walks, and on views changed where
+ * the summary says nothing matters, a retired instance's handle count throwing when read).
  *
  * The flags' entry takes the first retired instance's replica and incarnation and every desired update,
  * so renaming workers, update ids or replicas maps it to the renamed state's; the instances kept for
