@@ -6,7 +6,9 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { candidates } from './minimize.ts';
+import { candidates, divergenceOf, freshSchedules, minimize, noLonger, shorter } from './minimize.ts';
+import { runOnce, type RunReport } from './harness.ts';
+import { decodeToken } from './token.ts';
 import { workloadArb, type LoadClass, type Workload } from './workload.ts';
 
 // Any one-sink workload: these neighbours keep it as it is (the filter below takes only those; with a
@@ -81,5 +83,66 @@ describe('minimize: a sink fewer, wherever it stands', () => {
       [rows('tiny'), [rows('large')]],
       [rows('none'), [rows('large')]],
     ]);
+  });
+});
+
+describe('minimize: fresh schedules for the workload reached', () => {
+  // A real gallery counterexample (sbkit check --bug stale-hand-appended --seed 3, as fast-check shrank
+  // it): two replicas under free pacing, three intervals, PCT. Every greedy neighbour keeps or loses its
+  // interleaving; a fresh schedule on the same workload fails sooner, and the greedy passes go on from it.
+  const STALE = 'sb1.eyJ2Ijoib2ZmIiwicyI6WzIsMSwxLDMsODE5MiwxMzQyMTc3MjgsMTA0ODU3NiwyNTZdLCJrIjpbODE5Ml0sImciOiIwIiwibCI6WyIyIiwiMiIsIjIiXSwicCI6ImZyZWUiLCJjIjpbXSwieiI6W10sInEiOltdLCJ4IjpbOF0sImIiOiJzdGFsZS1oYW5kLWFwcGVuZGVkIn0';
+
+  it('shortens a counterexample the greedy passes leave as it is, and the result replays', async () => {
+    const c = decodeToken(STALE);
+    const start = await runOnce(c.workload, c.schedule, c.bug);
+    const target = start.failures[0]?.check;
+    expect(start.trace.length).toBeGreaterThanOrEqual(27);
+    const greedy = await minimize(start, c.bug, 600, 0);
+    const fresh = await minimize(start, c.bug);
+    expect(greedy.report.trace.length).toBeGreaterThanOrEqual(27);
+    expect(fresh.report.trace.length).toBeLessThanOrEqual(21);
+    expect(fresh.report.failures[0]?.check).toBe(target);
+    const again = await runOnce(fresh.report.workload, fresh.report.schedule, c.bug);
+    expect(again.trace.length).toBe(fresh.report.trace.length);
+    expect(again.failures.map((f) => f.check)).toEqual(fresh.report.failures.map((f) => f.check));
+    // Deterministic: the same start minimizes to the same run.
+    expect((await minimize(start, c.bug)).report.schedule).toEqual(fresh.report.schedule);
+  });
+
+  it('draws both kinds of schedule, keeping the starved actors and faults, the same for the same round', () => {
+    const s = { choices: [1, 2], starve: [{ replica: 0, worker: 1 }], faults: { storage: [0, 3], aborts: [], heal: 40 } };
+    const a = freshSchedules(s, 0);
+    expect(a.some((x) => x.pct !== undefined) && a.some((x) => x.pct === undefined)).toBe(true);
+    expect(a.every((x) => x.starve === s.starve && x.faults === s.faults)).toBe(true);
+    expect(freshSchedules(s, 0)).toEqual(a);
+    expect(freshSchedules(s, 1)).not.toEqual(a);
+  });
+});
+
+describe('minimize: among runs as long, the earlier divergence', () => {
+  // A real gallery counterexample (sbkit check --bug late-handle-joins-finished-builder --seed 6, as the
+  // greedy passes left it: two sinks, the second's late worker joining a finished builder at event 21).
+  const LATE = 'sb1.eyJ2IjoiYmVzdC1lZmZvcnQiLCJzIjpbMSwxLDIsMSw4MTkyLDEzNDIxNzcyOCwxMDQ4NTc2LDI1Nl0sImsiOls4MTkyXSwiZyI6IjAiLCJsIjpbIjAyIl0sInAiOiJsb2Nrc3RlcCIsInNsIjpbWyIwMCJdXSwiYyI6W10sInoiOltbMCwxXV0sImIiOiJsYXRlLWhhbmRsZS1qb2lucy1maW5pc2hlZC1idWlsZGVyIn0';
+
+  it('keeps a run as long that diverges sooner', async () => {
+    const c = decodeToken(LATE);
+    const start = await runOnce(c.workload, c.schedule, c.bug);
+    expect(divergenceOf(start)).toBeGreaterThanOrEqual(22);
+    const m = await minimize(start, c.bug);
+    expect(m.report.trace.length).toBeLessThanOrEqual(start.trace.length);
+    expect(divergenceOf(m.report)).toBeLessThanOrEqual(19);
+    expect(m.report.failures[0]?.check).toBe(start.failures[0]?.check);
+  });
+
+  it('orders runs by events, then by where they diverge', () => {
+    const run = (events: number, at?: number) =>
+      ({ trace: Array.from({ length: events }), failures: [{ kind: 'refinement', check: 'x', why: '', ...(at === undefined ? {} : { at }) }] }) as unknown as RunReport;
+    expect(divergenceOf(run(10, 4))).toBe(5);
+    expect(divergenceOf(run(10))).toBe(10);
+    expect(shorter(run(10, 8), run(11, 2))).toBe(true);
+    expect(shorter(run(10, 4), run(10, 6))).toBe(true);
+    expect(shorter(run(10, 6), run(10, 6))).toBe(false);
+    expect(noLonger(run(10, 6), run(10, 6))).toBe(true);
+    expect(noLonger(run(10, 7), run(10, 6))).toBe(false);
   });
 });

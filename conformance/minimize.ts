@@ -6,13 +6,16 @@
  * once), a replica or a process that plays no part stays. These passes try structural simplifications
  * — drop an interval, any replica, a process, a worker; empty a load; reset a tunable; move a fault
  * earlier; drop schedule choices — and keep each one after which the same check still fails. Greedy,
- * to a fixed point, with a bounded number of runs.
+ * to a fixed point, with a bounded number of runs. Every such neighbour keeps the interleaving that
+ * failed, which may reach the failure late: then fresh schedules on the workload reached, the shortest
+ * failing one kept, and the greedy passes again. Shorter means fewer events, or as many and an earlier
+ * divergence (the events a reader follows to where the implementation went wrong).
  */
 import type { BugName } from '../vocab/index.ts';
 import { sharesAtAll, variantMeta } from '../impl/variants/index.ts';
 import { defaultBarrier } from '../model/variants/index.ts';
 import { runOnce, type RunReport } from './harness.ts';
-import { PCT_HORIZON, type Schedule } from './schedule.ts';
+import { PCT_HORIZON, PCT_SHORT_HORIZON, type Schedule } from './schedule.ts';
 import { DEFAULT_NO_DATA, DEFAULT_SINK, INLINE_SINGLE_MAX, THRESHOLD, type LoadClass, type Workload } from './workload.ts';
 import { xorshift32 } from '../random/prng.ts';
 
@@ -34,32 +37,86 @@ export interface Minimized {
   readonly tried: number;
 }
 
-export async function minimize(start: RunReport, bug: BugName | undefined, maxRuns = 600): Promise<Minimized> {
+/** Where a counterexample goes wrong: the events up to and including the first where the model
+ * diverged (the whole trace when only a property, the audit or liveness failed). */
+export function divergenceOf(r: Pick<RunReport, 'trace' | 'failures'>): number {
+  const at = r.failures.find((f) => f.at !== undefined)?.at;
+  return at === undefined ? r.trace.length : Math.min(at + 1, r.trace.length);
+}
+
+/** `a` is no longer than `b`: fewer events, or as many and a divergence no later. */
+export function noLonger(a: RunReport, b: RunReport): boolean {
+  return a.trace.length < b.trace.length || (a.trace.length === b.trace.length && divergenceOf(a) <= divergenceOf(b));
+}
+
+/** `a` is shorter than `b`: fewer events, or as many and an earlier divergence. */
+export function shorter(a: RunReport, b: RunReport): boolean {
+  return a.trace.length < b.trace.length || (a.trace.length === b.trace.length && divergenceOf(a) < divergenceOf(b));
+}
+
+/** Greedy neighbours to a fixed point, then up to `scheduleRounds` rounds of fresh schedules for the
+ * workload reached, each followed by the greedy passes again. */
+export async function minimize(start: RunReport, bug: BugName | undefined, maxRuns = 600, scheduleRounds = SCHEDULE_ROUNDS): Promise<Minimized> {
   const target = start.failures[0]?.check;
   if (target === undefined) return { report: start, kept: 0, tried: 0 };
   let best = start;
   let kept = 0;
   let tried = 0;
-  let improved = true;
-  while (improved && tried < maxRuns) {
-    improved = false;
-    for (const c of candidates({ workload: best.workload, schedule: best.schedule })) {
-      const schedules = c.reshaped ? [c.schedule, ...shiftedFaults(c.schedule), ...reschedules(c.schedule, tried)] : [c.schedule];
-      for (const schedule of schedules) {
-        if (tried >= maxRuns) break;
-        tried += 1;
-        const r = await runOnce(c.workload, schedule, bug);
-        if (r.failures.some((f) => f.check === target) && r.trace.length <= best.trace.length) {
-          best = r;
-          kept += 1;
-          improved = true;
-          break;
+  const fails = (r: RunReport): boolean => r.failures.some((f) => f.check === target);
+  for (let round = 0; round <= scheduleRounds; round++) {
+    // Greedy, to a fixed point: the first neighbour failing the same check and no longer is kept.
+    let improved = true;
+    while (improved && tried < maxRuns) {
+      improved = false;
+      for (const c of candidates({ workload: best.workload, schedule: best.schedule })) {
+        const schedules = c.reshaped ? [c.schedule, ...shiftedFaults(c.schedule), ...reschedules(c.schedule, tried)] : [c.schedule];
+        for (const schedule of schedules) {
+          if (tried >= maxRuns) break;
+          tried += 1;
+          const r = await runOnce(c.workload, schedule, bug);
+          if (fails(r) && noLonger(r, best)) {
+            best = r;
+            kept += 1;
+            improved = true;
+            break;
+          }
         }
+        if (improved || tried >= maxRuns) break;
       }
-      if (improved || tried >= maxRuns) break;
     }
+    if (round === scheduleRounds) break;
+    // The same workload under fresh schedules: every neighbour above keeps the interleaving that failed,
+    // which may reach the failure late; the shortest failing one of a few fresh ones (deterministic, from
+    // the run's own workload and schedule) is kept when it is shorter, and the greedy passes go again.
+    let found: RunReport | undefined;
+    for (const schedule of freshSchedules(best.schedule, round)) {
+      tried += 1;
+      const r = await runOnce(best.workload, schedule, bug);
+      if (fails(r) && shorter(r, found ?? best)) found = r;
+    }
+    if (found === undefined) break;
+    best = found;
+    kept += 1;
   }
   return { report: best, kept, tried };
+}
+
+/** Rounds of fresh schedules after the greedy passes (each followed by the greedy passes again). */
+const SCHEDULE_ROUNDS = 3;
+/** Fresh schedules tried per round. */
+const FRESH_SCHEDULES = 60;
+
+/** Fresh schedules for the same workload, both kinds alternating (uniform choices, then PCT with one
+ * change point early), keeping the starved actors and the faults: a salt from the round, so the same
+ * run minimizes the same way. Exported for tests. */
+export function freshSchedules(s: Schedule, round: number): Schedule[] {
+  const next = xorshift32((0x9e3779b9 ^ (round * 2654435761)) >>> 0 || 1);
+  const kept = { starve: s.starve, ...(s.faults === undefined ? {} : { faults: s.faults }) };
+  return Array.from({ length: FRESH_SCHEDULES }, (_, i) =>
+    i % 2 === 0
+      ? { choices: Array.from({ length: 40 }, () => next() % 64), ...kept }
+      : { choices: [], ...kept, pct: { priorities: Array.from({ length: 24 }, () => next() % 1000), changes: [next() % PCT_SHORT_HORIZON] } },
+  );
 }
 
 /** Simpler neighbours, most structural first; another sink's loads follow every reshape (fitted). Exported for tests. */

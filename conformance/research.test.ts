@@ -2,7 +2,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runOnce, type RunReport } from './harness.ts';
-import { researchSmaller, SHORT_ENOUGH } from './research.ts';
+import { DIVERGES_SOON_ENOUGH, researchSmaller, SHORT_ENOUGH } from './research.ts';
 import { scheduleArb } from './schedule.ts';
 import { DEFAULT_BOUNDS, workloadArb } from './workload.ts';
 
@@ -35,9 +35,9 @@ describe('researchSmaller', () => {
     expect(b.report.schedule).toEqual(a.report.schedule);
   });
 
-  it('leaves a short counterexample as it is', async () => {
+  it('leaves a short counterexample as it is: few events, diverging soon', async () => {
     const long = await longFailure();
-    const short = { ...long, trace: long.trace.slice(0, SHORT_ENOUGH) };
+    const short = { ...long, trace: long.trace.slice(0, DIVERGES_SOON_ENOUGH) };
     expect(await researchSmaller(short, { variant: 'best-effort', seed: 3, bug: BUG, strategy: 'mixed', fold: false })).toEqual({ report: short, tried: 0 });
   });
 });
