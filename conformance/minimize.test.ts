@@ -2,11 +2,13 @@
  * The minimizer's neighbours of a fault schedule's overrides (the first compare-and-sets and deletes): an
  * ok in such a list still replaces the storage code of its call, so trailing oks are a simplification of
  * their own, and a list of only oks is one step from none. And of a workload of several MV sinks: any one
- * sink fewer, so an idle sink goes wherever it stands.
+ * sink fewer, so an idle sink goes wherever it stands. Then, on real gallery counterexamples, the passes
+ * beyond the neighbours: fresh schedules on the workload reached, and among runs as long the one that
+ * diverges sooner (lengths counted in events).
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { candidates, divergenceOf, freshSchedules, minimize, noLonger, shorter } from './minimize.ts';
+import { candidates, divergenceOf, freshSchedules, minimize, noLonger, shiftedFaults, shorter } from './minimize.ts';
 import { runOnce, type RunReport } from './harness.ts';
 import { decodeToken } from './token.ts';
 import { workloadArb, type LoadClass, type Workload } from './workload.ts';
@@ -38,6 +40,13 @@ describe('minimize: the overrides of the first compare-and-sets and deletes', ()
 });
 
 describe('minimize: the decisive fault earlier', () => {
+  it('drops a compare-and-set override, the later ones a call earlier, alone and with the storage faults earlier', () => {
+    const got = faultNeighbours({ storage: [0, 4], aborts: [], heal: 9, cas: [3, 2] });
+    expect(got).toContainEqual({ storage: [0, 4], aborts: [], heal: 9, cas: [2] });
+    expect(got).toContainEqual({ storage: [4], aborts: [], heal: 9, cas: [2] });
+    expect(got).toContainEqual({ storage: [], aborts: [], heal: 9, cas: [3] });
+  });
+
   it('moves every storage fault one call earlier past a leading ok, and an abort to an earlier step', () => {
     const got = faultNeighbours({ storage: [0, 0, 4], aborts: [], heal: 9, deletes: [0, 1] });
     expect(got).toContainEqual({ storage: [0, 4], aborts: [], heal: 9, deletes: [0, 1] });
@@ -144,5 +153,35 @@ describe('minimize: among runs as long, the earlier divergence', () => {
     expect(shorter(run(10, 6), run(10, 6))).toBe(false);
     expect(noLonger(run(10, 6), run(10, 6))).toBe(true);
     expect(noLonger(run(10, 7), run(10, 6))).toBe(false);
+  });
+});
+
+describe('minimize: the overrides of the first compare-and-sets follow a reshape and a fault gone', () => {
+  // A real gallery counterexample (sbkit check --bug restart-rewrites-appended-interval --seed 1, as the
+  // greedy passes left it): as-of 1 over three intervals, so the replica bumps the shard first; its
+  // claim, the bump and the append each meet a compare-and-set override. Without the as-of interval the
+  // bump's compare-and-set is gone, and the overrides and storage faults must move with it.
+  const RESTART = 'sb1.eyJ2Ijoib2ZmIiwicyI6WzEsMSwxLDMsODE5MiwxMzQyMTc3MjgsMTA0ODU3NiwyNTZdLCJrIjpbODE5Ml0sImEiOjEsImciOiIwIiwibCI6WyIyIiwiMCIsIjIiXSwicCI6ImxvY2tzdGVwIiwiYyI6W10sInoiOltdLCJmIjp7InMiOiIwMDAwMDAwNCIsImEiOltdLCJoIjoxNywiYyI6IjAzMiJ9LCJiIjoicmVzdGFydC1yZXdyaXRlcy1hcHBlbmRlZC1pbnRlcnZhbCJ9';
+
+  it('drops the as-of interval and a compare-and-set override: fewer events, an earlier divergence', async () => {
+    const c = decodeToken(RESTART);
+    const start = await runOnce(c.workload, c.schedule, c.bug);
+    expect(start.trace.length).toBeGreaterThanOrEqual(19);
+    expect(divergenceOf(start)).toBeGreaterThanOrEqual(14);
+    const m = await minimize(start, c.bug);
+    expect(m.report.trace.length).toBeLessThanOrEqual(17);
+    expect(divergenceOf(m.report)).toBeLessThanOrEqual(12);
+    expect(m.report.workload.intervals).toBeLessThan(c.workload.intervals);
+    expect((m.report.schedule.faults?.cas ?? []).length).toBeLessThan((c.schedule.faults?.cas ?? []).length);
+    expect(m.report.failures[0]?.check).toBe(start.failures[0]?.check);
+  });
+
+  it('offers a reshaped run the overrides with a call fewer or an ok ahead, with the storage faults earlier', () => {
+    const got = shiftedFaults({ choices: [], starve: [], faults: { storage: [0, 0, 4], aborts: [], heal: 9, cas: [0, 3, 2] } }).map((s) => s.faults);
+    expect(got).toContainEqual({ storage: [0, 4], aborts: [], heal: 9, cas: [0, 3, 2] });
+    expect(got).toContainEqual({ storage: [0, 0, 4], aborts: [], heal: 9, cas: [0, 2] });
+    expect(got).toContainEqual({ storage: [0, 0, 4], aborts: [], heal: 9, cas: [2] });
+    expect(got).toContainEqual({ storage: [0, 0, 4], aborts: [], heal: 9, cas: [0, 0, 3, 2] });
+    expect(got).toContainEqual({ storage: [4], aborts: [], heal: 9, cas: [2] });
   });
 });

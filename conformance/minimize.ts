@@ -221,7 +221,9 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
       if (list[0] === 0 && list.some((c) => c !== 0)) yield withFaults({ [field]: list.slice(1) });
     }
     // The overrides of the first compare-and-sets and deletes: without them, their trailing oks trimmed
-    // (an ok there still masks the storage code of that call), each fault made ok.
+    // (an ok there still masks the storage code of that call), each fault made ok; each fault gone, the
+    // later ones a call earlier — alone, and with the storage faults one or two calls earlier (a lost
+    // compare-and-set is retried: without it the run makes fewer calls).
     for (const field of ['cas', 'deletes'] as const) {
       const list = f[field] ?? [];
       if (list.length === 0) continue;
@@ -230,6 +232,10 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
       const kept = list.findLastIndex((c) => c !== 0) + 1;
       if (kept < list.length) yield { workload: w, schedule: { ...s, faults: kept === 0 ? rest : { ...rest, [field]: list.slice(0, kept) } } };
       for (let i = 0; i < list.length; i++) if (list[i] !== 0) yield withFaults({ [field]: list.map((c, j) => (j === i ? 0 : c)) });
+      for (let i = 0; i < list.length; i++) {
+        if (list[i] === 0 || !list.some((c, j) => j !== i && c !== 0)) continue;
+        for (const earlier of [0, 1, 2]) if (earlier <= f.storage.length) yield withFaults({ [field]: without(list, i), storage: f.storage.slice(earlier) });
+      }
     }
     const used = f.storage.findLastIndex((c) => c !== 0) + 1;
     if (used < f.storage.length) yield withFaults({ storage: f.storage.slice(0, used) });
@@ -249,15 +255,25 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
   for (let i = 0; i < s.choices.length; i++) if (s.choices[i] !== 0) yield { workload: w, schedule: { ...s, choices: s.choices.map((c, j) => (j === i ? 0 : c)) } };
 }
 
-/** The same faults moved a few storage calls earlier or later: a reshaped run makes its calls in
- * another order, and the fault that mattered must land on the equivalent call again. */
-function shiftedFaults(s: Schedule): Schedule[] {
+/** The same faults moved a few storage calls earlier or later; the overrides of the first
+ * compare-and-sets and deletes with a call fewer (any one, or the first few) or an ok ahead, alone and
+ * with the storage calls a few earlier: a reshaped run makes its calls in another order (an interval
+ * fewer drops its appends, an as-of fewer its bump), and the faults that mattered must land on the
+ * equivalent calls again. Exported for tests. */
+export function shiftedFaults(s: Schedule): Schedule[] {
   const f = s.faults;
-  if (f === undefined || f.storage.every((c) => c === 0)) return [];
+  if (f === undefined) return [];
   const out: Schedule[] = [];
-  for (const shift of [-1, 1, -2, 2, -3, 3, -4, 4, -6, 6, -8, 8]) {
-    const storage = shift < 0 ? f.storage.slice(-shift) : [...Array<number>(shift).fill(0), ...f.storage];
-    out.push({ ...s, faults: { ...f, storage } });
+  const storageShifted = (shift: number): readonly number[] => (shift < 0 ? f.storage.slice(-shift) : [...Array<number>(shift).fill(0), ...f.storage]);
+  const failsStorage = f.storage.some((c) => c !== 0);
+  if (failsStorage) for (const shift of [-1, 1, -2, 2, -3, 3, -4, 4, -6, 6, -8, 8]) out.push({ ...s, faults: { ...f, storage: storageShifted(shift) } });
+  for (const field of ['cas', 'deletes'] as const) {
+    const list = f[field] ?? [];
+    if (!list.some((c) => c !== 0)) continue;
+    const lists = [...list.map((_, i) => without(list, i)), ...list.slice(2).map((_, k) => list.slice(k + 2)), [0, ...list]];
+    for (const shift of failsStorage ? [0, -1, -2, -3, -4, -5, -6] : [0]) {
+      for (const l of lists) out.push({ ...s, faults: { ...f, storage: storageShifted(shift), [field]: l } });
+    }
   }
   return out;
 }
