@@ -118,11 +118,15 @@ describe('minimize: fresh schedules for the workload reached', () => {
     expect((await minimize(start, c.bug)).report.schedule).toEqual(fresh.report.schedule);
   });
 
-  it('draws both kinds of schedule, keeping the starved actors and faults, the same for the same round', () => {
+  it('draws both kinds of schedule, keeping the faults, with the starved actors and without, the same for the same round', () => {
     const s = { choices: [1, 2], starve: [{ replica: 0, worker: 1 }], faults: { storage: [0, 3], aborts: [], heal: 40 } };
     const a = freshSchedules(s, 0);
     expect(a.some((x) => x.pct !== undefined) && a.some((x) => x.pct === undefined)).toBe(true);
-    expect(a.every((x) => x.starve === s.starve && x.faults === s.faults)).toBe(true);
+    expect(a.every((x) => x.faults === s.faults)).toBe(true);
+    for (const pct of [true, false]) {
+      const kind = a.filter((x) => (x.pct !== undefined) === pct);
+      expect(kind.some((x) => x.starve === s.starve) && kind.some((x) => x.starve.length === 0)).toBe(true);
+    }
     expect(freshSchedules(s, 0)).toEqual(a);
     expect(freshSchedules(s, 1)).not.toEqual(a);
   });
@@ -140,6 +144,22 @@ describe('minimize: among runs as long, the earlier divergence', () => {
     const m = await minimize(start, c.bug);
     expect(m.report.trace.length).toBeLessThanOrEqual(start.trace.length);
     expect(divergenceOf(m.report)).toBeLessThanOrEqual(19);
+    expect(m.report.failures[0]?.check).toBe(start.failures[0]?.check);
+  });
+
+  // sbkit check --bug empty-finish-hands-nothing --seed 2, as the greedy passes left it: the empty finisher
+  // w0 is starved, so its wrong hand comes after w1's hand; a fresh schedule without the starved actor
+  // reaches it sooner, in as many events.
+  const EMPTY = 'sb1.eyJ2IjoiYmVzdC1lZmZvcnQiLCJzIjpbMSwxLDIsMSw4MTkyLDEzNDIxNzcyOCwxMDQ4NTc2LDI1Nl0sImsiOls4MTkyXSwiZyI6IjAxIiwibCI6WyIyMCJdLCJwIjoibG9ja3N0ZXAiLCJuIjoiZmluaXNoIiwiYyI6W10sInoiOltbMCwwXV0sImIiOiJlbXB0eS1maW5pc2gtaGFuZHMtbm90aGluZyJ9';
+
+  it('drops a starved actor that holds the divergence back', async () => {
+    const c = decodeToken(EMPTY);
+    const start = await runOnce(c.workload, c.schedule, c.bug);
+    expect(start.schedule.starve.length).toBeGreaterThan(0);
+    expect(divergenceOf(start)).toBeGreaterThanOrEqual(14);
+    const m = await minimize(start, c.bug);
+    expect(m.report.trace.length).toBeLessThanOrEqual(start.trace.length);
+    expect(divergenceOf(m.report)).toBeLessThanOrEqual(12);
     expect(m.report.failures[0]?.check).toBe(start.failures[0]?.check);
   });
 

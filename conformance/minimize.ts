@@ -107,16 +107,18 @@ const SCHEDULE_ROUNDS = 3;
 const FRESH_SCHEDULES = 60;
 
 /** Fresh schedules for the same workload, both kinds alternating (uniform choices, then PCT with one
- * change point early), keeping the starved actors and the faults: a salt from the round, so the same
- * run minimizes the same way. Exported for tests. */
+ * change point early), keeping the faults, with the starved actors and (every other pair) without
+ * them: a starved actor keeps its points last, which can hold the divergence back. A salt from the
+ * round, so the same run minimizes the same way. Exported for tests. */
 export function freshSchedules(s: Schedule, round: number): Schedule[] {
   const next = xorshift32((0x9e3779b9 ^ (round * 2654435761)) >>> 0 || 1);
-  const kept = { starve: s.starve, ...(s.faults === undefined ? {} : { faults: s.faults }) };
-  return Array.from({ length: FRESH_SCHEDULES }, (_, i) =>
-    i % 2 === 0
-      ? { choices: Array.from({ length: 40 }, () => next() % 64), ...kept }
-      : { choices: [], ...kept, pct: { priorities: Array.from({ length: 24 }, () => next() % 1000), changes: [next() % PCT_SHORT_HORIZON] } },
-  );
+  const faults = s.faults === undefined ? {} : { faults: s.faults };
+  return Array.from({ length: FRESH_SCHEDULES }, (_, i) => {
+    const starve = i % 4 < 2 ? s.starve : [];
+    return i % 2 === 0
+      ? { choices: Array.from({ length: 40 }, () => next() % 64), starve, ...faults }
+      : { choices: [], starve, ...faults, pct: { priorities: Array.from({ length: 24 }, () => next() % 1000), changes: [next() % PCT_SHORT_HORIZON] } };
+  });
 }
 
 /** Simpler neighbours, most structural first; another sink's loads follow every reshape (fitted). Exported for tests. */
