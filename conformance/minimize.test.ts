@@ -205,3 +205,30 @@ describe('minimize: the overrides of the first compare-and-sets follow a reshape
     expect(got).toContainEqual({ storage: [4], aborts: [], heal: 9, cas: [2] });
   });
 });
+
+describe('minimize: a permanent fault as an abort', () => {
+  // sbkit check --bug restart-rewrites-appended-interval --seed 2, as the greedy passes left it: the
+  // permanent fault waits for the replica's next call to consensus, which comes only after its next
+  // mint, stage and hand; an abort of the replica right after the append crashes it sooner.
+  const PERMANENT_FAULT = 'sb1.eyJ2Ijoib2ZmIiwicyI6WzEsMSwxLDIsODE5MiwxMzQyMTc3MjgsMTA0ODU3NiwyNTZdLCJrIjpbODE5Ml0sImciOiIwIiwiaSI6NDA5NSwibCI6WyIwIiwiMiJdLCJwIjoibG9ja3N0ZXAiLCJjIjpbXSwieiI6W10sImYiOnsicyI6IjAwNCIsImEiOltdLCJoIjoxNiwiZCI6IjExNDMxMTAxIn0sImIiOiJyZXN0YXJ0LXJld3JpdGVzLWFwcGVuZGVkLWludGVydmFsIn0';
+
+  it('offers the fault made ok and an abort of each replica at steps spread before the heal step', () => {
+    const two = { ...workload, replicas: 2 };
+    const got = [...candidates({ workload: two, schedule: { choices: [], starve: [], faults: { storage: [0, 4], aborts: [], heal: 24 } } })].flatMap((c) => (c.schedule.faults?.aborts.length === 1 && c.schedule.faults.storage.every((x) => x === 0) ? [c.schedule.faults.aborts[0]] : []));
+    expect(got).toContainEqual({ step: 2, replica: 0 });
+    expect(got).toContainEqual({ step: 12, replica: 1 });
+    expect(got.every((a) => a !== undefined && a.step >= 1 && a.step < 24)).toBe(true);
+  });
+
+  it('shortens a real counterexample, diverging sooner', async () => {
+    const c = decodeToken(PERMANENT_FAULT);
+    const start = await runOnce(c.workload, c.schedule, c.bug);
+    expect(start.trace.length).toBeGreaterThanOrEqual(21);
+    expect(divergenceOf(start)).toBeGreaterThanOrEqual(16);
+    const m = await minimize(start, c.bug);
+    expect(m.report.trace.length).toBeLessThanOrEqual(16);
+    expect(divergenceOf(m.report)).toBeLessThanOrEqual(11);
+    expect(m.report.schedule.faults?.aborts.length).toBe(1);
+    expect(m.report.failures[0]?.check).toBe(start.failures[0]?.check);
+  });
+});

@@ -18,6 +18,7 @@ import { runOnce, type RunReport } from './harness.ts';
 import { PCT_HORIZON, PCT_SHORT_HORIZON, type Schedule } from './schedule.ts';
 import { DEFAULT_NO_DATA, DEFAULT_SINK, INLINE_SINGLE_MAX, THRESHOLD, type LoadClass, type Workload } from './workload.ts';
 import { xorshift32 } from '../random/prng.ts';
+import { FAULT_CODES } from './faults.ts';
 
 export interface Candidate {
   readonly workload: Workload;
@@ -99,6 +100,15 @@ export async function minimize(start: RunReport, bug: BugName | undefined, maxRu
     kept += 1;
   }
   return { report: best, kept, tried };
+}
+
+/** The code of a permanent storage failure (faults.ts FAULT_CODES). */
+const PERMANENT = FAULT_CODES.indexOf('permanent');
+/** Abort steps tried for a permanent fault: this many, spread evenly before the heal step. */
+const ABORT_STEPS = 12;
+
+function abortSteps(heal: number): number[] {
+  return [...new Set(Array.from({ length: ABORT_STEPS - 1 }, (_, j) => Math.max(1, Math.round((heal * (j + 1)) / ABORT_STEPS))))].filter((step) => step < heal);
 }
 
 /** Rounds of fresh schedules after the greedy passes (each followed by the greedy passes again). */
@@ -221,6 +231,19 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
     for (const field of ['storage', 'cas', 'deletes'] as const) {
       const list = f[field] ?? [];
       if (list[0] === 0 && list.some((c) => c !== 0)) yield withFaults({ [field]: list.slice(1) });
+    }
+    // A permanent storage fault stands for a crash: an abort of a replica instead, at steps spread before
+    // the heal step — at a step of the schedule's choosing rather than at the call the fault waited for
+    // (the replica's first call after the interval it appended may come only after its next mint).
+    for (const field of ['storage', 'cas', 'deletes'] as const) {
+      const list = f[field] ?? [];
+      for (let i = 0; i < list.length; i++) {
+        if (list[i] !== PERMANENT) continue;
+        const ok = list.map((c, j) => (j === i ? 0 : c));
+        for (let replica = 0; replica < w.replicas; replica++) {
+          for (const step of abortSteps(f.heal)) yield withFaults({ [field]: ok, aborts: [...f.aborts, { step, replica }] });
+        }
+      }
     }
     // The overrides of the first compare-and-sets and deletes: without them, their trailing oks trimmed
     // (an ok there still masks the storage code of that call), each fault made ok; each fault gone, the
