@@ -203,6 +203,9 @@ describe('minimize: the overrides of the first compare-and-sets follow a reshape
     expect(got).toContainEqual({ storage: [0, 0, 4], aborts: [], heal: 9, cas: [2] });
     expect(got).toContainEqual({ storage: [0, 0, 4], aborts: [], heal: 9, cas: [0, 0, 3, 2] });
     expect(got).toContainEqual({ storage: [4], aborts: [], heal: 9, cas: [2] });
+    // Bounded: every one is a run per reshaped neighbour, and the greedy passes share one budget.
+    const many = shiftedFaults({ choices: [], starve: [], faults: { storage: [0, 0, 4], aborts: [], heal: 9, cas: [0, 3, 2, 2], deletes: [1, 1, 1, 1, 0, 2, 1, 0] } });
+    expect(many.length).toBeLessThanOrEqual(48);
   });
 });
 
@@ -218,6 +221,26 @@ describe('minimize: a permanent fault as an abort', () => {
     expect(got).toContainEqual({ step: 2, replica: 0 });
     expect(got).toContainEqual({ step: 12, replica: 1 });
     expect(got.every((a) => a !== undefined && a.step >= 1 && a.step < 24)).toBe(true);
+  });
+
+  // sbkit check --bug restart-rewrites-appended-interval --seed 3, as the greedy passes left it: the
+  // same permanent fault, reached through compare-and-set and delete overrides.
+  const WITH_OVERRIDES = 'sb1.eyJ2Ijoib2ZmIiwicyI6WzEsMSwxLDIsODE5MiwxMzQyMTc3MjgsMTA0ODU3NiwyNTZdLCJrIjpbODE5Ml0sImciOiIwIiwibCI6WyIwIiwiMiJdLCJwIjoibG9ja3N0ZXAiLCJjIjpbXSwieiI6W10sImYiOnsicyI6IjAwNCIsImEiOltdLCJoIjoxNiwiYyI6IjAwMjIiLCJkIjoiMTExMTAyMTAifSwiYiI6InJlc3RhcnQtcmV3cml0ZXMtYXBwZW5kZWQtaW50ZXJ2YWwifQ';
+
+  it('shortens one whose fault the overrides led to', async () => {
+    const c = decodeToken(WITH_OVERRIDES);
+    const start = await runOnce(c.workload, c.schedule, c.bug);
+    expect(start.trace.length).toBeGreaterThanOrEqual(21);
+    const m = await minimize(start, c.bug);
+    expect(m.report.trace.length).toBeLessThanOrEqual(16);
+    expect(divergenceOf(m.report)).toBeLessThanOrEqual(11);
+    expect(m.report.failures[0]?.check).toBe(start.failures[0]?.check);
+  });
+
+  it('offers it also without the compare-and-set and delete overrides that led to the failed call', () => {
+    const got = [...candidates({ workload, schedule: { choices: [], starve: [], faults: { storage: [0, 4], aborts: [], heal: 24, cas: [0, 2] } } })].flatMap((c) => (c.schedule.faults?.aborts.length === 1 ? [c.schedule.faults] : []));
+    expect(got).toContainEqual({ storage: [0, 0], aborts: [{ step: 2, replica: 0 }], heal: 24, cas: [0, 2] });
+    expect(got).toContainEqual({ storage: [0, 0], aborts: [{ step: 2, replica: 0 }], heal: 24 });
   });
 
   it('shortens a real counterexample, diverging sooner', async () => {

@@ -57,7 +57,7 @@ export function shorter(a: RunReport, b: RunReport): boolean {
 
 /** Greedy neighbours to a fixed point, then up to `scheduleRounds` rounds of fresh schedules for the
  * workload reached, each followed by the greedy passes again. */
-export async function minimize(start: RunReport, bug: BugName | undefined, maxRuns = 600, scheduleRounds = SCHEDULE_ROUNDS): Promise<Minimized> {
+export async function minimize(start: RunReport, bug: BugName | undefined, maxRuns = MAX_RUNS, scheduleRounds = SCHEDULE_ROUNDS): Promise<Minimized> {
   const target = start.failures[0]?.check;
   if (target === undefined) return { report: start, kept: 0, tried: 0 };
   let best = start;
@@ -110,6 +110,9 @@ const ABORT_STEPS = 12;
 function abortSteps(heal: number): number[] {
   return [...new Set(Array.from({ length: ABORT_STEPS - 1 }, (_, j) => Math.max(1, Math.round((heal * (j + 1)) / ABORT_STEPS))))].filter((step) => step < heal);
 }
+
+/** Runs the greedy passes may spend, over all rounds. */
+const MAX_RUNS = 600;
 
 /** Rounds of fresh schedules after the greedy passes (each followed by the greedy passes again). */
 const SCHEDULE_ROUNDS = 3;
@@ -240,8 +243,15 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
       for (let i = 0; i < list.length; i++) {
         if (list[i] !== PERMANENT) continue;
         const ok = list.map((c, j) => (j === i ? 0 : c));
+        // Also without the overrides of the first compare-and-sets and deletes: they decided how the
+        // run reached the call that failed, which an abort no longer waits for.
+        const { cas: _cas, deletes: _deletes, ...plainFaults } = f;
+        const bare = f.cas === undefined && f.deletes === undefined ? [] : [{ ...plainFaults, [field]: field === 'storage' ? ok : [] }];
         for (let replica = 0; replica < w.replicas; replica++) {
-          for (const step of abortSteps(f.heal)) yield withFaults({ [field]: ok, aborts: [...f.aborts, { step, replica }] });
+          for (const step of abortSteps(f.heal)) {
+            yield withFaults({ [field]: ok, aborts: [...f.aborts, { step, replica }] });
+            for (const b of bare) yield { workload: w, schedule: { ...s, faults: { ...b, aborts: [...f.aborts, { step, replica }] } } };
+          }
         }
       }
     }
@@ -292,16 +302,20 @@ export function shiftedFaults(s: Schedule): Schedule[] {
   const storageShifted = (shift: number): readonly number[] => (shift < 0 ? f.storage.slice(-shift) : [...Array<number>(shift).fill(0), ...f.storage]);
   const failsStorage = f.storage.some((c) => c !== 0);
   if (failsStorage) for (const shift of [-1, 1, -2, 2, -3, 3, -4, 4, -6, 6, -8, 8]) out.push({ ...s, faults: { ...f, storage: storageShifted(shift) } });
-  for (const field of ['cas', 'deletes'] as const) {
+  const overrides = (['cas', 'deletes'] as const).flatMap((field) => {
     const list = f[field] ?? [];
-    if (!list.some((c) => c !== 0)) continue;
-    const lists = [...list.map((_, i) => without(list, i)), ...list.slice(2).map((_, k) => list.slice(k + 2)), [0, ...list]];
-    for (const shift of failsStorage ? [0, -1, -2, -3, -4, -5, -6] : [0]) {
-      for (const l of lists) out.push({ ...s, faults: { ...f, storage: storageShifted(shift), [field]: l } });
-    }
+    if (!list.some((c) => c !== 0)) return [];
+    return [...list.map((_, i) => without(list, i)), ...list.slice(2).map((_, k) => list.slice(k + 2)), [0, ...list]].map((l) => ({ [field]: l }));
+  });
+  for (const shift of failsStorage ? [0, -1, -2, -3, -4] : [0]) {
+    for (const o of overrides) out.push({ ...s, faults: { ...f, storage: storageShifted(shift), ...o } });
   }
-  return out;
+  // Bounded: each is a run for every reshaped neighbour.
+  return out.slice(0, MAX_SHIFTED);
 }
+
+/** At most this many shifted fault schedules per reshaped neighbour. */
+const MAX_SHIFTED = 48;
 
 /** Deterministic fresh schedules (xorshift from `salt`), keeping the starved actors. */
 function reschedules(s: Schedule, salt: number): Schedule[] {
