@@ -255,3 +255,21 @@ describe('minimize: a permanent fault as an abort', () => {
     expect(m.report.failures[0]?.check).toBe(start.failures[0]?.check);
   });
 });
+
+describe('minimize: each pass goes on from the neighbour it kept', () => {
+  // sbkit check --bug restart-rewrites-appended-interval --seed 7: a permanent fault reached through
+  // delete overrides, under PCT. Its reshaped neighbours cost a run per shifted fault schedule and fresh
+  // schedule each; a pass that started again from the first neighbour after every simplification spent
+  // the whole budget on them before it reached the fault.
+  const BUDGET = 'sb1.eyJ2Ijoib2ZmIiwicyI6WzEsMSwxLDIsODE5MiwxMzQyMTc3MjgsMTA0ODU3NiwyNTZdLCJrIjpbODE5Ml0sImciOiIwIiwibCI6WyIwIiwiMiJdLCJwIjoibG9ja3N0ZXAiLCJjIjpbXSwieiI6W10sInEiOltdLCJ4IjpbXSwiZiI6eyJzIjoiMDAwNCIsImEiOltdLCJoIjoxNywiZCI6IjAxMjA0MTAwIn0sImIiOiJyZXN0YXJ0LXJld3JpdGVzLWFwcGVuZGVkLWludGVydmFsIn0';
+
+  it('reaches the fault within the budget', async () => {
+    const c = decodeToken(BUDGET);
+    const start = await runOnce(c.workload, c.schedule, c.bug);
+    expect(start.trace.length).toBeGreaterThanOrEqual(21);
+    const m = await minimize(start, c.bug);
+    expect(m.tried).toBeLessThan(600);
+    expect(m.report.trace.length).toBeLessThanOrEqual(16);
+    expect(divergenceOf(m.report)).toBeLessThanOrEqual(11);
+  });
+});

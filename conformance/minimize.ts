@@ -6,7 +6,7 @@
  * once), a replica or a process that plays no part stays. These passes try structural simplifications
  * — drop an interval, any replica, a process, a worker; empty a load; reset a tunable; move a fault
  * earlier; drop schedule choices — and keep each one after which the same check still fails. Greedy,
- * to a fixed point, with a bounded number of runs. Every such neighbour keeps the interleaving that
+ * to a fixed point, with a bounded number of runs; each pass goes on from the neighbour it kept. Every such neighbour keeps the interleaving that
  * failed, which may reach the failure late: then fresh schedules on the workload reached, the shortest
  * failing one kept, and the greedy passes again. Shorter means fewer events, or as many and an earlier
  * divergence (the events a reader follows to where the implementation went wrong).
@@ -65,11 +65,16 @@ export async function minimize(start: RunReport, bug: BugName | undefined, maxRu
   let tried = 0;
   const fails = (r: RunReport): boolean => r.failures.some((f) => f.check === target);
   for (let round = 0; round <= scheduleRounds; round++) {
-    // Greedy, to a fixed point: the first neighbour failing the same check and no longer is kept.
-    let improved = true;
-    while (improved && tried < maxRuns) {
-      improved = false;
-      for (const c of candidates({ workload: best.workload, schedule: best.schedule })) {
+    // Greedy, to a fixed point: the first neighbour failing the same check and no longer is kept, and the
+    // next pass goes on from where it was found (the neighbours before it were just tried), round the
+    // list, until a whole turn keeps nothing.
+    let from = 0;
+    while (tried < maxRuns) {
+      const list = [...candidates({ workload: best.workload, schedule: best.schedule })];
+      let keptAt = -1;
+      for (let k = 0; k < list.length && keptAt < 0 && tried < maxRuns; k++) {
+        const i = (from + k) % list.length;
+        const c = list[i] as Candidate;
         const schedules = c.reshaped ? [c.schedule, ...shiftedFaults(c.schedule), ...reschedules(c.schedule, tried)] : [c.schedule];
         for (const schedule of schedules) {
           if (tried >= maxRuns) break;
@@ -78,12 +83,13 @@ export async function minimize(start: RunReport, bug: BugName | undefined, maxRu
           if (fails(r) && noLonger(r, best)) {
             best = r;
             kept += 1;
-            improved = true;
+            keptAt = i;
             break;
           }
         }
-        if (improved || tried >= maxRuns) break;
       }
+      if (keptAt < 0) break;
+      from = keptAt;
     }
     if (round === scheduleRounds) break;
     // The same workload under fresh schedules: every neighbour above keeps the interleaving that failed,
