@@ -17,6 +17,8 @@
 import type { TraceEvent } from '../vocab/index.ts';
 import type { RunReport } from './harness.ts';
 import { reachOf } from './multi-sink.ts';
+import type { Schedule } from './schedule.ts';
+import { DEFAULT_BLOB_TARGET, DEFAULT_INLINE_TOTAL, INLINE_SINGLE_MAX, THRESHOLD, type Workload } from './workload.ts';
 
 export function featuresOf(report: RunReport): Set<string> {
   const out = new Set<string>();
@@ -83,4 +85,45 @@ function eventFeature(e: TraceEvent): string {
     default:
       return e.kind;
   }
+}
+
+/**
+ * What a drawn run asks for, before it runs: its shape, regimes, load classes, tunables at their edges,
+ * the kind of orders and the faults. The steered strategy prefers, among a few fresh draws, the one whose
+ * features and pairs of features (pairwise coverage of the configuration space) the runs so far had least.
+ */
+export function configFeaturesOf(workload: Workload, schedule: Schedule): string[] {
+  const w = workload;
+  const out = [
+    `replicas ${w.replicas}`,
+    `processes ${w.processes}`,
+    `workers ${Math.min(w.workersPerProcess, 4)}`,
+    `intervals ${Math.min(w.intervals, 4)}`,
+    `pacing ${w.pacing}`,
+    `no-data ${w.noData}`,
+    `sink ${w.sink}`,
+    `sinks ${1 + (w.sinkLoads?.length ?? 0)}`,
+    schedule.pct === undefined ? 'choices' : `pct ${schedule.pct.changes.length + 1}`,
+    `starved ${schedule.starve.length}`,
+  ];
+  if (w.asOf > 0) out.push('as-of ahead');
+  if (w.idOrder === 'reversed') out.push('ids reversed');
+  if (w.maxRuns !== undefined && w.maxRuns > 1) out.push('max runs');
+  if (w.inlineSingleMaxBytes !== INLINE_SINGLE_MAX) out.push('inline single edge');
+  if (w.inlineTotalMaxBytes !== DEFAULT_INLINE_TOTAL) out.push('inline total set');
+  if (w.blobTargetSize !== DEFAULT_BLOB_TARGET) out.push('blob target set');
+  if (w.pushChunkUpdates === 1) out.push('push chunks');
+  const flags = new Set(w.barrierFlags.slice(0, w.intervals));
+  out.push(flags.size === 2 ? 'flag flips' : `flag ${w.barrierFlags[0] === true ? 'on' : 'off'}`);
+  for (const k of new Set(w.knob)) out.push(`knob ${k === THRESHOLD ? 'threshold' : k === 0 ? '0' : 'above'}`);
+  for (const l of new Set(w.loads.flat())) out.push(`load ${l}`);
+  for (const [k, x] of Object.entries(w.variantOptions ?? {})) out.push(`${k} ${x === 0 ? '0' : x === Number.POSITIVE_INFINITY ? 'inf' : 'default'}`);
+  const f = schedule.faults;
+  if (f !== undefined) {
+    if (f.aborts.length > 0) out.push('aborts');
+    if ((f.cas ?? []).length > 0) out.push('cas faults');
+    if ((f.deletes ?? []).length > 0) out.push('delete faults');
+    if (f.storage.some((c) => c !== 0)) out.push('storage faults');
+  }
+  return out;
 }

@@ -31,7 +31,7 @@ import { faultScheduleArb, type FaultSchedule } from './faults.ts';
 import type { RunReport } from './harness.ts';
 import { rareArb, shapedFor, type RareCombination } from './rare.ts';
 import { ordersArb, type Schedule, type Strategy } from './schedule.ts';
-import { featuresOf } from './steer-features.ts';
+import { configFeaturesOf, featuresOf } from './steer-features.ts';
 import { workloadArb, type Workload, type WorkloadBounds } from './workload.ts';
 
 export interface Run {
@@ -62,8 +62,12 @@ export const MUTATIONS = ['reorder', 'splice', 'tweak', 'rework', 'refault', 're
 export type Mutation = (typeof MUTATIONS)[number];
 const WEIGHTS: Readonly<Record<Mutation, number>> = { reorder: 3, splice: 3, tweak: 2, rework: 2, refault: 2, reshape: 1 };
 
-/** Per cent of the runs derived from the corpus (once it has an entry), by strategy. */
-export const STEERED_SHARE: Readonly<Record<'steer' | 'mixed', number>> = { steer: 75, mixed: 33 };
+/** Per strategy: per cent of the runs derived from the corpus (once it has an entry), and the fresh
+ * draws a fresh run is chosen from. */
+export const STEERING: Readonly<Record<'steer' | 'mixed', { readonly share: number; readonly candidates: number }>> = (() => {
+  const e = (process.env['SBKIT_STEER'] ?? '').split(',').map(Number);
+  return { steer: { share: e[0] ?? 20, candidates: e[1] ?? 4 }, mixed: { share: e[2] ?? 10, candidates: e[3] ?? 2 } };
+})();
 
 /** Whether a strategy steers (a share of its runs derived from the corpus). */
 export function steers(strategy: Strategy): strategy is 'steer' | 'mixed' {
@@ -86,6 +90,10 @@ export class Steering {
   private readonly partsOf = new WeakMap<Run, Parts>();
   private readonly rng: Rng;
   private readonly share: number;
+  private readonly candidates: number;
+  /** Configuration feature (its number) and pair (a · 2^16 + b) → runs of this job that had it. */
+  readonly configSeen = new Map<number, number>();
+  private readonly configIds = new Map<string, number>();
   private readonly arbs: {
     readonly w: fc.Arbitrary<Workload>;
     readonly o: fc.Arbitrary<Orders>;
@@ -102,7 +110,8 @@ export class Steering {
       r: rareArb(variant),
     };
     this.rng = mulberry32(hashInts(seed, 0x57ee7));
-    this.share = STEERED_SHARE[strategy];
+    this.share = STEERING[strategy].share;
+    this.candidates = STEERING[strategy].candidates;
     this.arb = new SteerArbitrary(this);
   }
 
@@ -118,8 +127,23 @@ export class Steering {
   draw(mrng: fc.Random, bias: number | undefined): fc.Value<Run> {
     // Decided by the steering's own generator, so that a fresh run draws from fast-check's random
     // exactly what the base strategy draws.
-    const parts = this.corpus.length > 0 && this.rng.below(100) < this.share ? this.mutant(mrng, bias) : this.fresh(mrng, bias);
-    return this.valueOf(parts);
+    if (this.corpus.length > 0 && this.rng.below(100) < this.share) return this.valueOf(this.mutant(mrng, bias));
+    let best = this.valueOf(this.fresh(mrng, bias));
+    if (this.candidates === 1) return best;
+    let bestScore = this.novelty(best.value);
+    for (let k = 1; k < this.candidates; k++) {
+      const v = this.valueOf(this.fresh(mrng, bias));
+      const score = this.novelty(v.value);
+      if (score > bestScore) [best, bestScore] = [v, score];
+    }
+    return best;
+  }
+
+  /** How new a drawn run's configuration is: Σ 1 / (1 + runs that had it) over its features and pairs. */
+  novelty(run: Run): number {
+    let score = 0;
+    for (const f of this.configKeys(run)) score += 1 / (1 + (this.configSeen.get(f) ?? 0));
+    return score;
   }
 
   valueOf(parts: Parts): fc.Value<Run> {
@@ -129,9 +153,22 @@ export class Steering {
     return new fc.Value(run, parts);
   }
 
+  /** A run's configuration features (steer-features.ts) and every pair of them, as numbers. */
+  configKeys(run: Run): number[] {
+    const ids = configFeaturesOf(run.workload, run.schedule).map((f) => {
+      let id = this.configIds.get(f);
+      if (id === undefined) this.configIds.set(f, (id = this.configIds.size + 1));
+      return id;
+    });
+    const keys = [...ids];
+    for (let i = 0; i < ids.length; i++) for (let j = 0; j < ids.length; j++) if ((ids[i] as number) < (ids[j] as number)) keys.push((ids[i] as number) * 65536 + (ids[j] as number));
+    return keys;
+  }
+
   /** The features of a run of the budget: a run that found one joins the corpus. */
   observe(run: Run, report: RunReport): void {
     this.observed += 1;
+    for (const f of this.configKeys(run)) this.configSeen.set(f, (this.configSeen.get(f) ?? 0) + 1);
     const found: string[] = [];
     for (const f of featuresOf(report)) {
       const n = this.seen.get(f) ?? 0;
