@@ -29,7 +29,8 @@ import type { Variant } from '../vocab/index.ts';
 import { hashInts, mulberry32, type Rng } from '../random/prng.ts';
 import { faultScheduleArb, type FaultSchedule } from './faults.ts';
 import type { RunReport } from './harness.ts';
-import { rareArb, shapedFor, type RareCombination } from './rare.ts';
+import { RARE_COMBINATIONS, RARE_PATH, STEERED_COMBINATIONS, rareArb, shapedFor, type RareCombination } from './rare.ts';
+import { sharesAtAll } from '../impl/variants/index.ts';
 import { ordersArb, type Schedule, type Strategy } from './schedule.ts';
 import { configFeaturesOf, featuresOf } from './steer-features.ts';
 import { workloadArb, type Workload, type WorkloadBounds } from './workload.ts';
@@ -62,11 +63,12 @@ export const MUTATIONS = ['reorder', 'splice', 'tweak', 'rework', 'refault', 're
 export type Mutation = (typeof MUTATIONS)[number];
 const WEIGHTS: Readonly<Record<Mutation, number>> = { reorder: 3, splice: 3, tweak: 2, rework: 2, refault: 2, reshape: 1 };
 
-/** Per strategy: per cent of the runs derived from the corpus (once it has an entry), and the fresh
- * draws a fresh run is chosen from. */
-export const STEERING: Readonly<Record<'steer' | 'mixed', { readonly share: number; readonly candidates: number }>> = (() => {
-  const e = (process.env['SBKIT_STEER'] ?? '').split(',').map(Number);
-  return { steer: { share: e[0] ?? 20, candidates: e[1] ?? 4 }, mixed: { share: e[2] ?? 10, candidates: e[3] ?? 2 } };
+/** Per strategy: per cent of the runs derived from the corpus (once it has an entry), the fresh draws a
+ * fresh run is chosen from, and one run in how many is shaped towards the least reached rare
+ * combination (0: none). */
+export const STEERING: Readonly<Record<'steer' | 'mixed', { readonly share: number; readonly candidates: number; readonly rareOneIn: number }>> = (() => {
+  const e = (process.env['SBKIT_STEER'] ?? '').split(',').filter((x) => x !== '').map(Number);
+  return { steer: { share: e[0] ?? 20, candidates: e[1] ?? 8, rareOneIn: e[2] ?? 4 }, mixed: { share: e[3] ?? 10, candidates: e[4] ?? 1, rareOneIn: e[5] ?? 8 } };
 })();
 
 /** Whether a strategy steers (a share of its runs derived from the corpus). */
@@ -88,6 +90,8 @@ export class Steering {
   observed = 0;
   readonly mutated: Record<Mutation, number> = { reorder: 0, splice: 0, tweak: 0, rework: 0, refault: 0, reshape: 0 };
   private readonly partsOf = new WeakMap<Run, Parts>();
+  /** Runs derived from a corpus entry (not drawn fresh). */
+  private readonly derivedRuns = new WeakSet<Run>();
   private readonly rng: Rng;
   private readonly share: number;
   private readonly candidates: number;
@@ -101,7 +105,13 @@ export class Steering {
     readonly r: fc.Arbitrary<RareCombination | null>;
   };
 
+  /** The rare combinations steered towards (in variants that share). */
+  private readonly combinations: readonly RareCombination[];
+  private readonly rareOneIn: number;
+
   constructor(variant: Variant, bounds: WorkloadBounds, strategy: 'steer' | 'mixed', faults: number | undefined, seed: number) {
+    this.rareOneIn = STEERING[strategy].rareOneIn;
+    this.combinations = this.rareOneIn > 0 && sharesAtAll(variant) ? [...RARE_COMBINATIONS, ...STEERED_COMBINATIONS] : [];
     this.arbs = {
       w: workloadArb(variant, bounds),
       // The fresh runs' orders: mixed's (uniform choices two to one against PCT).
@@ -127,16 +137,31 @@ export class Steering {
   draw(mrng: fc.Random, bias: number | undefined): fc.Value<Run> {
     // Decided by the steering's own generator, so that a fresh run draws from fast-check's random
     // exactly what the base strategy draws.
-    if (this.corpus.length > 0 && this.rng.below(100) < this.share) return this.valueOf(this.mutant(mrng, bias));
-    let best = this.valueOf(this.fresh(mrng, bias));
-    if (this.candidates === 1) return best;
-    let bestScore = this.novelty(best.value);
-    for (let k = 1; k < this.candidates; k++) {
-      const v = this.valueOf(this.fresh(mrng, bias));
-      const score = this.novelty(v.value);
-      if (score > bestScore) [best, bestScore] = [v, score];
+    if (this.corpus.length > 0 && this.rng.below(100) < this.share) {
+      const v = this.valueOf(this.rare(this.mutant(mrng, bias)));
+      this.derivedRuns.add(v.value);
+      return v;
     }
-    return best;
+    let best = this.fresh(mrng, bias);
+    if (this.candidates > 1) {
+      let bestScore = this.novelty(this.valueOf(best).value);
+      for (let k = 1; k < this.candidates; k++) {
+        const parts = this.fresh(mrng, bias);
+        const score = this.novelty(this.valueOf(parts).value);
+        if (score > bestScore) [best, bestScore] = [parts, score];
+      }
+    }
+    return this.valueOf(this.rare(best));
+  }
+
+  /** In one run in `rareOneIn`, the rare combination (rare.ts) whose path the runs so far reached
+   * least, shaped onto the run. */
+  rare(parts: Parts): Parts {
+    if (this.combinations.length === 0 || this.rng.below(this.rareOneIn) !== 0) return parts;
+    const reached = (c: RareCombination): number => this.seen.get(`reach:${RARE_PATH[c]}`) ?? 0;
+    const least = Math.min(...this.combinations.map(reached));
+    const ties = this.combinations.filter((c) => reached(c) === least);
+    return { ...parts, r: new fc.Value(ties[this.rng.below(ties.length)] as RareCombination, undefined) };
   }
 
   /** How new a drawn run's configuration is: Σ 1 / (1 + runs that had it) over its features and pairs. */
@@ -151,6 +176,11 @@ export class Steering {
     const run = shapedFor(parts.r.value, parts.w.value, faults === undefined ? parts.o.value : { ...parts.o.value, faults });
     this.partsOf.set(run, parts);
     return new fc.Value(run, parts);
+  }
+
+  /** Whether this run was derived from a corpus entry. */
+  derived(run: Run): boolean {
+    return this.derivedRuns.has(run);
   }
 
   /** A run's configuration features (steer-features.ts) and every pair of them, as numbers. */
@@ -180,12 +210,13 @@ export class Steering {
     this.corpus.push({ parts, found, steps: report.schedulerLog === '' ? 0 : report.schedulerLog.split('\n').length, picks: 0 });
   }
 
-  /** An entry by energy: the rarity of the rarest feature it found, halved with every fourth pick. */
+  /** An entry by energy: the rarity of the rarest feature it found (a protocol path, or a pair of them,
+   * weighs four times an event-level feature), halved with every fourth pick. */
   pick(): Entry {
     let total = 0;
     const energy = this.corpus.map((e) => {
       let rarest = 0;
-      for (const f of e.found) rarest = Math.max(rarest, 1 / (this.seen.get(f) ?? 1));
+      for (const f of e.found) rarest = Math.max(rarest, weightOf(f) / (this.seen.get(f) ?? 1));
       const x = rarest / 2 ** (e.picks / 4);
       total += x;
       return x;
@@ -257,6 +288,11 @@ export class Steering {
       .join(f === undefined || parts.f === undefined ? fc.Stream.nil<fc.Value<Run>>() : one(f, parts.f).map((x) => this.valueOf({ ...parts, f: x })))
       .join(one(r, parts.r).map((x) => this.valueOf({ ...parts, r: x })));
   }
+}
+
+/** Reach counters and their pairs are what the check counts; event-level features only tell runs apart. */
+function weightOf(feature: string): number {
+  return feature.startsWith('reach:') || feature.startsWith('pair:') ? 1 : 0.25;
 }
 
 class SteerArbitrary extends fc.Arbitrary<Run> {
