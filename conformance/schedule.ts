@@ -26,9 +26,8 @@ export interface Schedule {
 
 /**
  * How `sbkit check` draws runs: uniform choices, PCT, a mix of both (the default), or steered towards
- * what the runs have not reached yet (steer.ts: runs derived from earlier runs that reached something
- * new; `mixed` derives a third of its runs so, `steer` three quarters). A schedule alone is drawn for
- * `steer` as for `mixed`.
+ * what the runs have not reached yet (steer.ts, coverage-guided; `mixed` steers a smaller share of its
+ * runs). A schedule alone is drawn for `steer` as for `mixed`.
  */
 export type Strategy = 'random' | 'pct' | 'mixed' | 'steer';
 export const STRATEGIES: readonly Strategy[] = ['random', 'pct', 'mixed', 'steer'];

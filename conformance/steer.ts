@@ -14,9 +14,18 @@
  * - `rework`: a fresh workload under the same orders and faults;
  * - `refault`: a fresh fault schedule (with faults only);
  * - `reshape`: a fresh rare combination (rare.ts) on the same draws.
- * Otherwise the run is drawn fresh, exactly as the base strategy draws it. An entry is picked with
- * energy: how rare the rarest feature it discovered still is (1 / the runs that reached it), lowered as
- * it is picked again, so that the runs crowd around the paths few runs took.
+ * Otherwise the run is drawn fresh, as `mixed` draws it, and chosen among a few such draws by how new
+ * its configuration is (steer-features.ts `configFeaturesOf`: the fewest earlier runs with each of its
+ * features and pairs of features). An entry is picked with energy: how rare the rarest feature it
+ * discovered still is (1 / the runs that reached it), lowered as it is picked again, so that the runs
+ * crowd around the paths few runs took. And some runs (either kind) are shaped towards the rare
+ * combination (rare.ts) whose path the runs reached least.
+ *
+ * Why not mutation alone: most gallery bugs fail within a handful of runs, before a corpus says much;
+ * deriving three runs in four from the first entries found them later than fresh draws did
+ * (conformance/gallery-stats.ts). Fresh draws chosen for novelty, a fifth of the runs derived, and the
+ * least reached rare path on purpose find the gallery's slowest bugs in fewer runs than `mixed` does
+ * (`SBKIT_STRATEGIES=mixed,steer npx tsx conformance/gallery-stats.ts`).
  *
  * Every choice is a function of the job's seed: fresh parts come from fast-check's random of that run,
  * whether to mutate, which entry and which mutation from a generator seeded by the job's seed, and the
@@ -66,10 +75,10 @@ const WEIGHTS: Readonly<Record<Mutation, number>> = { reorder: 3, splice: 3, twe
 /** Per strategy: per cent of the runs derived from the corpus (once it has an entry), the fresh draws a
  * fresh run is chosen from, and one run in how many is shaped towards the least reached rare
  * combination (0: none). */
-export const STEERING: Readonly<Record<'steer' | 'mixed', { readonly share: number; readonly candidates: number; readonly rareOneIn: number }>> = (() => {
-  const e = (process.env['SBKIT_STEER'] ?? '').split(',').filter((x) => x !== '').map(Number);
-  return { steer: { share: e[0] ?? 20, candidates: e[1] ?? 8, rareOneIn: e[2] ?? 4 }, mixed: { share: e[3] ?? 10, candidates: e[4] ?? 1, rareOneIn: e[5] ?? 8 } };
-})();
+export const STEERING: Readonly<Record<'steer' | 'mixed', { readonly share: number; readonly candidates: number; readonly rareOneIn: number }>> = {
+  steer: { share: 20, candidates: 8, rareOneIn: 4 },
+  mixed: { share: 10, candidates: 4, rareOneIn: 8 },
+};
 
 /** Whether a strategy steers (a share of its runs derived from the corpus). */
 export function steers(strategy: Strategy): strategy is 'steer' | 'mixed' {
