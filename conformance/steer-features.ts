@@ -56,7 +56,7 @@ function eventFeature(e: TraceEvent): string {
     case 'stage':
       return `stage/${e.route}`;
     case 'open':
-      return `open/${e.created ? 'new' : 'join'}${e.participants === null ? '' : '/barrier'}`;
+      return `open/${e.created ? 'new' : 'join'}${e.participants === null ? '' : '/participants'}`;
     case 'finish-begin':
       return `finish-begin/${e.last ? 'last' : 'not-last'}`;
     case 'finish-end':
@@ -66,7 +66,7 @@ function eventFeature(e: TraceEvent): string {
     case 'timeout':
       return `timeout/${e.completes ? 'completes' : 'waits'}`;
     case 'mint':
-      return `mint/${e.desc.barrier ? 'barrier' : 'no-barrier'}${e.desc.maxBytes === 0 ? '/unshared' : ''}`;
+      return `mint/flag-${e.desc.barrier ? 'on' : 'off'}${e.desc.maxBytes === 0 ? '/unshared' : ''}`;
     case 'hand':
       return `hand/${e.batches.length}`;
     case 'append':
