@@ -1,6 +1,6 @@
 /**
- * The model check's part of `npm run bench`: the reductions side by side, the larger configurations (time to a
- * verdict on one core), the swarm on shapes the exhaustive search does not finish, and one search over
+ * The model check's part of `npm run bench`: the reductions side by side, the fault history as the model
+ * keeps it beside its summary, the larger configurations (time to a verdict on one core), the swarm on shapes the exhaustive search does not finish, and one search over
  * threads beside one thread. Figures only; nothing is asserted. Every run is a child process
  * (`node bin/sbkit.js model --check … --json`), so its peak RSS is its own. The machine's 2 cores are
  * shared with other engineers: repeat a figure before trusting it.
@@ -108,7 +108,8 @@ function targets(): void {
   run('--workers 4 --processes 2, review bug', ['--workers', '4', '--processes', '2', '--variant', 'best-effort', '--model-bug', 'sweep-upgrade-race']);
   run('--workers 3 --intervals 2 --faults', ['--workers', '3', '--intervals', '2', '--faults', '--variant', 'off']);
   run('--workers 3 --intervals 2 --faults', ['--workers', '3', '--intervals', '2', '--faults', '--variant', 'barrier']);
-  run('--workers 3 --intervals 2 --faults', ['--workers', '3', '--intervals', '2', '--faults', '--variant', 'best-effort', '--max-memory', '8GiB']);
+  run('--workers 3 --intervals 2 --faults', ['--workers', '3', '--intervals', '2', '--faults', '--variant', 'best-effort']);
+  run('--workers 3 --intervals 2 --faults', ['--workers', '3', '--intervals', '2', '--faults', '--variant', 'barrier-timeout']);
   run('--core --workers 7 --parts 2 (SPIN anchor)', ['--core', '--workers', '7', '--parts', '2', '--variant', 'best-effort']);
   console.log(`\nlarger configurations (packed search, symmetry + partial order, one thread; --max-seconds ${SECONDS}, --max-memory 4GiB unless said)\n`);
   console.log(
@@ -145,6 +146,35 @@ async function appendWorker(): Promise<void> {
   }
   console.log('\nthe append worker moving with the others (default) beside fixed (best-effort, symmetry + POR, in this process)\n');
   console.log(renderTable([col('--workers'), col('append worker', 'left'), col('states'), col('stand for'), col('complete', 'left'), col('seconds')], rows));
+}
+
+/**
+ * The fault world's history as the model keeps it (every aborted incarnation's builder instances, exact
+ * abandon and leak counts) beside its summary (model/packed/history-summary.ts, the default): barrier,
+ * `--workers 3 --intervals 2 --faults`, symmetry + POR, in this process, one after the other, each
+ * within --max-seconds.
+ */
+async function faultHistory(): Promise<void> {
+  const [{ properties }, { checkConfig }, { Engine }, { SymmetryReducer }, { searchPacked }] = await Promise.all([
+    import('../spec/properties.ts'),
+    import('./model-check.ts'),
+    import('../model/packed/engine.ts'),
+    import('../model/packed/symmetry.ts'),
+    import('../model/packed/search.ts'),
+  ]);
+  const rows: string[][] = [];
+  for (const historySummary of [false, true]) {
+    const cfg = checkConfig('barrier', { workers: 3, processes: 1, replicas: 1, intervals: 2, faults: true });
+    const engine = new Engine(cfg, properties, { historySummary });
+    const started = performance.now();
+    const until = started + SECONDS * 1000;
+    const r = searchPacked(cfg, { maxStates: 100_000_000, reducer: new SymmetryReducer(engine), por: true, timeUp: () => performance.now() >= until }, engine);
+    const held = r.violations.length === 0 ? 'none violated' : r.violations.map((v) => v.property).join(', ');
+    rows.push([historySummary ? 'summary (default)' : 'as the model keeps it', thousands(r.states), r.complete ? 'yes' : 'NO', fixed((performance.now() - started) / 1000, 1), held]);
+  }
+  console.log(`
+the fault history as the model keeps it beside its summary (barrier, --workers 3 --intervals 2 --faults, symmetry + POR, in this process, --max-seconds ${SECONDS} each)\n`);
+  console.log(renderTable([col('fault history', 'left'), col('states'), col('complete', 'left'), col('seconds'), col('properties', 'left')], rows));
 }
 
 /** The swarm (--swarm) on shapes the exhaustive search does not finish. */
@@ -194,6 +224,7 @@ function threads(): void {
 
 sideBySide();
 await appendWorker();
+await faultHistory();
 if (process.env['SBKIT_BENCH_TARGETS'] !== '0') {
   targets();
   swarm();

@@ -1,6 +1,7 @@
 /** Each `always`/`eventually` property fails on a hand-built bad view; each `sometimes` is witnessed. */
 import { describe, expect, it } from 'vitest';
-import { config, Driver, ev, tiny } from '../model/test-support/driver.ts';
+import type { BatchSummary, TraceEvent } from '../vocab/index.ts';
+import { config, Driver, ev, tiny, u } from '../model/test-support/driver.ts';
 import { viewOf } from '../model/view.ts';
 import {
   atMostOneReceiver,
@@ -28,7 +29,7 @@ import {
   uppersOnlyAdvance,
   type Property,
 } from './properties.ts';
-import type { AppendView, BuilderView, SystemView } from './view.ts';
+import { viewFromTrace, type AppendView, type BuilderView, type SystemView } from './view.ts';
 
 /** A good final view: barrier, worker 0 shares (10 bytes < 50), worker 1 falls back (100 bytes). */
 function goodView(): SystemView {
@@ -77,6 +78,17 @@ const builder: BuilderView = {
 };
 
 const sharedBatch = firstAppend.batches[0] as AppendView['batches'][number];
+
+/**
+ * `good` after an abort and a restart: incarnation 0 built id 0's instance with [0] and was aborted
+ * before its append; incarnation 1 (whose mint starts at id 0 again) appended [0] as id 0's shared
+ * batch while its own instance of id 0 received [0, 9]. `incarnation` sets the append's.
+ */
+function restartedView(incarnation = 1): SystemView {
+  const retired = good.builders.map((b) => ({ ...b, incarnation: 0 }));
+  const live = good.builders.map((b) => ({ ...b, incarnation: 1, updates: [...b.updates, 9] }));
+  return { ...withFaults({ aborts: 1, restarts: 1 }), builders: [...retired, ...live], appends: [{ ...firstAppend, incarnation }] };
+}
 const toNobody: BuilderView = { ...builder, receivers: 0, deliveredToNobody: true };
 
 /** Bad views, each with the reason the property must give (so it fails for the intended cause). */
@@ -97,6 +109,9 @@ const failing: [Property, SystemView, RegExp][] = [
   [barrierOneSharedBatchPerGroup, withAppend({ routes: ['own', 'own'] }), /1 shared batches from process 0, with no sharing worker/],
   // the barrier completed while a handle still pushed: its instance received [0, 9], the batch holds [0]
   [barrierOneSharedBatchPerGroup, { ...good, builders: good.builders.map((b) => ({ ...b, updates: [...b.updates, 9] })) }, /holding \[0\]: no builder instance of id 0 received exactly that \(they received \[0, 9\]\)/],
+  // a restarted replica's mint numbers from 0 again: incarnation 1's append of id 0 holds [0], which only
+  // the aborted incarnation 0's instance of id 0 received (incarnation 1's timer sealed [0, 9])
+  [barrierOneSharedBatchPerGroup, restartedView(), /replica 0's append of \[0, 1\) has a shared batch from process 0 holding \[0\]: no builder instance of id 0 received exactly that \(they received \[0, 9\]\)/],
   [noLeakedParts, { ...good, batches: { ...good.batches, written: good.batches.written + 1 } }, /3 batches written, 2 appended/],
   [noLeakedParts, { ...good, builders: [toNobody] }, /closed for nobody/],
   [noLeakedParts, { ...good2, batches: { ...good2.batches, deleted: 0 } }, /4 batches written, 2 appended, 0 deleted/],
@@ -159,6 +174,40 @@ describe('properties', () => {
     };
     expect(barrierOneSharedBatchPerGroup.check(view)).toEqual({ ok: true });
     expect(barrierOneSharedBatchPerProcess.check(view).ok).toBe(false);
+  });
+
+  it("a barrier with a deadline's property matches builders by incarnation: an aborted incarnation's instance vouches for its own appends only", () => {
+    // the same builders: incarnation 0's instance holds exactly the batch, incarnation 1's does not
+    expect(barrierOneSharedBatchPerGroup.check(restartedView(0))).toEqual({ ok: true });
+    expect(barrierOneSharedBatchPerGroup.check(restartedView(1)).ok).toBe(false);
+  });
+
+  it("barrier-one-shared-batch-per-group on a trace: a restarted incarnation's batch that only the aborted incarnation's group held", () => {
+    // barrier-timeout, both workers share; incarnation 0 groups [0, 1] in id 0's instance and is aborted
+    // before its append; incarnation 1 mints id 0 again, its barrier times out after worker 0 (instance 0:
+    // [0]) and worker 1 comes late (instance 1: [1])
+    const d = new Driver(config({ variant: 'barrier-timeout', updates: [u(0, 0, 0, 10), u(1, 0, 1, 10)], faults: { aborts: 1, indeterminate: 0, cleanup: false } }));
+    d.all(ev.frontier(), ev.mint(1000), ev.stage(0), ev.stage(1), ev.open(0), ev.open(1), ev.push(0, [0]), ev.push(1, [1]));
+    d.take('abort');
+    d.take('restart');
+    d.all(ev.frontier(), ev.mint(1000), ev.stage(0), ev.stage(1), ev.open(0), ev.push(0, [0]), ev.finishBegin(0));
+    d.take('timeout');
+    d.all(ev.finishEnd(0), ev.open(1), ev.push(1, [1]), ev.finishBegin(1), ev.finishEnd(1), ev.hand(0), ev.hand(1), ev.append());
+    const view = (trace: readonly TraceEvent[]) => viewFromTrace(d.cfg, trace, { final: true });
+    expect(barrierOneSharedBatchPerGroup.check(view(d.trace))).toEqual({ ok: true });
+    // the planted bug: the late worker's updates go into the batch the timer completed — worker 0 hands
+    // [0, 1], worker 1 nothing
+    const hands = d.trace.filter((e): e is Extract<TraceEvent, { kind: 'hand' }> => e.kind === 'hand');
+    const [h0, h1] = hands.slice(-2) as [Extract<TraceEvent, { kind: 'hand' }>, Extract<TraceEvent, { kind: 'hand' }>];
+    const merged = { ...(h0.batches[0] as BatchSummary), updates: [0, 1], parts: { hollow: 0, inline: 2 }, partBytes: [10, 10] };
+    const buggy = d.trace.map((e) => (e === h0 ? { ...h0, batches: [merged] } : e === h1 ? { ...h1, batches: [] } : e));
+    expect(barrierOneSharedBatchPerGroup.check(view(buggy))).toEqual({
+      ok: false,
+      why: "replica 0's append of [0, 1) has a shared batch from process 0 holding [0, 1]: no builder instance of id 0 received exactly that (they received [0], [1])",
+    });
+    // matched without the incarnation, the aborted incarnation's instance [0, 1] would vouch for it
+    const blind = (v: SystemView): SystemView => ({ ...v, appends: v.appends.map((a) => ({ ...a, incarnation: 0 })), builders: v.builders.map((b) => ({ ...b, incarnation: 0 })) });
+    expect(barrierOneSharedBatchPerGroup.check(blind(view(buggy)))).toEqual({ ok: true });
   });
 
   it('eventually properties judge only final views', () => {

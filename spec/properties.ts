@@ -144,7 +144,7 @@ export const barrierOneSharedBatchPerGroup: Property = {
   kind: 'always',
   guards: 'a barrier with a deadline: the batch it completes holds everything its group pushed (a timer that seals the batch while a handle still pushes; barrier-skip-double-count)',
   statement:
-    "with the barrier and sharing on, every shared batch a process hands for an append is one whole builder instance of the description's id (the barrier's group, or a group of workers that came after it timed out), no two alike, and a process whose workers shared hands at least one",
+    "with the barrier and sharing on, every shared batch a process hands for an append is one whole builder instance of the description's id in the appending incarnation (the barrier's group, or a group of workers that came after it timed out), no two alike, and a process whose workers shared hands at least one",
   check(view) {
     const W = view.config.workersPerProcess;
     for (const a of view.appends) {
@@ -155,7 +155,11 @@ export const barrierOneSharedBatchPerGroup: Property = {
         const where = `replica ${a.replica}'s append of [${a.lower}, ${a.upper})`;
         if (sharing && shared.length === 0) return violated(`${where} has no shared batch from process ${p}, whose workers shared`);
         if (!sharing && shared.length > 0) return violated(`${where} has ${shared.length} shared batches from process ${p}, with no sharing worker`);
-        const groups = view.builders.filter((b) => b.replica === a.replica && b.process === p && b.sharedId === a.sharedId && b.updates.length > 0);
+        // (a restarted mint numbers its descriptions from 0 again: only the appending incarnation's
+        // builders can have made this append's batches)
+        const groups = view.builders.filter(
+          (b) => b.replica === a.replica && b.incarnation === a.incarnation && b.process === p && b.sharedId === a.sharedId && b.updates.length > 0,
+        );
         const seen = new Set<string>();
         for (const b of shared) {
           const got = ascending(b.updates);

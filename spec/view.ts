@@ -44,6 +44,9 @@ export interface HandedBatchView {
 
 export interface AppendView {
   readonly replica: number;
+  /** Which start of the replica appended it (0, then one more per restart): a restarted mint numbers
+   * its descriptions from 0 again, so a batch id names a builder only with the incarnation. */
+  readonly incarnation: number;
   readonly sharedId: SharedId;
   readonly lower: Time;
   readonly upper: Time;
@@ -306,6 +309,7 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
         rep.lastAppend = appends.length;
         appends.push({
           replica: e.replica,
+          incarnation: rep.incarnation,
           sharedId: rep.desc?.sharedId ?? -1,
           lower: e.lower,
           upper: e.upper,
@@ -368,6 +372,7 @@ export function viewFromTrace(cfg: ViewConfig, events: readonly TraceEvent[], op
         rep.committed = appends.length;
         appends.push({
           replica: e.replica,
+          incarnation: rep.incarnation,
           sharedId: desc.sharedId,
           lower: desc.lower,
           upper: desc.upper,

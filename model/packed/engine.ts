@@ -6,13 +6,14 @@
  * reads), read-sets.ts. An outcome is "not enabled" or (the model's expected event, the slots it
  * writes). On a miss the engine materializes `cur` with guards for everything undeclared and calls
  * system.ts's `actorCandidates` or `predict`, so the model is the only source of behaviour.
- * Property verdicts are memoized the same way, by the components `viewOf` reads.
+ * Property verdicts are memoized the same way, by the components `viewOf` reads. In the fault world
+ * every state's fault history is kept as its summary (history-summary.ts: what the properties read of it).
  *
  * An engine may be reused for several searches of the same configuration (the bench measures a warm
  * engine too); its tables only grow.
  */
 import type { TraceEvent } from '../../vocab/index.ts';
-import type { Property } from '../../spec/properties.ts';
+import { barrierOneSharedBatchPerGroup, type Property } from '../../spec/properties.ts';
 import { processOf, type ModelConfig } from '../config.ts';
 import { actorCandidates, actorsOf, initialState, predict, type Actor } from '../system.ts';
 import type { SystemState } from '../state.ts';
@@ -22,6 +23,7 @@ import type { InstanceRecord } from '../builder.ts';
 import { Codec, Interner, Layout, ReadSetError, sameValue, type SlotKind } from './layout.ts';
 import { ACTOR_READS, EVENT_RULES, actorReads, eventRule, viewReads, type ActorRules, type EventRules } from './read-sets.ts';
 import { GrowInts, TupleMap } from './tuple-set.ts';
+import { PackedHistorySummary } from './history-summary.ts';
 
 /** For tests: other read-set tables, or another predict, actorCandidates or viewOf (to show the checks
  * catch a wrong one). */
@@ -31,6 +33,9 @@ export interface EngineOptions {
   readonly predict?: typeof predict;
   readonly actorCandidates?: typeof actorCandidates;
   readonly viewOf?: typeof viewOf;
+  /** The fault history in its summary (history-summary.ts; default on in the fault world). `false`:
+   * the model's history as it is, so the search visits exactly the plain search's states. */
+  readonly historySummary?: boolean;
 }
 
 export interface MissCounts {
@@ -137,6 +142,8 @@ export class Engine {
   private readonly pair = new Int32Array(2);
   private readonly rawOut: unknown[];
   readonly misses: MissCounts = { actors: 0, outcomes: 0, views: 0, patched: 0, byKind: {} };
+  /** The fault history's summary, null without faults or when turned off. */
+  readonly summary: PackedHistorySummary | null;
 
   private readonly eventRules: EventRules;
   private readonly predict: typeof predict;
@@ -171,6 +178,10 @@ export class Engine {
     this.scratch = new Int32Array(this.layout.slots);
     this.key = new Int32Array(8 + this.layout.slots);
     this.rawOut = new Array<unknown>(this.layout.slots).fill(undefined);
+    this.summary =
+      cfg.faults === undefined || opts.historySummary === false
+        ? null
+        : new PackedHistorySummary(cfg, properties.some((p) => p.name === barrierOneSharedBatchPerGroup.name), this.codec);
   }
 
   get slots(): number {
@@ -193,6 +204,7 @@ export class Engine {
   /** The initial state, packed. */
   initial(out: Int32Array): void {
     this.codec.pack(initialState(this.cfg), out);
+    this.summary?.apply(out);
   }
 
   /** The projection id of the entry whose header slot `slot` holds `id`, read by path. */
@@ -551,6 +563,9 @@ export class Engine {
       else if (op === ADD) next[slot] = (next[slot] as number) + arg;
       else next[slot] = this.patched(slot, next[slot] as number, arg);
     }
+    // (only an event that changed the fault history can have made it other than its summary)
+    const F = this.layout.faults;
+    if (this.summary !== null && next[F] !== cur[F]) this.summary.apply(next);
   }
 
   /** The view's key of instance `id` (focus.ts `projectForView`): its projection id + 1, or 0 for none. */

@@ -124,6 +124,7 @@ export const COMPONENT_SHAPES: { readonly [K in SlotKind]: Shape } = {
     field: 'replica',
     of: record({
       replica,
+      incarnation: opaque,
       sharedId: opaque,
       lower: opaque,
       upper: opaque,

@@ -160,6 +160,7 @@ export function appendRecord(
   const batches = handed.flatMap((h) => h.batches);
   return {
     replica: r,
+    incarnation: rep.incarnation,
     sharedId: desc.sharedId,
     lower: desc.lower,
     upper: desc.upper,
