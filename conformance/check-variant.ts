@@ -13,6 +13,7 @@ import { CONFIG_CHECKS, runStream, streamReport } from './streams.ts';
 import { reachOf } from './multi-sink.ts';
 import { runArb } from './rare.ts';
 import type { Schedule, Strategy } from './schedule.ts';
+import { Steering, steers } from './steer.ts';
 import { DEFAULT_BOUNDS, type Workload } from './workload.ts';
 
 export interface VariantTask {
@@ -71,12 +72,16 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
   let firstFailure: { run: number; ms: number; cpuMs: number } | undefined;
   const started = performance.now();
   const cpuStarted = process.cpuUsage();
-  const drawn = runArb(variant, DEFAULT_BOUNDS, strategy, task.faults);
-  const property = fc.asyncProperty(drawn, async ({ workload, schedule }: { workload: Workload; schedule: Schedule }) => {
+  // Steered strategies (steer.ts) derive runs from earlier ones that reached something new.
+  const steering = steers(strategy) ? new Steering(variant, DEFAULT_BOUNDS, strategy, task.faults, seed) : undefined;
+  const drawn = steering?.arb ?? runArb(variant, DEFAULT_BOUNDS, strategy, task.faults);
+  const property = fc.asyncProperty(drawn, async (run: { workload: Workload; schedule: Schedule }) => {
+    const { workload, schedule } = run;
     if (firstFailure === undefined && hooks.stopped?.() === true) return;
     const report = await runOnce(workload, schedule, bug, { configChecks: fold });
     if (firstFailure === undefined) {
       executed += 1;
+      steering?.observe(run, report);
       hooks.tick();
       hooks.onRun?.(report);
       for (const name of report.witnessed) witnessed[name] = (witnessed[name] ?? 0) + 1;

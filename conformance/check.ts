@@ -31,7 +31,8 @@ export interface CheckOptions {
   readonly seed?: number;
   readonly bug?: BugName;
   readonly replay?: string;
-  /** How schedules are drawn (schedule.ts): uniform choices, PCT, or either (default). */
+  /** How runs are drawn (schedule.ts): uniform choices, PCT, either with a share steered (default), or
+   * steered (steer.ts). */
   readonly strategy?: Strategy;
   /** Worker threads to split each variant's runs over (default 1: this thread). parallel.ts. */
   readonly jobs?: number;

@@ -9,6 +9,7 @@
 import { BUG_NAMES } from '../vocab/index.ts';
 import { VARIANTS } from '../impl/variants/index.ts';
 import { runCheck } from './check.ts';
+import { divergenceOf } from './minimize.ts';
 import type { Strategy } from './schedule.ts';
 
 const SEEDS = Number(process.env['SBKIT_SEEDS'] ?? 20);
@@ -41,8 +42,7 @@ async function gallery(strategy: Strategy): Promise<void> {
       ms.push(f.msToFailure ?? 0);
       cpu.push(f.cpuMsToFailure ?? 0);
       events.push(f.report.trace.length);
-      const at = f.report.failures.find((x) => x.at !== undefined)?.at;
-      toDivergence.push(at === undefined ? f.report.trace.length : Math.min(at + 1, f.report.trace.length));
+      toDivergence.push(divergenceOf(f.report));
     }
     const pair = (xs: number[], digits = 0) => `${median(xs).toFixed(digits)} / ${Math.max(...xs).toFixed(digits)}`;
     console.log(

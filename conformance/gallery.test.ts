@@ -33,11 +33,9 @@ describe('bug gallery', () => {
     const events = Number(/executed protocol events \((\d+)\)/.exec(found.out)?.[1]);
     expect(events).toBeGreaterThan(0);
     // The fault world's bugs need a crash and a restart (or a second replica) around the interval; a
-    // supersede bug needs a second replica to overtake the first across two intervals. Over 20 seeds
-    // (gallery-stats) their shrunk length is 9–26 events median, 22–51 worst: the decisive fault stays
-    // where its schedule put it (seed 1 gives mismatch-delete-error-swallowed 38 since the sink is drawn).
-    // batch-ids-collide-across-sinks needs two sinks, each with its own frontier, mint, stage and open
-    // before the second open meets the first's live entry.
+    // supersede bug needs a second replica to overtake the first across two intervals (their lengths over
+    // many seeds: docs/measurements.md#gallery). batch-ids-collide-across-sinks needs two sinks, each with
+    // its own frontier, mint, stage and open before the second open meets the first's live entry.
     expect(events).toBeLessThanOrEqual(FAULT_BUGS.includes(bug) || bug === 'stale-hand-appended' ? 45 : bug === 'batch-ids-collide-across-sinks' ? 40 : 20);
 
     const token = /--replay (\S+)/.exec(found.out)?.[1] ?? '';

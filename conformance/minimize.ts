@@ -6,15 +6,19 @@
  * once), a replica or a process that plays no part stays. These passes try structural simplifications
  * — drop an interval, any replica, a process, a worker; empty a load; reset a tunable; move a fault
  * earlier; drop schedule choices — and keep each one after which the same check still fails. Greedy,
- * to a fixed point, with a bounded number of runs.
+ * to a fixed point, with a bounded number of runs; each pass goes on from the neighbour it kept. Every such neighbour keeps the interleaving that
+ * failed, which may reach the failure late: then fresh schedules on the workload reached, the shortest
+ * failing one kept, and the greedy passes again. Shorter means fewer events, or as many and an earlier
+ * divergence (the events a reader follows to where the implementation went wrong).
  */
 import type { BugName } from '../vocab/index.ts';
 import { sharesAtAll, variantMeta } from '../impl/variants/index.ts';
 import { defaultBarrier } from '../model/variants/index.ts';
 import { runOnce, type RunReport } from './harness.ts';
-import { PCT_HORIZON, type Schedule } from './schedule.ts';
+import { PCT_HORIZON, PCT_SHORT_HORIZON, type Schedule } from './schedule.ts';
 import { DEFAULT_NO_DATA, DEFAULT_SINK, INLINE_SINGLE_MAX, THRESHOLD, type LoadClass, type Workload } from './workload.ts';
 import { xorshift32 } from '../random/prng.ts';
+import { FAULT_CODES } from './faults.ts';
 
 export interface Candidate {
   readonly workload: Workload;
@@ -34,32 +38,106 @@ export interface Minimized {
   readonly tried: number;
 }
 
-export async function minimize(start: RunReport, bug: BugName | undefined, maxRuns = 600): Promise<Minimized> {
+/** Where a counterexample goes wrong: the events up to and including the first where the model
+ * diverged (the whole trace when only a property, the audit or liveness failed). */
+export function divergenceOf(r: Pick<RunReport, 'trace' | 'failures'>): number {
+  const at = r.failures.find((f) => f.at !== undefined)?.at;
+  return at === undefined ? r.trace.length : Math.min(at + 1, r.trace.length);
+}
+
+/** `a` is no longer than `b`: fewer events, or as many and a divergence no later. */
+export function noLonger(a: RunReport, b: RunReport): boolean {
+  return a.trace.length < b.trace.length || (a.trace.length === b.trace.length && divergenceOf(a) <= divergenceOf(b));
+}
+
+/** `a` is shorter than `b`: fewer events, or as many and an earlier divergence. */
+export function shorter(a: RunReport, b: RunReport): boolean {
+  return a.trace.length < b.trace.length || (a.trace.length === b.trace.length && divergenceOf(a) < divergenceOf(b));
+}
+
+/** Greedy neighbours to a fixed point, then up to `scheduleRounds` rounds of fresh schedules for the
+ * workload reached, each followed by the greedy passes again. */
+export async function minimize(start: RunReport, bug: BugName | undefined, maxRuns = MAX_RUNS, scheduleRounds = SCHEDULE_ROUNDS): Promise<Minimized> {
   const target = start.failures[0]?.check;
   if (target === undefined) return { report: start, kept: 0, tried: 0 };
   let best = start;
   let kept = 0;
   let tried = 0;
-  let improved = true;
-  while (improved && tried < maxRuns) {
-    improved = false;
-    for (const c of candidates({ workload: best.workload, schedule: best.schedule })) {
-      const schedules = c.reshaped ? [c.schedule, ...shiftedFaults(c.schedule), ...reschedules(c.schedule, tried)] : [c.schedule];
-      for (const schedule of schedules) {
-        if (tried >= maxRuns) break;
-        tried += 1;
-        const r = await runOnce(c.workload, schedule, bug);
-        if (r.failures.some((f) => f.check === target) && r.trace.length <= best.trace.length) {
-          best = r;
-          kept += 1;
-          improved = true;
-          break;
+  const fails = (r: RunReport): boolean => r.failures.some((f) => f.check === target);
+  for (let round = 0; round <= scheduleRounds; round++) {
+    // Greedy, to a fixed point: the first neighbour failing the same check and no longer is kept, and the
+    // next pass goes on from where it was found (the neighbours before it were just tried), round the
+    // list, until a whole turn keeps nothing.
+    let from = 0;
+    while (tried < maxRuns) {
+      const list = [...candidates({ workload: best.workload, schedule: best.schedule })];
+      let keptAt = -1;
+      for (let k = 0; k < list.length && keptAt < 0 && tried < maxRuns; k++) {
+        const i = (from + k) % list.length;
+        const c = list[i] as Candidate;
+        const schedules = c.reshaped ? [c.schedule, ...shiftedFaults(c.schedule), ...reschedules(c.schedule, tried)] : [c.schedule];
+        for (const schedule of schedules) {
+          if (tried >= maxRuns) break;
+          tried += 1;
+          const r = await runOnce(c.workload, schedule, bug);
+          if (fails(r) && noLonger(r, best)) {
+            best = r;
+            kept += 1;
+            keptAt = i;
+            break;
+          }
         }
       }
-      if (improved || tried >= maxRuns) break;
+      if (keptAt < 0) break;
+      from = keptAt;
     }
+    if (round === scheduleRounds) break;
+    // The same workload under fresh schedules: every neighbour above keeps the interleaving that failed,
+    // which may reach the failure late; the shortest failing one of a few fresh ones (deterministic, from
+    // the run's own workload and schedule) is kept when it is shorter, and the greedy passes go again.
+    let found: RunReport | undefined;
+    for (const schedule of freshSchedules(best.schedule, round)) {
+      tried += 1;
+      const r = await runOnce(best.workload, schedule, bug);
+      if (fails(r) && shorter(r, found ?? best)) found = r;
+    }
+    if (found === undefined) break;
+    best = found;
+    kept += 1;
   }
   return { report: best, kept, tried };
+}
+
+/** The code of a permanent storage failure (faults.ts FAULT_CODES). */
+const PERMANENT = FAULT_CODES.indexOf('permanent');
+/** Abort steps tried for a permanent fault: this many, spread evenly before the heal step. */
+const ABORT_STEPS = 12;
+
+function abortSteps(heal: number): number[] {
+  return [...new Set(Array.from({ length: ABORT_STEPS - 1 }, (_, j) => Math.max(1, Math.round((heal * (j + 1)) / ABORT_STEPS))))].filter((step) => step < heal);
+}
+
+/** Runs the greedy passes may spend, over all rounds. */
+const MAX_RUNS = 600;
+
+/** Rounds of fresh schedules after the greedy passes (each followed by the greedy passes again). */
+const SCHEDULE_ROUNDS = 3;
+/** Fresh schedules tried per round. */
+const FRESH_SCHEDULES = 60;
+
+/** Fresh schedules for the same workload, both kinds alternating (uniform choices, then PCT with one
+ * change point early), keeping the faults, with the starved actors and (every other pair) without
+ * them: a starved actor keeps its points last, which can hold the divergence back. A salt from the
+ * round, so the same run minimizes the same way. Exported for tests. */
+export function freshSchedules(s: Schedule, round: number): Schedule[] {
+  const next = xorshift32((0x9e3779b9 ^ (round * 2654435761)) >>> 0 || 1);
+  const faults = s.faults === undefined ? {} : { faults: s.faults };
+  return Array.from({ length: FRESH_SCHEDULES }, (_, i) => {
+    const starve = i % 4 < 2 ? s.starve : [];
+    return i % 2 === 0
+      ? { choices: Array.from({ length: 40 }, () => next() % 64), starve, ...faults }
+      : { choices: [], starve, ...faults, pct: { priorities: Array.from({ length: 24 }, () => next() % 1000), changes: [next() % PCT_SHORT_HORIZON] } };
+  });
 }
 
 /** Simpler neighbours, most structural first; another sink's loads follow every reshape (fitted). Exported for tests. */
@@ -163,8 +241,30 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
       const list = f[field] ?? [];
       if (list[0] === 0 && list.some((c) => c !== 0)) yield withFaults({ [field]: list.slice(1) });
     }
+    // A permanent storage fault stands for a crash: an abort of a replica instead, at steps spread before
+    // the heal step — at a step of the schedule's choosing rather than at the call the fault waited for
+    // (the replica's first call after the interval it appended may come only after its next mint).
+    for (const field of ['storage', 'cas', 'deletes'] as const) {
+      const list = f[field] ?? [];
+      for (let i = 0; i < list.length; i++) {
+        if (list[i] !== PERMANENT) continue;
+        const ok = list.map((c, j) => (j === i ? 0 : c));
+        // Also without the overrides of the first compare-and-sets and deletes: they decided how the
+        // run reached the call that failed, which an abort no longer waits for.
+        const { cas: _cas, deletes: _deletes, ...plainFaults } = f;
+        const bare = f.cas === undefined && f.deletes === undefined ? [] : [{ ...plainFaults, [field]: field === 'storage' ? ok : [] }];
+        for (let replica = 0; replica < w.replicas; replica++) {
+          for (const step of abortSteps(f.heal)) {
+            yield withFaults({ [field]: ok, aborts: [...f.aborts, { step, replica }] });
+            for (const b of bare) yield { workload: w, schedule: { ...s, faults: { ...b, aborts: [...f.aborts, { step, replica }] } } };
+          }
+        }
+      }
+    }
     // The overrides of the first compare-and-sets and deletes: without them, their trailing oks trimmed
-    // (an ok there still masks the storage code of that call), each fault made ok.
+    // (an ok there still masks the storage code of that call), each fault made ok; each fault gone, the
+    // later ones a call earlier — alone, and with the storage faults one or two calls earlier (a lost
+    // compare-and-set is retried: without it the run makes fewer calls).
     for (const field of ['cas', 'deletes'] as const) {
       const list = f[field] ?? [];
       if (list.length === 0) continue;
@@ -173,6 +273,10 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
       const kept = list.findLastIndex((c) => c !== 0) + 1;
       if (kept < list.length) yield { workload: w, schedule: { ...s, faults: kept === 0 ? rest : { ...rest, [field]: list.slice(0, kept) } } };
       for (let i = 0; i < list.length; i++) if (list[i] !== 0) yield withFaults({ [field]: list.map((c, j) => (j === i ? 0 : c)) });
+      for (let i = 0; i < list.length; i++) {
+        if (list[i] === 0 || !list.some((c, j) => j !== i && c !== 0)) continue;
+        for (const earlier of [0, 1, 2]) if (earlier <= f.storage.length) yield withFaults({ [field]: without(list, i), storage: f.storage.slice(earlier) });
+      }
     }
     const used = f.storage.findLastIndex((c) => c !== 0) + 1;
     if (used < f.storage.length) yield withFaults({ storage: f.storage.slice(0, used) });
@@ -192,18 +296,32 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
   for (let i = 0; i < s.choices.length; i++) if (s.choices[i] !== 0) yield { workload: w, schedule: { ...s, choices: s.choices.map((c, j) => (j === i ? 0 : c)) } };
 }
 
-/** The same faults moved a few storage calls earlier or later: a reshaped run makes its calls in
- * another order, and the fault that mattered must land on the equivalent call again. */
-function shiftedFaults(s: Schedule): Schedule[] {
+/** The same faults moved a few storage calls earlier or later; the overrides of the first
+ * compare-and-sets and deletes with a call fewer (any one, or the first few) or an ok ahead, alone and
+ * with the storage calls a few earlier: a reshaped run makes its calls in another order (an interval
+ * fewer drops its appends, an as-of fewer its bump), and the faults that mattered must land on the
+ * equivalent calls again. Exported for tests. */
+export function shiftedFaults(s: Schedule): Schedule[] {
   const f = s.faults;
-  if (f === undefined || f.storage.every((c) => c === 0)) return [];
+  if (f === undefined) return [];
   const out: Schedule[] = [];
-  for (const shift of [-1, 1, -2, 2, -3, 3, -4, 4, -6, 6, -8, 8]) {
-    const storage = shift < 0 ? f.storage.slice(-shift) : [...Array<number>(shift).fill(0), ...f.storage];
-    out.push({ ...s, faults: { ...f, storage } });
+  const storageShifted = (shift: number): readonly number[] => (shift < 0 ? f.storage.slice(-shift) : [...Array<number>(shift).fill(0), ...f.storage]);
+  const failsStorage = f.storage.some((c) => c !== 0);
+  if (failsStorage) for (const shift of [-1, 1, -2, 2, -3, 3, -4, 4, -6, 6, -8, 8]) out.push({ ...s, faults: { ...f, storage: storageShifted(shift) } });
+  const overrides = (['cas', 'deletes'] as const).flatMap((field) => {
+    const list = f[field] ?? [];
+    if (!list.some((c) => c !== 0)) return [];
+    return [...list.map((_, i) => without(list, i)), ...list.slice(2).map((_, k) => list.slice(k + 2)), [0, ...list]].map((l) => ({ [field]: l }));
+  });
+  for (const shift of failsStorage ? [0, -1, -2, -3, -4] : [0]) {
+    for (const o of overrides) out.push({ ...s, faults: { ...f, storage: storageShifted(shift), ...o } });
   }
-  return out;
+  // Bounded: each is a run for every reshaped neighbour.
+  return out.slice(0, MAX_SHIFTED);
 }
+
+/** At most this many shifted fault schedules per reshaped neighbour. */
+const MAX_SHIFTED = 48;
 
 /** Deterministic fresh schedules (xorshift from `salt`), keeping the starved actors. */
 function reschedules(s: Schedule, salt: number): Schedule[] {

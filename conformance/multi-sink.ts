@@ -29,6 +29,20 @@ export interface SinkTrace {
 }
 
 export function splitBySink(trace: readonly TraceEvent[], sinks: number): SinkTrace[] {
+  // The judge splits a run's trace, then its reach counters split the same trace again: the last split
+  // is kept for that one reuse (its parts are read, never changed; dropped then, so that no run's trace
+  // outlives its run here).
+  const last = lastSplit;
+  lastSplit = undefined;
+  if (last !== undefined && last.trace === trace && last.length === trace.length && last.sinks === sinks) return last.parts;
+  const parts = split(trace, sinks);
+  lastSplit = { trace, length: trace.length, sinks, parts };
+  return parts;
+}
+
+let lastSplit: { readonly trace: readonly TraceEvent[]; readonly length: number; readonly sinks: number; readonly parts: SinkTrace[] } | undefined;
+
+function split(trace: readonly TraceEvent[], sinks: number): SinkTrace[] {
   const out: SinkTrace[] = Array.from({ length: sinks }, () => ({ events: [], at: [] }));
   const put = (s: number, e: TraceEvent, at: number): void => {
     const part = out[s];
@@ -36,7 +50,8 @@ export function splitBySink(trace: readonly TraceEvent[], sinks: number): SinkTr
     part.events.push(e);
     part.at.push(at);
   };
-  for (const [at, e] of trace.entries()) {
+  for (let at = 0; at < trace.length; at++) {
+    const e = trace[at] as TraceEvent;
     const sweeper = e.sink ?? 0;
     if (e.kind === 'sweep' && e.sinks !== undefined) {
       // The sweeper's sink sees its worker's sweep; every other sink an environment step (no worker).

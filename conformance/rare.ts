@@ -13,6 +13,11 @@
  * - `late-reopen`: two MV sinks in one process with a late worker: the other workers finish an id, the
  *   other sink's builder() calls sweep its dead entry, and the late worker stages and opens the id again,
  *   a new instance of an id the registry no longer holds (`reopen-after-sweep`).
+ * Two more only the steered strategy draws (steer.ts), towards whichever path its runs reached least:
+ * - `flag-flip-in-flight`: the barrier flag flipping with every interval under free pacing, with a late
+ *   worker: it stages descriptions minted under the flag the frontier has since flipped;
+ * - `empty-last`: the no-data policy `finish` and a late worker with no data, whose empty finish drops
+ *   the last reference or completes the barrier, so it returns the shared batch (`empty-finish-receives`).
  * The shapes hold for any variant that shares (off shares nothing: they are left undrawn there).
  *
  * The shaping is a function of the drawn workload and schedule, drawn after both, so every other run
@@ -25,7 +30,17 @@ import { scheduleArb, type Schedule, type Strategy } from './schedule.ts';
 import { THRESHOLD, workloadArb, type LoadClass, type Workload, type WorkloadBounds } from './workload.ts';
 
 export const RARE_COMBINATIONS = ['supersede-skip', 'late-reopen'] as const;
-export type RareCombination = (typeof RARE_COMBINATIONS)[number];
+/** Shapes only the steered strategy draws (steer.ts), towards the paths its runs reached least. */
+export const STEERED_COMBINATIONS = ['flag-flip-in-flight', 'empty-last'] as const;
+export type RareCombination = (typeof RARE_COMBINATIONS)[number] | (typeof STEERED_COMBINATIONS)[number];
+
+/** The path (reach.ts) each combination is shaped to take. */
+export const RARE_PATH: Readonly<Record<RareCombination, string>> = {
+  'supersede-skip': 'supersede-skip-reported',
+  'late-reopen': 'reopen-after-sweep',
+  'flag-flip-in-flight': 'flag-flip-in-flight',
+  'empty-last': 'empty-finish-receives',
+};
 
 /** None in about five runs of six; each combination in about one run in twelve (sharing variants). */
 export function rareArb(variant: Variant): fc.Arbitrary<RareCombination | null> {
@@ -67,6 +82,34 @@ export function shapedFor(rare: RareCombination | null, w: Workload, s: Schedule
         noData: 'skip',
         barrierFlags: [true],
         loads: loadsOf(workersPerProcess, () => 'tiny'),
+        sinkLoads: undefined,
+      };
+      break;
+    case 'flag-flip-in-flight':
+      // The input runs ahead of a late worker while the flag flips with every interval: the late worker
+      // stages descriptions minted under a flag the desired frontier has since flipped.
+      shaped = {
+        ...w,
+        ...common,
+        replicas: 1,
+        processes: 1,
+        pacing: 'free',
+        noData: 'skip',
+        barrierFlags: Array.from({ length: intervals + 1 }, (_, t) => (t + (w.barrierFlags[0] === true ? 1 : 0)) % 2 === 1),
+        loads: loadsOf(workersPerProcess, () => 'tiny'),
+        sinkLoads: undefined,
+      };
+      break;
+    case 'empty-last':
+      // The late worker has no data and finishes empty: it drops the last reference (best-effort), or
+      // its report completes the barrier, so its empty finish returns the shared batch.
+      shaped = {
+        ...w,
+        ...common,
+        replicas: 1,
+        processes: 1,
+        noData: 'finish',
+        loads: loadsOf(workersPerProcess, (worker) => (worker === late.worker ? 'none' : 'tiny')),
         sinkLoads: undefined,
       };
       break;

@@ -25,6 +25,9 @@
  *   are two steps; another replica may append in between);
  * - `bump`: the shard was behind a sink's lower (as-of ahead of it) and the append bumped it;
  * - `barrier-flag-flip`: one replica minted descriptions with the barrier flag on and off;
+ *   `flag-flip-in-flight`: a worker staged to share a description whose flag differs from the flag at
+ *   the replica's desired frontier then (the flag flipped while the description was in flight: its
+ *   workers must act on the minted flag);
  * - `empty-finish`: a worker with no data opened a handle and finished it empty (no-data policy
  *   `finish`, route `empty`); `empty-finish-receives`: such a finish returned the shared batch (it held
  *   the last reference, or was the barrier's deliverer) and the worker handed it. Neither exists in `off`;
@@ -50,7 +53,7 @@
 import type { TraceEvent, Variant } from '../vocab/index.ts';
 import { barrierHasDeadline, sharesAtAll } from '../impl/variants/index.ts';
 import type { Workload } from './workload.ts';
-import { DEFAULT_BLOB_TARGET, materializeSinks } from './workload.ts';
+import { DEFAULT_BLOB_TARGET, barrierAt, materializeSinks } from './workload.ts';
 
 export const ORDERS = ['late-handle', 'finishes-racing', 'sweep-races-finish', 'replica-overtakes', 'reopen-after-sweep', 'sweep-races-reopen'] as const;
 export type Order = (typeof ORDERS)[number];
@@ -67,6 +70,7 @@ export const LIMITS = [
   'backpressure-2-replicas',
   'bump',
   'barrier-flag-flip',
+  'flag-flip-in-flight',
   'empty-finish',
   'empty-finish-receives',
   'supersede',
@@ -83,6 +87,9 @@ export const LIMITS = [
 
 /** The paths only a barrier with a deadline takes. */
 export const DEADLINE_PATHS: readonly Limit[] = ['timeout-fired', 'timeout-after-complete', 'late-worker-after-timeout', 'skip-after-timeout'];
+
+/** Counted, steered towards (steer.ts), and not required: too rare for a default budget of every strategy. */
+export const UNREQUIRED: readonly Limit[] = ['flag-flip-in-flight'];
 export type Limit = (typeof LIMITS)[number];
 
 /** Which persist limits a run hit exactly (or at ±1), and which rare paths it took. */
@@ -109,9 +116,15 @@ export function limitsReached(trace: readonly TraceEvent[], w: Workload): Set<Li
   const reports = new Map<string, number>(); // replica/process/id → its barrier's reports (finishes and skips)
   const late = new Set<string>(); // replica/process/id of barriers that completed at their deadline
   const entry = (e: { replica: number; process: number; sharedId: number }): string => `${e.replica}/${e.process}/${e.sharedId}`;
+  const desired = new Map<number, number>(); // replica → its desired frontier
+  const minted = new Map<string, boolean>(); // replica/id → the flag minted on the description
   for (const e of trace) {
     switch (e.kind) {
+      case 'frontier':
+        desired.set(e.replica, e.upper);
+        break;
       case 'mint': {
+        minted.set(`${e.replica}/${e.desc.sharedId}`, e.desc.barrier);
         if (live.has(e.replica)) reached.add('supersede');
         if (e.desc.barrier) barrierDesc.add(`${e.replica}/${e.desc.sharedId}`);
         live.set(e.replica, e.desc.sharedId);
@@ -125,6 +138,7 @@ export function limitsReached(trace: readonly TraceEvent[], w: Workload): Set<Li
       }
       case 'stage':
         if (e.route !== 'none' && e.bytes === knob.get(e.replica)) reached.add('threshold=');
+        if ((e.route === 'shared' || e.route === 'empty') && minted.get(`${e.replica}/${e.sharedId}`) !== barrierAt(w, desired.get(e.replica) ?? 0)) reached.add('flag-flip-in-flight');
         if (w.idOrder === 'reversed' && e.updates.length > 1) {
           timeOf ??= new Map(materializeSinks(w).flatMap((us) => us.map((u) => [u.id, u.time] as const)));
           const times = e.updates.map((id) => timeOf?.get(id) ?? 0);
@@ -289,7 +303,7 @@ export function requiredReach(variant: Variant): readonly string[] {
   const rare: readonly Limit[] = sharing ? [] : ['barrier-flag-flip', 'empty-finish', 'empty-finish-receives', 'supersede-skip-reported'];
   // A barrier's deadline's paths, where the variant's barrier has one (with its default options).
   const deadline = barrierHasDeadline(variant) ? [] : DEADLINE_PATHS;
-  const limits = LIMITS.filter((l) => !rare.includes(l) && !deadline.includes(l));
+  const limits = LIMITS.filter((l) => !rare.includes(l) && !deadline.includes(l) && !UNREQUIRED.includes(l));
   // multi-sink.ts SINK_REACH: two sinks in a quarter of the runs; a sweep one sink's builder() call ran
   // removing another sink's entry, wherever both sinks have entries.
   if (!sharing) return ['replica-overtakes', ...limits, 'two-sinks'];

@@ -2,7 +2,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runOnce, type RunReport } from './harness.ts';
-import { researchSmaller, SHORT_ENOUGH } from './research.ts';
+import { divergenceOf } from './minimize.ts';
+import { decodeToken } from './token.ts';
+import { DIVERGES_SOON_ENOUGH, researchSmaller, SHORT_ENOUGH } from './research.ts';
 import { scheduleArb } from './schedule.ts';
 import { DEFAULT_BOUNDS, workloadArb } from './workload.ts';
 
@@ -35,9 +37,37 @@ describe('researchSmaller', () => {
     expect(b.report.schedule).toEqual(a.report.schedule);
   });
 
-  it('leaves a short counterexample as it is', async () => {
+  it('leaves a short counterexample as it is: few events, diverging soon', async () => {
     const long = await longFailure();
-    const short = { ...long, trace: long.trace.slice(0, SHORT_ENOUGH) };
+    const short = { ...long, trace: long.trace.slice(0, DIVERGES_SOON_ENOUGH) };
     expect(await researchSmaller(short, { variant: 'best-effort', seed: 3, bug: BUG, strategy: 'mixed', fold: false })).toEqual({ report: short, tried: 0 });
+  });
+
+  // Real gallery counterexamples, as the greedy passes of minimize.ts left them.
+  // sbkit check --bug late-handle-joins-finished-builder --seed 6: two sinks, where one suffices.
+  const LATE = 'sb1.eyJ2IjoiYmVzdC1lZmZvcnQiLCJzIjpbMSwxLDIsMSw4MTkyLDEzNDIxNzcyOCwxMDQ4NTc2LDI1Nl0sImsiOls4MTkyXSwiZyI6IjAiLCJsIjpbIjAyIl0sInAiOiJsb2Nrc3RlcCIsInNsIjpbWyIwMCJdXSwiYyI6W10sInoiOltbMCwxXV0sImIiOiJsYXRlLWhhbmRsZS1qb2lucy1maW5pc2hlZC1idWlsZGVyIn0';
+  // sbkit check --bug empty-finish-hands-nothing --seed 2: 15 events, diverging at the 14th.
+  const EMPTY = 'sb1.eyJ2IjoiYmVzdC1lZmZvcnQiLCJzIjpbMSwxLDIsMSw4MTkyLDEzNDIxNzcyOCwxMDQ4NTc2LDI1Nl0sImsiOls4MTkyXSwiZyI6IjAxIiwibCI6WyIyMCJdLCJwIjoibG9ja3N0ZXAiLCJuIjoiZmluaXNoIiwiYyI6W10sInoiOltbMCwwXV0sImIiOiJlbXB0eS1maW5pc2gtaGFuZHMtbm90aGluZyJ9';
+
+  it('finds a long counterexample again on the one-replica shape first', async () => {
+    const c = decodeToken(LATE);
+    const long = await runOnce(c.workload, c.schedule, c.bug);
+    expect(long.trace.length).toBeGreaterThan(SHORT_ENOUGH);
+    const a = await researchSmaller(long, { variant: 'best-effort', seed: 6, bug: c.bug, strategy: 'mixed', fold: false });
+    expect(a.report.trace.length).toBeLessThanOrEqual(15);
+    expect(divergenceOf(a.report)).toBeLessThanOrEqual(DIVERGES_SOON_ENOUGH);
+    expect(a.report.workload.replicas).toBe(1);
+    expect(a.report.failures.map((f) => f.check)).toContain(long.failures[0]?.check);
+  });
+
+  it('searches again for a counterexample short in events that diverges late', async () => {
+    const c = decodeToken(EMPTY);
+    const late = await runOnce(c.workload, c.schedule, c.bug);
+    expect(late.trace.length).toBeLessThanOrEqual(SHORT_ENOUGH);
+    expect(divergenceOf(late)).toBeGreaterThan(DIVERGES_SOON_ENOUGH);
+    const a = await researchSmaller(late, { variant: 'best-effort', seed: 2, bug: c.bug, strategy: 'mixed', fold: false });
+    expect(a.tried).toBeGreaterThan(0);
+    expect(a.report.trace.length).toBeLessThanOrEqual(late.trace.length);
+    expect(divergenceOf(a.report)).toBeLessThanOrEqual(DIVERGES_SOON_ENOUGH);
   });
 });

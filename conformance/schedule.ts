@@ -24,9 +24,13 @@ export interface Schedule {
   readonly faults?: FaultSchedule;
 }
 
-/** How `sbkit check` draws schedules: uniform choices, PCT, or a mix of both (the default). */
-export type Strategy = 'random' | 'pct' | 'mixed';
-export const STRATEGIES: readonly Strategy[] = ['random', 'pct', 'mixed'];
+/**
+ * How `sbkit check` draws runs: uniform choices, PCT, a mix of both (the default), or steered towards
+ * what the runs have not reached yet (steer.ts, coverage-guided; `mixed` steers a smaller share of its
+ * runs). A schedule alone is drawn for `steer` as for `mixed`.
+ */
+export type Strategy = 'random' | 'pct' | 'mixed' | 'steer';
+export const STRATEGIES: readonly Strategy[] = ['random', 'pct', 'mixed', 'steer'];
 
 export const FIFO: Schedule = { choices: [], starve: [] };
 
@@ -43,7 +47,8 @@ export function scheduleArb(maxReplicas: number, maxWorkers: number, strategy: S
   return fc.tuple(orders, faultScheduleArb(faultRate, maxReplicas)).map(([s, faults]) => ({ ...s, faults }));
 }
 
-function ordersArb(maxReplicas: number, maxWorkers: number, strategy: Strategy): fc.Arbitrary<Schedule> {
+/** The orders of a run (choices or PCT, starved actors), without faults. */
+export function ordersArb(maxReplicas: number, maxWorkers: number, strategy: Strategy): fc.Arbitrary<Schedule> {
   // Half the starved workers among the first two, which every workload has most of the time (small
   // workloads are common: swarm.ts).
   const worker = fc.oneof(fc.nat({ max: Math.min(1, maxWorkers - 1) }), fc.nat({ max: maxWorkers - 1 }));
@@ -66,6 +71,7 @@ function ordersArb(maxReplicas: number, maxWorkers: number, strategy: Strategy):
     case 'pct':
       return pct;
     case 'mixed':
+    case 'steer':
       // Two to one: uniform choices preempt at every step, which the one-step windows of the sweep race
       // need; PCT's priorities starve an actor for long, which late handles and lost wake-ups need.
       return fc.oneof({ weight: 2, arbitrary: random }, { weight: 1, arbitrary: pct });

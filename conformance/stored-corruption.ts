@@ -8,7 +8,8 @@
  * After a run settles, this takes the versions the run really wrote (its shard's state diffs and its
  * writer registry, with whatever parts, inline data and writers that run produced), corrupts one
  * version in each way below, and reads the result back with the implementation's own readers
- * (`loadShardState`, `readWriters`). Each corruption must be refused with the error code it names and a
+ * (`loadShardState`, `readWriters`; a state diff's refusal with the fold `loadShardState` is made of,
+ * `applyVersions`, resumed from the clean prefix's state). Each corruption must be refused with the error code it names and a
  * message that says what was wrong. One history is valid though unusual (a command that moves nothing)
  * and must be *accepted*, with the same batches and upper: a reader that refuses too much is as wrong as
  * one that refuses too little.
@@ -21,7 +22,7 @@ import { SbkitError, type SbkitErrorCode } from '../impl/errors.ts';
 import type { Consensus, VersionedData } from '../impl/persist/consensus.ts';
 import { MemConsensus } from '../impl/persist/consensus.ts';
 import { encodeDiff, decodeDiff } from '../impl/persist/state-diff.ts';
-import { loadShardState, type StateDiff } from '../impl/persist/state.ts';
+import { applyVersions, EMPTY_SHARD_STATE, loadShardState, type ShardState, type StateDiff } from '../impl/persist/state.ts';
 import { readWriters, writerRegistryKey } from '../impl/persist/writer-registry.ts';
 
 /** The history a run left: its shard's versions (decoded alongside) and its registry's versions. */
@@ -221,14 +222,42 @@ class ReadOnly implements Consensus {
 }
 
 /** Reads `versions` of `store` back with the implementation's reader: what it built, or what it threw. */
-async function readBack(h: StoredHistory, store: Store, versions: readonly VersionedData[]): Promise<{ ok: true; summary: string } | { ok: false; error: unknown }> {
+async function readBack(h: StoredHistory, store: Store, versions: readonly VersionedData[]): Promise<ReadBack> {
   try {
-    if (store === 'state') {
-      const s = await loadShardState(new ReadOnly(h.shardId, versions), h.shardId);
-      return { ok: true, summary: `upper ${s.upper}, ${s.batches.length} batch(es), ${s.inlineBytes} inline bytes` };
-    }
+    if (store === 'state') return { ok: true, summary: stateSummary(await loadShardState(new ReadOnly(h.shardId, versions), h.shardId)) };
     const writers = await readWriters(new ReadOnly(writerRegistryKey(h.shardId), versions), h.shardId);
     return { ok: true, summary: `${writers.size} writer(s)` };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+type ReadBack = { ok: true; summary: string } | { ok: false; error: unknown };
+
+const stateSummary = (s: ShardState): string => `upper ${s.upper}, ${s.batches.length} batch(es), ${s.inlineBytes} inline bytes`;
+
+/**
+ * The shard's state after each clean prefix of its versions (`at(i)`: after versions 0 … i − 1), as the
+ * implementation's fold (`applyVersions`, which `loadShardState` is from the empty state) builds it, one
+ * version further at a time.
+ */
+class CleanPrefixes {
+  readonly #states: ShardState[] = [EMPTY_SHARD_STATE];
+  constructor(private readonly h: StoredHistory) {}
+  at(i: number): ShardState {
+    for (let k = this.#states.length - 1; k < i; k++) this.#states.push(applyVersions(this.#states[k] as ShardState, [this.h.state[k] as VersionedData]));
+    return this.#states[i] as ShardState;
+  }
+}
+
+/**
+ * Reads a refused state corruption of version `i` back: the clean prefix before it is the clean read's,
+ * so the fold resumes from its state and reads version `i` — the same reader, from the same state, as a
+ * read of versions 0 … i from the start, without decoding the clean prefix again per corruption.
+ */
+function resumeAt(prefixes: CleanPrefixes, i: number, corrupted: readonly VersionedData[]): ReadBack {
+  try {
+    return { ok: true, summary: stateSummary(applyVersions(prefixes.at(i), [corrupted[i] as VersionedData])) };
   } catch (error) {
     return { ok: false, error };
   }
@@ -256,6 +285,7 @@ export async function corruptionsJudged(h: StoredHistory, corruptions: readonly 
   const wrong: string[] = [];
   const clean = await readBack(h, 'state', h.state);
   if (!clean.ok) return { tried, wrong: [`the uncorrupted history does not read back: ${String(clean.error)}`] };
+  const prefixes = new CleanPrefixes(h);
   // The stack of an expected refusal is never looked at (see bad-input.ts): none is captured.
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0;
@@ -267,9 +297,12 @@ export async function corruptionsJudged(h: StoredHistory, corruptions: readonly 
       tried.push(c.name);
       // A refusal is read back only up to the version it corrupts: the clean prefix before it is the
       // clean read's, and a reader must refuse at that version, not at a later one that the corruption
-      // made look wrong too (the full history would let such a reader pass).
+      // made look wrong too (the full history would let such a reader pass). A state diff's refusal
+      // resumes the fold from the clean prefix's state (resumeAt); the registry's versions are read from
+      // the start (its reader has no resumable fold).
       const corrupted = c.corrupt(h, i);
-      const got = await readBack(h, c.store, c.refused === undefined ? corrupted : corrupted.slice(0, i + 1));
+      const got =
+        c.refused === undefined ? await readBack(h, c.store, corrupted) : c.store === 'state' ? resumeAt(prefixes, i, corrupted) : await readBack(h, c.store, corrupted.slice(0, i + 1));
       const at = `${c.describe} (${c.store} version ${i})`;
       if (c.refused === undefined) {
         if (!got.ok) wrong.push(`${at}: refused (${String(got.error)})`);

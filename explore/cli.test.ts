@@ -65,7 +65,7 @@ describe('sbkit: dispatch and help', () => {
     [['compare', '--no-data', 'maybe'], 'sbkit compare: --no-data: expected one of default, skip, finish, both, got "maybe"'],
     [['check', '--variant', 'both'], 'sbkit check: --variant: expected one of off, best-effort, barrier, barrier-timeout, all'],
     [['check', '--runs', '0'], 'sbkit check: --runs: expected an integer from 1'],
-    [['check', '--strategy', 'chaos'], 'sbkit check: --strategy: expected one of random, pct, mixed'],
+    [['check', '--strategy', 'chaos'], 'sbkit check: --strategy: expected one of random, pct, mixed, steer'],
     [['check', '--jobs', '0'], 'sbkit check: --jobs: expected an integer from 1 to 256'],
     [['check', '--shard', '3/2'], 'sbkit check: --shard: expected I/N with 1 ≤ I ≤ N ≤ 4096'],
     [['check', '--shard', '0/2'], 'sbkit check: --shard: expected I/N with 1 ≤ I ≤ N ≤ 4096 (e.g. 2/4: the second of four shards), got "0/2"'],

@@ -21,7 +21,7 @@ import type { RunReport } from '../../conformance/harness.ts';
 const USAGE = 'sbkit check';
 
 /** The strategies, repeated here so that `--help` does not load conformance/ (mirrors conformance/schedule.ts). */
-const STRATEGIES = ['random', 'pct', 'mixed'] as const;
+const STRATEGIES = ['random', 'pct', 'mixed', 'steer'] as const;
 type Strategy = (typeof STRATEGIES)[number];
 
 export const CHECK_VARIANTS = [...VARIANTS, 'all'] as const;
@@ -33,7 +33,7 @@ export const CHECK_FLAGS = {
   seed: optional(intFlag({ help: 'fast-check seed (printed; reuse it to reproduce)', defaultValue: 0, min: 0, max: 0x7fff_ffff }), 'from the clock'),
   bug: optional(choiceFlag<BugName>({ help: 'switch on a bug of the gallery (sbkit bugs lists them): the check must then fail; narrows --variant to where it shows, and turns --faults on for a fault-world bug (both said)', choices: BUG_NAMES, defaultValue: 'sweep-upgrade-race', placeholder: 'NAME' })),
   replay: optional(stringFlag({ help: 'rerun one counterexample from the token a failure printed (the token fixes the variant, bug, faults, workload and schedule: only --emit-test, --emit-diagram and --json go with it)', placeholder: 'TOKEN', defaultValue: '' })),
-  strategy: optional(choiceFlag<Strategy>({ help: 'how schedules are drawn: uniform choices, PCT priorities (Burckhardt et al.), or both', choices: STRATEGIES, defaultValue: 'mixed' }), 'mixed'),
+  strategy: optional(choiceFlag<Strategy>({ help: 'how runs are drawn: uniform choices, PCT priorities (Burckhardt et al.), both, or steer, coverage-guided (runs derived from earlier runs that reached something new, fresh runs chosen for new configurations, the least reached rare paths on purpose; mixed steers a smaller share)', choices: STRATEGIES, defaultValue: 'mixed' }), 'mixed'),
   jobs: optional(intFlag({ help: 'jobs to split each variant\'s runs over (job 0 on this thread, the rest on worker threads)', defaultValue: 1, min: 1, max: 256 }), 'half the cores'),
   faults: rateFlag({
     help: 'storage faults and replica aborts at RATE per fault site (transient RATE, indeterminate RATE/4, permanent RATE/20; aborts in 4·RATE of runs), then a healed liveness phase',
