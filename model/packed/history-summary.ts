@@ -24,7 +24,7 @@
  * owed, the final cleanup, referenced deletes, whether a replica leaked) is kept, and every change an
  * event makes to the rest commutes with the summary (additions, resets to 0, appended instances), so a
  * state and its summary have the same futures up to the summary and the same verdicts
- * (history-summary.test.ts: on every prefix of random fault-world walks, and on views changed where
+ * (history-summary.deep.test.ts: on every prefix of random fault-world walks, and on views changed where
  * the summary says nothing matters, a retired instance's handle count throwing when read).
  *
  * The flags' entry takes the first retired instance's replica and incarnation and every desired update,

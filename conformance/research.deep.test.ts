@@ -1,4 +1,7 @@
-/** The re-search for a smaller counterexample (research.ts): shorter, the same check, deterministic. */
+/**
+ * The re-search for a smaller counterexample (research.ts): shorter, the same check, deterministic.
+ * Deep: each case searches thousands of runs on small shapes.
+ */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runOnce, type RunReport } from './harness.ts';

@@ -5,6 +5,7 @@
  * counters changed where the summary says they do not matter change no verdict, and no property reads
  * a retired instance's handle count; the packed search with and without it finds the same verdicts and
  * the same shortest lengths. `npm run bench` prints the fault world's figures with and without it.
+ * Deep: hundreds of random fault-world walks judged on every prefix, and packed searches twice.
  */
 import { describe, expect, it } from 'vitest';
 import type { Variant } from '../../vocab/index.ts';
