@@ -155,8 +155,8 @@ export class ChoiceScheduler implements Scheduler {
       );
       // One step per call, always in a microtask (as an async function's continuation after `await`
       // would be): what `resume` starts runs in the same drain, and the tick that ends it (`drain`)
-      // fires only once every microtask ran. A loop of callbacks rather than `await` in a loop: one
-      // promise and its reactions less per step (the scheduler ran ~15% of a run's allocations).
+      // fires only once every microtask ran. A loop of callbacks rather than `await` in a loop: no
+      // promise and reaction per step.
       const afterDrain = (): void => {
         if (result === undefined && this.pending.length === 0) settle(step);
         else step();
