@@ -21,8 +21,8 @@ export interface BatchWriter {
   readonly config: PersistConfig;
   readonly blob: BlobClient;
   readonly metrics: MetricsRecorder;
-  /** The shard its batches are for (persist's `Batch::shard_id`); '' when a test does not say. */
-  readonly shardId?: string;
+  /** The shard its batches are for (persist's `Batch::shard_id`). */
+  readonly shardId: string;
 }
 
 export class BatchBuilder {
@@ -73,7 +73,7 @@ export class BatchBuilder {
     this.writer.metrics.c.updatesWritten += this.#ids.length;
     const runs = runsOf(this.#parts.length, this.maxRuns);
     this.writer.metrics.c.compactionRewrites += runs.rewrites;
-    return new Batch(this.lower, this.upper, this.#parts, this.#ids, this.writer.blob, this.where, runs.runs, this.writer.shardId ?? '');
+    return new Batch(this.lower, this.upper, this.#parts, this.#ids, this.writer.blob, this.where, runs.runs, this.writer.shardId);
   }
 
   async #cut(): Promise<void> {

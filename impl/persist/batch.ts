@@ -34,9 +34,9 @@ export class Batch {
     private readonly blob: BlobClient,
     private readonly where: Where,
     /** Runs the parts form (runs.ts): one per part unless the builder compacted them. */
-    readonly runs: number = parts.length,
+    readonly runs: number,
     /** The shard the batch was built for (persist's `Batch::shard_id`). */
-    readonly shardId = '',
+    readonly shardId: string,
   ) {
     this.#parts = [...parts];
   }
