@@ -39,8 +39,9 @@ export class BatchBuilder {
     readonly lower: Time,
     readonly upper: Time,
     private readonly where: Where,
-    /** Omitted: the writer's configured persist_batch_max_runs (own batches). */
-    maxRuns?: number | null,
+    /** Omitted: the writer's configured persist_batch_max_runs (own batches); `null`: `None`, the shared
+     * builder's hard-coded limit. No other value: a limit comes from a validated config only. */
+    maxRuns?: null,
   ) {
     this.maxRuns = maxRuns === undefined ? maxRunsLimit(writer.config.maxRuns) : maxRuns;
   }
