@@ -11,6 +11,8 @@
  * - compare-and-sets attempted on the shards and on the registries: impl's metrics (consensusCommands,
  *   writerRegistrations), which metrics-check.ts holds to the store;
  * - state-diff bytes: the bytes of every version of every sink's shard in consensus;
+ * - the part rewrites compaction of own batches' runs costs: impl's metric compactionRewrites (counted
+ *   from the builders' merges, not performed as blob I/O: no store sees them);
  * - polls: the trace's poll events; points: the scheduler log's resumed points, by label.
  * What the schedule decided that no event shows (lost races, lost bumps) is read from the store and the
  * metrics, and held to the model's bound on it by a property of its own (`cost-lost-races`, ...). And a
@@ -54,6 +56,7 @@ export function actualCost(trace: readonly TraceEvent[], m: Metrics, store: Stor
     'registry.cas': m.writerRegistrations,
     'state.bytes': store.shardBytes,
     'mint.polls': trace.filter((e) => e.kind === 'poll').length,
+    'compaction.rewrites': m.compactionRewrites,
   };
   for (const [counter, labels] of Object.entries(POINT_LABELS)) actual[counter] = labels.reduce((n, l) => n + (points.get(l) ?? 0), 0);
   return actual as Record<CostCounter, number>;

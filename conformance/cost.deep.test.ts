@@ -98,6 +98,14 @@ describe('more I/O than the protocol needs fails the check: the counters a textu
     plantedFails([{ file: 'impl/shared/shared-batches.ts', from: open, to: `${open} await pointAt(this.ctx.scheduler, 'shared.open', where);` }], ['--variant', 'best-effort', '--runs', '300'], 'cost-points.registry-lock');
   });
 
+  // A merge tree that merges a level too early or too late still ends every batch within max_runs (at the
+  // limit the check draws, 2, the runs never differ), but its merges rewrite other parts, more or fewer.
+  for (const merges of ['true', 'depth === maxLevel', 'level.length <= this.maxLen || depth === maxLevel', 'level.length >= this.maxLen || depth === maxLevel']) {
+    it(`compaction.rewrites: the merge tree's push keeps a level when \`${merges}\``, () => {
+      plantedFails([{ file: 'impl/persist/merge-tree.ts', from: 'if (level.length < this.maxLen || depth === maxLevel) return;', to: `if (${merges}) return;` }], ['--variant', 'off', '--runs', '50'], 'cost-compaction.rewrites');
+    });
+  }
+
   it('points.barrier.wake: every woken barrier waiter passes the wake point, not only the deliverer', () => {
     plantedFails([{ file: 'impl/shared/handle.ts', from: 'if (barrier.deliverer === this.handleId) await pointAt', to: 'await pointAt' }], ['--variant', 'barrier', '--runs', '300'], 'cost-points.barrier.wake');
   });

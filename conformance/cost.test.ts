@@ -7,6 +7,8 @@
  * where the fault sits inside a private method, a module function or a loop.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BatchBuilder } from '../impl/persist/batch-builder.ts';
+import type { Batch } from '../impl/persist/batch.ts';
 import { BlobClient } from '../impl/persist/blob-client.ts';
 import { ShardWriter } from '../impl/persist/shard-writer.ts';
 import { runSink } from '../impl/run.ts';
@@ -57,6 +59,18 @@ describe('the cost model on real runs', () => {
     const v = await judged(base, { ...FIFO, faults: { storage: [1, 0, 2, 0, 3, 1, 0, 1, 2, 2, 0, 1], aborts: [{ step: 30, replica: 1 }], heal: 10_000 } });
     expect(v.failed).toEqual([]);
     expect(COST_COUNTERS.some((c) => v.prediction.counters[c].min < v.prediction.counters[c].max)).toBe(true);
+  });
+
+  it('predicts the part rewrites of own batches compacted under persist_batch_max_runs exactly', async () => {
+    // Every update a part of its own: each worker's own batch has several, and several levels of the merge tree.
+    const w = workloadOf('off', [
+      ['large', 'cut-edge'],
+      ['large', 'large'],
+    ], { maxRuns: 2, blobTargetSize: 1, inlineSingleMaxBytes: 0, pacing: 'free' });
+    const v = await judged(w);
+    expect(v.failed).toEqual([]);
+    expect(v.prediction.counters['compaction.rewrites'].min).toBe(v.prediction.counters['compaction.rewrites'].max);
+    expect(v.actual['compaction.rewrites']).toBeGreaterThan(0);
   });
 
   it('names the counter, the prediction and the count when they disagree', async () => {
@@ -113,6 +127,20 @@ describe('more I/O than the protocol needs fails the check, counter by counter',
     });
     const r = await runCheck({ variant: 'off', runs: 50, seed: 1, shrink: false, faults: 0.1 });
     expect(r.output).toMatch(/\[cost\] cost-blob\.lists:/);
+  });
+
+  it('compaction.rewrites: an own batch whose runs are compacted twice', async () => {
+    const finish = BatchBuilder.prototype.finish;
+    vi.spyOn(BatchBuilder.prototype, 'finish').mockImplementation(async function (this: BatchBuilder) {
+      const before = (this as unknown as { writer: { metrics: { c: { compactionRewrites: number } } } }).writer.metrics.c;
+      const rewrites = before.compactionRewrites;
+      const batch: Batch = await finish.call(this);
+      before.compactionRewrites += before.compactionRewrites - rewrites;
+      return batch;
+    });
+    const r = await runCheck({ variant: 'off', runs: 50, seed: 1, shrink: false });
+    expect(r.exitCode).toBe(1);
+    expect(r.output).toMatch(/\[cost\] cost-compaction\.rewrites: compaction\.rewrites \(part writes the compaction of merged runs costs while own batches are built \(metrics compactionRewrites\)\): the model predicts exactly \d+, the run counted \d+/);
   });
 
   it('consensus.heads: the shard read once more before every compare-and-append', async () => {

@@ -45,6 +45,11 @@ describe("misuse: the implementation's contracts, beyond the kit's own callers (
     expect(out).toMatch(/compareAndAppend\(no batches, \d+, \d+\) on a shard with \d+ inline bytes: expected to succeed, threw Spinning/);
   });
 
+  it("writers: a merge tree that never merges a full level into the next ends a writer's batch with another number of runs", async () => {
+    const out = plantedScenario({ file: 'impl/persist/merge-tree.ts', from: 'if (level.length < this.maxLen || depth === maxLevel) return;', to: 'if (true) return;' }, 'writers');
+    expect(out).toMatch(/the batch's runs and the part rewrites compacting them cost is \{"runs":(\d+),"rewrites":\d+\}, the model says \{"runs":(?!\1\b)\d+,/);
+  });
+
   it('claims: a claim that reads its version back after a failed compare-and-set takes the racing claim\'s writer id', async () => {
     expect((await sweep('claims', 60)).wrong).toEqual([]);
     // The read-back as it was, and with its condition forced true (Stryker's surviving mutant of it).

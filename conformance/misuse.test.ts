@@ -91,6 +91,18 @@ describe('misuse: the model of use against the implementation', () => {
     expect((await sweep('batch', 60)).wrong.join('\n')).toMatch(/status is "owned", the model says "consumed"/);
   });
 
+  it('fails a batch builder whose compaction counts its part rewrites twice', async () => {
+    const finish = BatchBuilder.prototype.finish;
+    vi.spyOn(BatchBuilder.prototype, 'finish').mockImplementation(async function (this: BatchBuilder) {
+      const c = (this as unknown as { writer: { metrics: { c: { compactionRewrites: number } } } }).writer.metrics.c;
+      const rewrites = c.compactionRewrites;
+      const batch = await finish.call(this);
+      c.compactionRewrites += c.compactionRewrites - rewrites;
+      return batch;
+    });
+    expect((await sweep('writers', 60)).wrong.join('\n')).toMatch(/w\d: the batch's runs and the part rewrites compacting them cost is \{"runs":\d+,"rewrites":\d+\}, the model says/);
+  });
+
   it('fails a store that takes any sequence number', async () => {
     const cas = MemConsensus.prototype.compareAndSet;
     vi.spyOn(MemConsensus.prototype, 'compareAndSet').mockImplementation(function (this: MemConsensus, key, expected, next) {

@@ -75,7 +75,7 @@ export async function runIncarnation(config: IncarnationConfig): Promise<Incarna
   const blob = new BlobClient(run.blob, scheduler, metrics, writer.id, trace);
   const where = { replica };
   const shard = new ShardWriter({ shardId, consensus, blob, scheduler, metrics, config: run.persist, where, trace, bugs: run.bugs });
-  const writerDeps: BatchWriter = { config: run.persist, blob, metrics };
+  const writerDeps: BatchWriter = { config: run.persist, blob, metrics, shardId };
   const state = new ReplicaState(
     sinkSettingsOf(run, replica, upper, config.restarted),
     { scheduler, trace, bugs: run.bugs, metrics, spawn: tasks.spawn, shard, writer: writerDeps, shardMoved: new Notify() },

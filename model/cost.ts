@@ -32,6 +32,7 @@
 import type { BatchSummary, TraceEvent } from '../vocab/index.ts';
 import type { ModelConfig } from './config.ts';
 import { diffBytesWithoutKeys, digits, keyBytesBounds, partObjectBytes, writerIdLength } from './cost-sizes.ts';
+import { compaction } from './parts.ts';
 
 export const COST_COUNTERS = [
   'blob.puts',
@@ -50,6 +51,7 @@ export const COST_COUNTERS = [
   'points.builder.recv',
   'points.registry-lock',
   'points.barrier.wake',
+  'compaction.rewrites',
 ] as const;
 export type CostCounter = (typeof COST_COUNTERS)[number];
 
@@ -71,6 +73,7 @@ export const COST_MEANING: Readonly<Record<CostCounter, string>> = {
   'points.builder.recv': 'scheduling points `builder.recv`',
   'points.registry-lock': 'scheduling points `shared.open` and `barrier.skip` (the registry lock)',
   'points.barrier.wake': 'scheduling points `barrier.wake`',
+  'compaction.rewrites': 'part writes the compaction of merged runs costs while own batches are built (metrics compactionRewrites)',
 };
 
 /** A counter's prediction: exact when min = max. `why` says what made it a bound. */
@@ -491,6 +494,8 @@ class CostWalk {
       case 'own-batch': {
         const parts = this.partsOf(s, e.batch, e.batch.updates);
         this.put(this.writer(s, e.replica), parts);
+        // An own batch honours persist_batch_max_runs: its merges of runs rewrite their parts.
+        t.add('compaction.rewrites', compaction(parts.length, this.maxRuns(s)).rewrites);
         this.built.set(key(s, e.replica, e.worker), parts);
         break;
       }
@@ -714,11 +719,24 @@ class CostWalk {
       w.flush = null;
     }
     t.range('blob.deletes', 0, w.minted + w.mintedSlack, why);
+    t.range('compaction.rewrites', 0, this.rewritesAtMost(w.staged, this.maxRuns(w.sink)), why);
     t.range('consensus.heads', 0, 3, why);
     t.range('consensus.scans', 0, 3, why);
     t.range('mint.polls', 0, 1, why);
     // a read that scanned the whole shard, then a lost race against every later commit
     this.shardLostMax += 1;
+  }
+
+  maxRuns(sink: number): number | undefined {
+    return (this.run.sinks[sink] as ModelConfig).persist.maxRuns;
+  }
+
+  /** The most part rewrites own batches of at most `updates` parts in all can cost under `maxRuns`: each
+   * batch of k parts costs at most k times the highest rewrites per part of any batch of ≤ `updates` parts. */
+  rewritesAtMost(updates: number, maxRuns: number | undefined): number {
+    let perPart = 0;
+    for (let k = 1; k <= updates; k++) perPart = Math.max(perPart, compaction(k, maxRuns).rewrites / k);
+    return Math.ceil(perPart * updates);
   }
 
   end(outcomes: ScheduleOutcomes): void {

@@ -152,31 +152,59 @@ export function sumParts(batches: readonly Batch[], persist: PersistConfig): Par
   );
 }
 
+/** What building a batch under a run limit comes to: its runs, and the part writes its compaction cost. */
+export interface Compaction {
+  readonly runs: number;
+  /** Parts read back and written again by the merges of runs (vocab/PROTOCOL.md "Runs"). */
+  readonly rewrites: number;
+}
+
 /**
- * Runs of a batch of `parts` parts built with run limit `maxRuns` (vocab PersistConfig.maxRuns; PROTOCOL.md
- * "Runs"): below 2 (`None`) every part is a run of its own; m ≥ 2 pushes each part as a run into persist's
- * merge tree of width m, which merges a full level into one run of the next, and its finish flattens the
- * levels into at most m runs. Only the number of runs per level matters here, so levels are counts.
+ * A batch of `parts` parts built with run limit `maxRuns` (vocab PersistConfig.maxRuns; PROTOCOL.md
+ * "Runs"): below 2 (`None`) every part is a run of its own and nothing is compacted; m ≥ 2 pushes each
+ * part as a run into persist's merge tree of width m, which merges a full level into one run of the next,
+ * and its finish flattens the levels into at most m runs (merging the shallower side when both do not
+ * fit). A merge rewrites every part of the runs it merges. Only how many runs and parts a level holds
+ * matters here, so levels are those two counts.
  */
-export function runsOf(parts: number, maxRuns: number | undefined): number {
+export function compaction(parts: number, maxRuns: number | undefined): Compaction {
   const m = maxRuns ?? 1;
-  if (m < 2 || parts === 0) return parts;
-  const levels = [0]; // runs per level, shallowest first
+  if (m < 2) return { runs: parts, rewrites: 0 };
+  let rewrites = 0;
+  const levels = [{ runs: 0, parts: 0 }]; // shallowest first
   for (let i = 0; i < parts; i++) {
-    if (levels[levels.length - 1] === m) {
-      levels[levels.length - 1] = 0;
-      levels.push(1);
+    const deepest = levels[levels.length - 1] as { runs: number; parts: number };
+    if (deepest.runs === m) {
+      // the deepest level is full: it becomes one run of a new, deeper level
+      rewrites += deepest.parts;
+      levels.push({ runs: 1, parts: deepest.parts });
+      deepest.runs = 0;
+      deepest.parts = 0;
     }
+    let carry = 1; // parts of the run arriving at this level
     for (let depth = 0; depth < levels.length; depth++) {
-      levels[depth] = (levels[depth] as number) + 1;
-      if ((levels[depth] as number) < m || depth === levels.length - 1) break;
-      levels[depth] = 0; // merged into one run of the next level
+      const level = levels[depth] as { runs: number; parts: number };
+      level.runs += 1;
+      level.parts += carry;
+      if (level.runs < m || depth === levels.length - 1) break;
+      // full: merged into one run of the next level
+      rewrites += level.parts;
+      carry = level.parts;
+      level.runs = 0;
+      level.parts = 0;
     }
   }
-  let shallower = levels[0] as number;
+  let shallower = levels[0] as { runs: number; parts: number };
   for (let depth = 1; depth < levels.length; depth++) {
-    const deeper = levels[depth] as number;
-    shallower = shallower + deeper <= m ? shallower + deeper : deeper + (shallower > 0 ? 1 : 0);
+    const deeper = levels[depth] as { runs: number; parts: number };
+    const fits = shallower.runs + deeper.runs <= m;
+    if (!fits) rewrites += shallower.parts;
+    shallower = { runs: deeper.runs + (fits ? shallower.runs : 1), parts: deeper.parts + shallower.parts };
   }
-  return shallower;
+  return { runs: shallower.runs, rewrites };
+}
+
+/** Runs of a batch of `parts` parts built with run limit `maxRuns` (`compaction`). */
+export function runsOf(parts: number, maxRuns: number | undefined): number {
+  return compaction(parts, maxRuns).runs;
 }

@@ -209,4 +209,34 @@ export const EVIDENCE: readonly Evidence[] = [
     why: 'When the staged updates fill whole chunks (none included), the loop makes one more push, of an empty slice, on an open handle: it passes no point, emits nothing and sends nothing.',
     proof: EMPTY_PUSH,
   },
+  // impl/persist/blob-client.ts
+  {
+    file: 'impl/persist/blob-client.ts',
+    mutator: 'ConditionalExpression',
+    original: 'opts.retries',
+    replacement: 'true',
+    why: "A delete without retries is asked for only by the arm of the gallery bug mismatch-delete-error-swallowed (its best-effort delete after a mismatch); with every switch off `retries` is true. Forced true, the bug's delete retries transient failures and still swallows permanent ones: its blobs still leak from a live writer, and the gallery stage still catches it.",
+    proof: { kind: 'test' as const, file: 'mutation/persist-equivalents.deep.test.ts', test: 'still shows mismatch-delete-error-swallowed' },
+  },
+  // impl/persist/retry.ts
+  {
+    file: 'impl/persist/retry.ts',
+    mutator: 'ConditionalExpression',
+    original: 'ctx.by === undefined',
+    replacement: 'false',
+    why: "An incarnation's `fault` event then carries `by: undefined` instead of no `by`: every reader compares the field with undefined or 'supervisor' (the permanent-failure check, the steering features, the event printer) and JSON, the form a trace leaves its process in, drops it. The killer's fault world and gallery print word for word the same with every such event emitted that way.",
+    proof: { kind: 'test' as const, file: 'mutation/persist-equivalents.deep.test.ts', test: 'the fault world prints word for word the same' },
+  },
+  // impl/persist/state-diff.ts
+  ...([
+    ['48 + (diff.batch?.parts.length ?? 0) * 24', '48 - (diff.batch?.parts.length ?? 0) * 24'],
+    ['(diff.batch?.parts.length ?? 0) * 24', '(diff.batch?.parts.length ?? 0) / 24'],
+  ] as const).map(([original, replacement]) => ({
+    file: 'impl/persist/state-diff.ts',
+    mutator: 'ArithmeticOperator',
+    original,
+    replacement,
+    why: "The state diff's encoder sizes its ByteWriter with a capacity hint; the writer clamps the hint and grows as it writes, so a diff's bytes (what consensus stores and stateDiffBytes counts, which the cost check holds to the model) do not depend on it.",
+    proof: CAPACITY_IS_A_HINT,
+  })),
 ];

@@ -10,12 +10,15 @@ import { resolvePersistConfig } from '../../impl/persist/config.ts';
 import { Trace } from '../../impl/runtime/trace.ts';
 import { programScheduler } from './scheduler.ts';
 
-/** A writer over `blob` with `persist`'s configuration, under the programs' scheduler. */
+/** The shard a program's writers write. */
+export const SHARD = 's';
+
+/** A writer of `SHARD` over `blob` with `persist`'s configuration, under the programs' scheduler. */
 export function writerOf(persist: Partial<PersistConfig>, blob: MemBlob = new MemBlob(), prefix = 'm0') {
   const metrics = new MetricsRecorder();
   const trace = new Trace();
   const config = resolvePersistConfig(persist);
-  return { config, blob: new BlobClient(blob, programScheduler, metrics, prefix, trace), metrics, trace, store: blob };
+  return { config, blob: new BlobClient(blob, programScheduler, metrics, prefix, trace), metrics, trace, store: blob, shardId: SHARD };
 }
 
 /** Where every call of a program happens: replica 0. */

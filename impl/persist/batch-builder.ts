@@ -21,8 +21,8 @@ export interface BatchWriter {
   readonly config: PersistConfig;
   readonly blob: BlobClient;
   readonly metrics: MetricsRecorder;
-  /** The shard its batches are for (persist's `Batch::shard_id`); '' when a test does not say. */
-  readonly shardId?: string;
+  /** The shard its batches are for (persist's `Batch::shard_id`). */
+  readonly shardId: string;
 }
 
 export class BatchBuilder {
@@ -39,8 +39,9 @@ export class BatchBuilder {
     readonly lower: Time,
     readonly upper: Time,
     private readonly where: Where,
-    /** Omitted: the writer's configured persist_batch_max_runs (own batches). */
-    maxRuns?: number | null,
+    /** Omitted: the writer's configured persist_batch_max_runs (own batches); `null`: `None`, the shared
+     * builder's hard-coded limit. No other value: a limit comes from a validated config only. */
+    maxRuns?: null,
   ) {
     this.maxRuns = maxRuns === undefined ? maxRunsLimit(writer.config.maxRuns) : maxRuns;
   }
@@ -73,7 +74,7 @@ export class BatchBuilder {
     this.writer.metrics.c.updatesWritten += this.#ids.length;
     const runs = runsOf(this.#parts.length, this.maxRuns);
     this.writer.metrics.c.compactionRewrites += runs.rewrites;
-    return new Batch(this.lower, this.upper, this.#parts, this.#ids, this.writer.blob, this.where, runs.runs, this.writer.shardId ?? '');
+    return new Batch(this.lower, this.upper, this.#parts, this.#ids, this.writer.blob, this.where, runs.runs, this.writer.shardId);
   }
 
   async #cut(): Promise<void> {

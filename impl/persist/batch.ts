@@ -34,9 +34,9 @@ export class Batch {
     private readonly blob: BlobClient,
     private readonly where: Where,
     /** Runs the parts form (runs.ts): one per part unless the builder compacted them. */
-    readonly runs: number = parts.length,
+    readonly runs: number,
     /** The shard the batch was built for (persist's `Batch::shard_id`). */
-    readonly shardId = '',
+    readonly shardId: string,
   ) {
     this.#parts = [...parts];
   }
@@ -99,9 +99,8 @@ export class Batch {
   async flushInlineToBlob(): Promise<number> {
     this.#requireOwned('flush');
     let flushed = 0;
-    for (let i = 0; i < this.#parts.length; i++) {
-      const p = this.#parts[i];
-      if (p === undefined || p.kind !== 'inline') continue;
+    for (const [i, p] of this.#parts.entries()) {
+      if (p.kind !== 'inline') continue;
       const key = this.blob.newPartKey();
       await this.blob.set(key, p.data, this.where);
       this.#parts[i] = { kind: 'hollow', key, encodedBytes: p.data.length, payloadBytes: p.payloadBytes, updates: p.updates };

@@ -41,7 +41,7 @@ export class BlobClient {
   }
 
   #retry(where: Where): RetryContext {
-    return this.by === undefined ? { scheduler: this.scheduler, where, trace: this.trace, metrics: this.metrics } : { scheduler: this.scheduler, where, trace: this.trace, metrics: this.metrics, by: this.by };
+    return { scheduler: this.scheduler, where, trace: this.trace, metrics: this.metrics, by: this.by };
   }
 
   /**

@@ -27,7 +27,7 @@ export interface Runs {
 
 /** The runs `parts` parts (in write order) end up in under `limit`. */
 export function runsOf(parts: number, limit: number | null): Runs {
-  if (limit === null || parts === 0) return { runs: parts, rewrites: 0 };
+  if (limit === null) return { runs: parts, rewrites: 0 };
   let rewrites = 0;
   const tree = new MergeTree<number>(limit, (runs) => {
     const merged = runs.reduce((n, r) => n + r, 0);

@@ -81,7 +81,6 @@ function brokenDiff(diff: StateDiff, why: string): never {
  * new batch list and one writer map (a state per version would copy both for every version read).
  */
 export function applyVersions(state: ShardState, versions: readonly { readonly data: Uint8Array }[]): ShardState {
-  if (versions.length === 0) return state;
   let { seqNo, upper, since, inlineBytes } = state;
   const batches = [...state.batches];
   const writers = new Map(state.writers);

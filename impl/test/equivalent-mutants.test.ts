@@ -131,7 +131,7 @@ describe('a refused compare-and-append', () => {
           const metrics = new MetricsRecorder();
           const blob = new BlobClient(new MemBlob(), passThroughScheduler, metrics, `w${replica}`, new Trace());
           return {
-            writer: { config, blob, metrics },
+            writer: { config, blob, metrics, shardId: 's' },
             shard: new ShardWriter({ shardId: 's', consensus, blob, scheduler: passThroughScheduler, metrics, config, where: { replica }, trace: new Trace(), bugs: BugSwitches.none }),
           };
         });

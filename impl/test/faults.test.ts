@@ -41,7 +41,7 @@ function writerOn(consensus: FaultyConsensus | MemConsensus, blob: FaultyBlob | 
   const config = resolvePersistConfig({ inlineSingleMaxBytes: 0 });
   const shard = new ShardWriter({ shardId: 's', consensus, blob: client, scheduler, metrics, config, where: { replica: 0 }, trace, bugs: opts.bugs ?? BugSwitches.none });
   const batch = async (lower: number, upper: number) => {
-    const b = new BatchBuilder({ config, blob: client, metrics }, lower, upper, { replica: 0 });
+    const b = new BatchBuilder({ config, blob: client, metrics, shardId: 's' }, lower, upper, { replica: 0 });
     await b.add([upd(lower, lower)]);
     return b.finish();
   };

@@ -74,13 +74,31 @@ describe('persist.rs: SharedBatches', () => {
   });
 });
 
+/** merge.rs's test-only views of a tree: its elements in order (`iter`), and `assert_invariants`. */
+class InspectedTree<T> extends MergeTree<T> {
+  /** Elements first to last (deepest level first). */
+  items(): T[] {
+    return [...this.levels].reverse().flat();
+  }
+
+  /** Throws when a level holds more than it may. */
+  checkInvariants(): void {
+    this.levels.forEach((level, depth) => {
+      const deepest = depth === this.levels.length - 1;
+      if (deepest ? level.length > this.maxLen : level.length >= this.maxLen) {
+        throw new Error(`merge tree level ${depth} holds ${level.length} elements; max ${this.maxLen}${deepest ? '' : ' (exclusive)'}`);
+      }
+    });
+  }
+}
+
 describe('merge.rs: MergeTree', () => {
   it('test_merge_tree', () => {
     // Exhaustively test the merge tree for small sizes.
     for (let maxLen = 2; maxLen < 8; maxLen++) {
       for (let items = 0; items < 100; items++) {
         // Merge sequences by concatenation.
-        const tree = new MergeTree<number[]>(maxLen, (vals) => vals.flat());
+        const tree = new InspectedTree<number[]>(maxLen, (vals) => vals.flat());
         for (let i = 0; i < items; i++) {
           tree.push([i]);
           expect(tree.items().flat(), 'no parts should be lost').toEqual(Array.from({ length: i + 1 }, (_, k) => k));
@@ -91,5 +109,18 @@ describe('merge.rs: MergeTree', () => {
         expect(parts.flat(), 'no parts lost').toEqual(Array.from({ length: items }, (_, k) => k));
       }
     }
+  });
+
+  it('the invariant check throws on a level that holds too many (a tree that merged too late)', () => {
+    class Overfull extends InspectedTree<number> {
+      plant(levels: number[][]): this {
+        this.levels.splice(0, this.levels.length, ...levels);
+        return this;
+      }
+    }
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    expect(() => new Overfull(2, sum).plant([[1], [2, 2]]).checkInvariants()).not.toThrow();
+    expect(() => new Overfull(2, sum).plant([[1, 1], [2]]).checkInvariants()).toThrow('merge tree level 0 holds 2 elements; max 2 (exclusive)');
+    expect(() => new Overfull(2, sum).plant([[1], [2, 2, 2]]).checkInvariants()).toThrow('merge tree level 1 holds 3 elements; max 2');
   });
 });

@@ -22,7 +22,7 @@ function persist(config: Partial<PersistConfig> = {}, consensus: Consensus = new
   const blob = new MemBlob();
   const client = new BlobClient(blob, passThroughScheduler, metrics, `r${replica}`, new Trace());
   const cfg = resolvePersistConfig(config);
-  const writer = { config: cfg, blob: client, metrics };
+  const writer = { config: cfg, blob: client, metrics, shardId: 's' };
   const shard = new ShardWriter({ shardId: 's', consensus, blob: client, scheduler: passThroughScheduler, metrics, config: cfg, where: { replica }, trace: new Trace(), bugs: BugSwitches.none });
   const build = async (lower: number, upper: number, updates = [upd(1, lower)]): Promise<Batch> => {
     const b = new BatchBuilder(writer, lower, upper, { replica });
@@ -201,7 +201,7 @@ describe('ShardWriter.compareAndAppend', () => {
     const client = new BlobClient(new RacingBlob(), passThroughScheduler, metrics, 'r0', new Trace());
     const config = resolvePersistConfig({ inlineTotalMaxBytes: 10 });
     const shard = new ShardWriter({ shardId: 's', consensus, blob: client, scheduler: passThroughScheduler, metrics, config, where: { replica: 0 }, trace: new Trace(), bugs: BugSwitches.none });
-    const builder = new BatchBuilder({ config, blob: client, metrics }, 0, 1, { replica: 0 });
+    const builder = new BatchBuilder({ config, blob: client, metrics, shardId: 's' }, 0, 1, { replica: 0 });
     await builder.add([upd(1, 0)]);
     const batch = await builder.finish();
     expect(await shard.compareAndAppend([batch], 0, 1)).toEqual({ kind: 'upper-mismatch', current: 1, expected: 0 });

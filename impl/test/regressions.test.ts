@@ -210,7 +210,7 @@ describe('4. metrics', () => {
     const config = resolvePersistConfig(persist);
     const shard = new ShardWriter({ shardId: 's', consensus, blob: client, scheduler: passThroughScheduler, metrics, config, where: { replica: 0 }, trace: new Trace(), bugs: BugSwitches.none });
     const build = async (updates: Update[]) => {
-      const b = new BatchBuilder({ config, blob: client, metrics }, 0, 1, { replica: 0 });
+      const b = new BatchBuilder({ config, blob: client, metrics, shardId: 's' }, 0, 1, { replica: 0 });
       await b.add(updates);
       return b.finish();
     };
@@ -301,7 +301,7 @@ describe('6. minor', () => {
     const blob = new FlakyDelete();
     const metrics = new MetricsRecorder();
     const client = new BlobClient(blob, passThroughScheduler, metrics, 'w', new Trace());
-    const b = new BatchBuilder({ config: resolvePersistConfig({ inlineSingleMaxBytes: 0 }), blob: client, metrics }, 0, 1, { replica: 0 });
+    const b = new BatchBuilder({ config: resolvePersistConfig({ inlineSingleMaxBytes: 0 }), blob: client, metrics, shardId: 's' }, 0, 1, { replica: 0 });
     await b.add([upd(1, 0)]);
     const batch = await b.finish();
     await expect(batch.delete()).rejects.toThrow(/S3 503/);
@@ -324,7 +324,7 @@ describe('6. minor', () => {
     const metrics = new MetricsRecorder();
     const client = new BlobClient(new SlowDelete(), passThroughScheduler, metrics, 'w', new Trace());
     const config = resolvePersistConfig({ inlineSingleMaxBytes: 0 });
-    const b = new BatchBuilder({ config, blob: client, metrics }, 0, 1, { replica: 0 });
+    const b = new BatchBuilder({ config, blob: client, metrics, shardId: 's' }, 0, 1, { replica: 0 });
     await b.add([upd(1, 0)]);
     const batch = await b.finish();
     const shard = new ShardWriter({ shardId: 's', consensus: new MemConsensus(), blob: client, scheduler: passThroughScheduler, metrics, config, where: { replica: 0 }, trace: new Trace(), bugs: BugSwitches.none });

@@ -31,7 +31,7 @@ describe('persist_batch_max_runs', () => {
   it('an own batch compacts to the configured limit; the shared builder keeps one run per part', async () => {
     const metrics = new MetricsRecorder();
     const config = resolvePersistConfig({ blobTargetSize: 1, maxRuns: 2 }); // every update a part
-    const writer = { config, blob: new BlobClient(new MemBlob(), passThroughScheduler, metrics, 'r0', new Trace()), metrics };
+    const writer = { config, blob: new BlobClient(new MemBlob(), passThroughScheduler, metrics, 'r0', new Trace()), metrics, shardId: 's' };
     const own = new BatchBuilder(writer, 0, 1, { replica: 0 });
     await own.add([upd(0, 0), upd(1, 0), upd(2, 0), upd(3, 0), upd(4, 0)]);
     const batch = await own.finish();

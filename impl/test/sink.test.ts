@@ -160,7 +160,7 @@ describe('append operator edge paths (unreachable in the sink flow; PROTOCOL.md 
     const shard = new ShardWriter({ shardId: 's', consensus, blob: client, scheduler: passThroughScheduler, metrics, config, where: { replica: 0 }, trace: new Trace(), bugs: BugSwitches.none });
     const events: TraceEvent[] = [];
     const tasks = new TaskGroup();
-    const writer = { config, blob: client, metrics };
+    const writer = { config, blob: client, metrics, shardId: 's' };
     const r = new ReplicaState(
       { replica: 0, policy: sharingPolicy('off'), processes: 1, workersPerProcess: 1, intervals: 10, maxBytes: 0, barrier: false, pushChunkUpdates: 1, noData: 'skip', pacing: 'lockstep', startLower: 0, restarted: false },
       { scheduler: passThroughScheduler, trace: new Trace({ event: (e) => events.push(e) }), bugs: BugSwitches.none, metrics, spawn: tasks.spawn, shard, writer, shardMoved: new Notify() },
