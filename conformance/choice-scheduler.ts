@@ -7,8 +7,8 @@
  * moves the run towards plain FIFO order, so a counterexample shrinks to the few choices that matter.
  *
  * How a run is driven: every task of the implementation stops at each scheduling point
- * (`point(site)`). `drive` lets the microtask queue drain (one `setImmediate` turn: the code under test
- * never waits on timers), then resumes exactly one pending point — the one at index
+ * (`point(site)`). `drive` lets the microtask queue drain (a `process.nextTick`, which fires only once
+ * it is empty: the code under test never waits on timers), then resumes exactly one pending point — the one at index
  * `choices[step] mod pending` in arrival order, or the oldest once the list is used up — and repeats.
  * When nothing is pending and the run has not settled, every task is blocked on a peer: a deadlock.
  *
