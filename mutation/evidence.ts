@@ -239,4 +239,17 @@ export const EVIDENCE: readonly Evidence[] = [
     why: "The state diff's encoder sizes its ByteWriter with a capacity hint; the writer clamps the hint and grows as it writes, so a diff's bytes (what consensus stores and stateDiffBytes counts, which the cost check holds to the model) do not depend on it.",
     proof: CAPACITY_IS_A_HINT,
   })),
+  // impl/shared/handle.ts
+  ...([
+    ['ConditionalExpression', '!this.#lossIsTheBug()', 'true'],
+    ['LogicalOperator', "bugs.has('late-handle-joins-finished-builder') || bugs.has('barrier-skip-double-count')", "bugs.has('late-handle-joins-finished-builder') && bugs.has('barrier-skip-double-count')"],
+    ['ConditionalExpression', "bugs.has('late-handle-joins-finished-builder') || bugs.has('barrier-skip-double-count')", 'false'],
+  ] as const).map(([mutator, original, replacement]) => ({
+    file: 'impl/shared/handle.ts',
+    mutator,
+    original,
+    replacement,
+    why: 'With every switch off a push never meets a closed channel (the receiver closes only after every reference finished), so the refusal is reached only under the gallery bugs late-handle-joins-finished-builder and barrier-skip-double-count; the mutant makes it refuse under them too (push-after-finish) instead of dropping the chunk, and each bug is still caught (the test beside this one shows barrier-skip-double-count).',
+    proof: { kind: 'test' as const, file: 'mutation/probes.deep.test.ts', test: 'a push into a closed channel refused under the bug too still shows late-handle-joins-finished-builder' },
+  })),
 ];

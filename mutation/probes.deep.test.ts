@@ -139,4 +139,9 @@ describe('gallery-only survivors: with the mutant planted, the bug it sits under
   it('rewritten updates that keep their times still show restart-rewrites-appended-interval', caught(REWRITE, staged('map', ADVANCED.replace('u.time < lower', 'false'))), 600_000);
   it('rewritten updates with those at lower copied still show restart-rewrites-appended-interval', caught(REWRITE, staged('map', ADVANCED.replace('u.time < lower', 'u.time <= lower'))), 600_000);
   it('the shared route falling through to the empty one still shows empty-finish-hands-nothing', caught('empty-finish-hands-nothing', { file: 'impl/sink/write.ts', from: "case 'shared':\n      return writeShared(r, ref.worker, desc, staged, barrier);", to: "case 'shared':" }), 600_000);
+  // A push into a closed channel happens only under two gallery bugs; refused there as everywhere else
+  // (the three mutants of the test that lets those bugs drop the chunk), each bug still shows.
+  const REFUSED_ALWAYS: Change = { file: 'impl/shared/handle.ts', from: 'if (!this.#lossIsTheBug()) {', to: 'if (true) {' };
+  it('a push into a closed channel refused under the bug too still shows late-handle-joins-finished-builder', caught('late-handle-joins-finished-builder', REFUSED_ALWAYS), 600_000);
+  it('a push into a closed channel refused under the bug too still shows barrier-skip-double-count', caught('barrier-skip-double-count', REFUSED_ALWAYS), 600_000);
 });
