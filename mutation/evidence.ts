@@ -239,4 +239,42 @@ export const EVIDENCE: readonly Evidence[] = [
     why: "The state diff's encoder sizes its ByteWriter with a capacity hint; the writer clamps the hint and grows as it writes, so a diff's bytes (what consensus stores and stateDiffBytes counts, which the cost check holds to the model) do not depend on it.",
     proof: CAPACITY_IS_A_HINT,
   })),
+  // impl/shared/handle.ts
+  ...([
+    ['ConditionalExpression', '!this.#lossIsTheBug()', 'true'],
+    ['LogicalOperator', "bugs.has('late-handle-joins-finished-builder') || bugs.has('barrier-skip-double-count')", "bugs.has('late-handle-joins-finished-builder') && bugs.has('barrier-skip-double-count')"],
+    ['ConditionalExpression', "bugs.has('late-handle-joins-finished-builder') || bugs.has('barrier-skip-double-count')", 'false'],
+  ] as const).map(([mutator, original, replacement]) => ({
+    file: 'impl/shared/handle.ts',
+    mutator,
+    original,
+    replacement,
+    why: 'With every switch off a push never meets a closed channel (the receiver closes only after every reference finished), so the refusal is reached only under the gallery bugs late-handle-joins-finished-builder and barrier-skip-double-count; the mutant makes it refuse under them too (push-after-finish) instead of dropping the chunk, and each bug is still caught (the test beside this one shows barrier-skip-double-count).',
+    proof: { kind: 'test' as const, file: 'mutation/probes.deep.test.ts', test: 'a push into a closed channel refused under the bug too still shows late-handle-joins-finished-builder' },
+  })),
+  // impl/shared/barrier-state.ts
+  {
+    file: 'impl/shared/barrier-state.ts',
+    mutator: 'BooleanLiteral',
+    original: 'false',
+    replacement: 'true',
+    why: "`#late`'s initial value: `late` is read only right after an `arrive()` that finalized the barrier (handle.ts, shared-batches.ts noteSkip), and every finalization writes `#late` first; the probe counts reads of `late` on a barrier not yet finalized over the killer's whole budget: none.",
+    proof: PROBES,
+  },
+  {
+    file: 'impl/shared/barrier-state.ts',
+    mutator: 'BooleanLiteral',
+    original: 'true',
+    replacement: 'false',
+    why: "The lateness a timer's completion records in the state: the registry records a timer's completion itself (`#timerFired` marks the id late without asking the state), and a barrier finalized by its timer takes no further arrival, so its `late` is never read; the probe counts reads of `late` on barriers their timer completed over the killer's whole budget: none.",
+    proof: PROBES,
+  },
+  {
+    file: 'impl/shared/barrier-state.ts',
+    mutator: 'ConditionalExpression',
+    original: 'pending < participants',
+    replacement: 'false',
+    why: "A state made after early skips arms its timer at construction; unarmed, it arms at the next `arrive()` (`#arm` runs on every arrival). Without faults the opener that made the state always arrives (the probe counts such states that never see an arrival in the killer's plain check: none), and arming later only delays a timer the scheduler may delay anyway: the mutant's runs are runs the original can make, which the check cannot tell apart. In the fault world and under a gallery bug that drops a handle a state may see no arrival (its incarnation aborts first, or the bug drops the opener): there the killer's fault world and gallery stage still pass and catch every bug with the mutant, which is all Stryker's run shows; no probe covers that part.",
+    proof: PROBES,
+  },
 ];
