@@ -7,8 +7,8 @@
  * moves the run towards plain FIFO order, so a counterexample shrinks to the few choices that matter.
  *
  * How a run is driven: every task of the implementation stops at each scheduling point
- * (`point(site)`). `drive` lets the microtask queue drain (a `process.nextTick`, which fires only once
- * it is empty: the code under test never waits on timers), then resumes exactly one pending point — the one at index
+ * (`point(site)`). `drive` lets the microtask queue drain (one `setImmediate` turn: the code under test
+ * never waits on timers), then resumes exactly one pending point — the one at index
  * `choices[step] mod pending` in arrival order, or the oldest once the list is used up — and repeats.
  * When nothing is pending and the run has not settled, every task is blocked on a peer: a deadlock.
  *
@@ -146,98 +146,64 @@ export class ChoiceScheduler implements Scheduler {
 
   /** Runs `run` to completion under this scheduler's choices. Never hangs: a run with no pending point
    * and no result is reported as a deadlock, and a run past `maxSteps` as a step limit. */
-  drive<T>(run: Promise<T>): Promise<DriveOutcome<T>> {
-    return new Promise<DriveOutcome<T>>((done, fail) => {
-      let result: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
-      run.then(
-        (value) => (result = { ok: true, value }),
-        (error: unknown) => (result = { ok: false, error }),
-      );
-      // One step per call, always in a microtask (as an async function's continuation after `await`
-      // would be): what `resume` starts runs in the same drain, and the tick that ends it (`drain`)
-      // fires only once every microtask ran. A loop of callbacks rather than `await` in a loop: no
-      // promise and reaction per step.
-      const afterDrain = (): void => {
-        if (result === undefined && this.pending.length === 0) settle(step);
-        else step();
-      };
-      const step = (): void => {
-        try {
-          const outcome = this.#next(result);
-          if (outcome === undefined) drain(afterDrain);
-          else done(outcome);
-        } catch (error) {
-          fail(error);
-        }
-      };
-      // No event-loop turn first: the run's start is microtasks like every step (the first drain sees
-      // them through), and a turn can cost milliseconds on a loaded machine; with nothing pending and no
-      // result, the loop still confirms with a full turn.
-      drain(afterDrain);
-    });
-  }
-
-  /** One step of `drive` once the microtasks drained: the run's outcome, or undefined after resuming
-   * one point (or after aborts, whose restarts must register their points first). */
-  #next<T>(result: { ok: true; value: T } | { ok: false; error: unknown } | undefined): DriveOutcome<T> | undefined {
-    if (result !== undefined) {
-      return result.ok ? { kind: 'settled', value: result.value, steps: this.step } : { kind: 'threw', error: result.error, steps: this.step };
+  async drive<T>(run: Promise<T>): Promise<DriveOutcome<T>> {
+    let result: { ok: true; value: T } | { ok: false; error: unknown } | undefined;
+    run.then(
+      (value) => (result = { ok: true, value }),
+      (error: unknown) => (result = { ok: false, error }),
+    );
+    // No event-loop turn first: the run's start is microtasks like every step (the loop's first drain
+    // sees them through), and a turn can cost milliseconds on a loaded machine; with nothing pending
+    // and no result, the loop still confirms with a full turn.
+    for (;;) {
+      await drain();
+      if (result === undefined && this.pending.length === 0) await settle();
+      if (result !== undefined) {
+        return result.ok
+          ? { kind: 'settled', value: result.value, steps: this.step }
+          : { kind: 'threw', error: result.error, steps: this.step };
+      }
+      // SUBTLE: an abort spawns the supervisor's restart, whose first point registers only once its
+      // microtasks ran: let them run before judging what is pending (else: a false deadlock).
+      if (this.options.aborts !== undefined && this.#abortDue()) continue;
+      // Points of aborted incarnations (by the schedule, or by a permanent storage failure) never resume.
+      for (let i = this.pending.length - 1; i >= 0; i--) if (this.pending[i]?.site.owner?.alive === false) this.pending.splice(i, 1);
+      if (this.pending.length === 0) return { kind: 'deadlock', steps: this.step };
+      if (this.step >= (this.options.maxSteps ?? 100_000)) {
+        return { kind: 'step-limit', steps: this.step, pending: this.pending.map((p) => p.site) };
+      }
+      const starved = this.options.starved;
+      const eligible = starved === undefined ? this.pending : this.pending.filter((p) => !starved(p.site));
+      const candidates = eligible.length > 0 ? eligible : this.pending;
+      const index = this.#pick(candidates);
+      const chosen = candidates[index];
+      // `index` is always within bounds: candidates is non-empty here.
+      if (chosen === undefined) throw new Error('unreachable: no pending point at a valid index');
+      this.log.push({ step: this.step, site: chosen.site, of: candidates.length, index });
+      this.pending.splice(this.pending.indexOf(chosen), 1);
+      this.step += 1;
+      chosen.resume();
     }
-    // SUBTLE: an abort spawns the supervisor's restart, whose first point registers only once its
-    // microtasks ran: let them run before judging what is pending (else: a false deadlock).
-    if (this.options.aborts !== undefined && this.#abortDue()) return undefined;
-    // Points of aborted incarnations (by the schedule, or by a permanent storage failure) never resume.
-    for (let i = this.pending.length - 1; i >= 0; i--) if (this.pending[i]?.site.owner?.alive === false) this.pending.splice(i, 1);
-    if (this.pending.length === 0) return { kind: 'deadlock', steps: this.step };
-    if (this.step >= (this.options.maxSteps ?? 100_000)) {
-      return { kind: 'step-limit', steps: this.step, pending: this.pending.map((p) => p.site) };
-    }
-    const starved = this.options.starved;
-    // (the pending list itself when none of it is starved: the same points in the same order)
-    const eligible = starved === undefined || !anyStarved(this.pending, starved) ? this.pending : this.pending.filter((p) => !starved(p.site));
-    const candidates = eligible.length > 0 ? eligible : this.pending;
-    const index = this.#pick(candidates);
-    const chosen = candidates[index];
-    // `index` is always within bounds: candidates is non-empty here.
-    if (chosen === undefined) throw new Error('unreachable: no pending point at a valid index');
-    this.log.push({ step: this.step, site: chosen.site, of: candidates.length, index });
-    removeAt(this.pending, this.pending.indexOf(chosen));
-    this.step += 1;
-    chosen.resume();
-    return undefined;
   }
 }
 
 /**
- * Lets every microtask chain started by the last resume run until it blocks or reaches a point, then
- * calls `then` in a microtask of its own.
+ * Lets every microtask chain started by the last resume run until it blocks or reaches a point.
  * SUBTLE: a `process.nextTick` queued while microtasks run fires only once the microtask queue is empty
  * (Node drains it completely before it looks at the tick queue again), so this is quiescence without an
  * event-loop turn — about a fifth of a run's time with `setImmediate`. It relies on the code under test
  * waiting on nothing but promises (no timers, no I/O), which impl/ guarantees for in-memory runs;
- * `settle` (a full turn) is still used to confirm a deadlock (nothing pending, no result). `then` runs
- * as a microtask, not in the tick itself: a tick queued from a tick runs before the microtasks
- * between them, so a step taken in the tick would end its drain before the resumed task ran.
+ * `settle` (a full turn) is still used to confirm a deadlock (nothing pending, no result).
  */
-function drain(then: () => void): void {
-  process.nextTick(queueMicrotask, then);
+function drain(): Promise<void> {
+  return new Promise(onNextTick);
 }
 
-/** One event-loop turn (also lets work scheduled outside microtasks run: a deadlock check), then
- * `then` in a microtask of its own. */
-function settle(then: () => void): void {
-  setImmediate(queueMicrotask, then);
-}
+const onNextTick = (resolve: () => void): void => process.nextTick(resolve);
 
-/** `list.splice(i, 1)` without the array of removed elements it returns (one per step). */
-function removeAt<T>(list: T[], i: number): void {
-  for (let k = i + 1; k < list.length; k++) list[k - 1] = list[k] as T;
-  list.pop();
-}
-
-function anyStarved(pending: readonly Pending[], starved: (site: PointSite) => boolean): boolean {
-  for (const p of pending) if (starved(p.site)) return true;
-  return false;
+/** One event-loop turn: also lets work scheduled outside microtasks run (the first step, a deadlock check). */
+function settle(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /** The actor of a point as a number, one to one with `actorOf`'s name (PCT looks one up per pending
