@@ -23,6 +23,8 @@
  */
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { BUG_NAMES, type BugName } from '../vocab/index.ts';
+import type { BugSwitches } from '../impl/bugs.ts';
+import type { Expiry } from '../impl/shared/barrier-state.ts';
 import { Mailbox } from '../impl/runtime/mailbox.ts';
 import { TaskGroup } from '../impl/runtime/task-group.ts';
 import { runCheck } from '../conformance/check.ts';
@@ -68,7 +70,7 @@ vi.mock('../impl/shared/barrier-state.ts', async (original) => {
       if (early.delete(this)) probe.earlyArrived += 1;
       return super.arrive(finisher);
     }
-    override expire(bugs: Parameters<InstanceType<typeof real.BarrierState>['expire']>[0]): ReturnType<InstanceType<typeof real.BarrierState>['expire']> {
+    override expire(bugs: BugSwitches): Expiry {
       const outcome = super.expire(bugs);
       if (outcome === 'completed') {
         probe.timerCompletions += 1;
