@@ -28,8 +28,8 @@ export interface SharedBatchesContext {
    * through `writer` and tracing to `trace`). A sweep then reports what it removed per sink. */
   readonly sinks?: readonly number[];
   /** The shard of the registry's own sink (sink 0): part of the description a handle is checked
-   * against (default ''). */
-  readonly shard?: string;
+   * against. */
+  readonly shard: string;
 }
 
 /**
