@@ -4,6 +4,7 @@ import { BatchBuilder } from '../impl/persist/batch-builder.ts';
 import { MemConsensus } from '../impl/persist/consensus.ts';
 import { BarrierState } from '../impl/shared/barrier-state.ts';
 import { SharedBatchHandle } from '../impl/shared/handle.ts';
+import { SharedBatches } from '../impl/shared/shared-batches.ts';
 import type { Update } from '../impl/update.ts';
 import { runCheck } from './check.ts';
 import { SCENARIOS, runScenario, type Scenario } from './misuse/index.ts';
@@ -36,7 +37,7 @@ describe('misuse: the model of use against the implementation', () => {
     faults: ['storage-indeterminate', 'storage-permanent', 'storage-transient'],
     failing: ['builder-failed', 'storage-permanent'],
     reuse: [],
-    ids: ['invalid-config', 'push-after-finish'],
+    ids: ['conflicting-descriptions', 'invalid-config', 'push-after-finish'],
     writers: [],
     claims: ['storage-permanent'],
   };
@@ -61,6 +62,15 @@ describe('misuse: the model of use against the implementation', () => {
       return add.call(this, us.filter((u) => u.time >= this.lower && u.time < this.upper));
     });
     expect((await sweep('builder', 60)).wrong.join('\n')).toMatch(/expected update-outside-description, but it succeeded/);
+  });
+
+  it('fails a registry that opens a barrier with a negative or NaN deadline instead of refusing it', async () => {
+    const builder = SharedBatches.prototype.builder;
+    vi.spyOn(SharedBatches.prototype, 'builder').mockImplementation(function (this: SharedBatches, id, range, opts) {
+      const valid = opts.deadline === undefined || opts.deadline >= 0;
+      return builder.call(this, id, range, valid ? opts : { ...opts, deadline: undefined });
+    });
+    expect((await sweep('barrier', 60)).wrong.join('\n')).toMatch(/deadline (-1|NaN)\): expected invalid-config, but it succeeded/);
   });
 
   it('fails a barrier that takes an arrival after it finalized as one more count', async () => {

@@ -13,12 +13,17 @@ export async function barrier(j: Judge): Promise<void> {
   const range = { lower: 0, upper: 1 + d.int(3) };
   const p = 2 + d.int(2);
   const id = 1;
-  // Typed refusals of a skip's bad arguments (nothing is recorded for them).
+  // Typed refusals of a skip's or an open's bad arguments (nothing is recorded for them).
   const bad = d.int(4);
   if (bad === 0) await j.call(`noteSkip(-1, ${p})`, refused('invalid-config', 'shared id', '-1'), () => shared.noteSkip(-1, p, 0));
   if (bad === 1) await j.call(`noteSkip(${id}, 0)`, refused('invalid-workers', 'participants', '0'), () => shared.noteSkip(id, 0, 0));
   if (bad === 2) await j.call(`noteSkip(${id}, ${p}) by worker -1`, refused('invalid-workers', 'worker', '-1'), () => shared.noteSkip(id, p, -1));
+  if (bad === 3) {
+    const deadline = d.int(2) === 0 ? -1 : Number.NaN;
+    await j.call(`builder(${id}, participants ${p}, deadline ${deadline})`, refused('invalid-config', `barrier deadline of shared batch ${id}`, String(deadline)), () => shared.builder(id, range, { worker: 0, participants: p, deadline }));
+  }
   j.same(`earlySkips(${id})`, 0, shared.earlySkips(id));
+  j.same('entries after the refusals', 0, shared.size);
   // Skips recorded before any state exists, then a conflicting count (skip or open).
   const early = 10;
   const skipped = 1 + d.int(p - 1);
@@ -69,7 +74,10 @@ export async function barrier(j: Judge): Promise<void> {
   const got = results.filter((b): b is Batch => b !== null && b !== undefined);
   j.same('batches received', accepted.length > 0 ? 1 : 0, got.length);
   j.same('the received batch', accepted.length > 0 ? sortedIds(accepted) : null, got[0] === undefined ? null : sortedIds(got[0].updateIds));
-  if (d.int(2) === 0) await j.call(`builder(${id}, participants ${p}) after all reported`, refused('barrier-over-report', `builder() for shared batch ${id}`), () => shared.builder(id, range, { worker: 8, participants: p }));
+  // (an open without a barrier too: the id's barrier completed, whatever mode the open asks for)
+  const after = d.int(3);
+  if (after === 0) await j.call(`builder(${id}, participants ${p}) after all reported`, refused('barrier-over-report', `builder() for shared batch ${id}`), () => shared.builder(id, range, { worker: 8, participants: p }));
+  else if (after === 1) await j.call(`builder(${id}) without a barrier after all reported`, refused('barrier-over-report', `builder() for shared batch ${id}`), () => shared.builder(id, range, { worker: 8 }));
   else await j.call(`noteSkip(${id}, ${p}) after all reported`, refused('barrier-over-report', `noteSkip() for shared batch ${id}`), () => shared.noteSkip(id, p, 8));
   // Not a barrier: a skip for a live best-effort id.
   const be = await j.call('builder(2) best-effort', OK, () => shared.builder(2, range, { worker: 0 }));
