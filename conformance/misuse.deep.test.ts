@@ -50,6 +50,16 @@ describe("misuse: the implementation's contracts, beyond the kit's own callers (
     expect(out).toMatch(/the batch's runs and the part rewrites compacting them cost is \{"runs":(\d+),"rewrites":\d+\}, the model says \{"runs":(?!\1\b)\d+,/);
   });
 
+  it("ids: a description check blind to the shard lets a second sink's open join another shard's builder", async () => {
+    const out = plantedScenario({ file: 'impl/shared/shared-batches.ts', from: 'const sameShard = entry.shard === shard;', to: 'const sameShard = true;' }, 'ids');
+    expect(out).toMatch(/by shard-b: expected conflicting-descriptions, but it succeeded/);
+  });
+
+  it('barrier: a registry that refuses only barrier opens after completion takes an open without a barrier', async () => {
+    const out = plantedScenario({ file: 'impl/shared/shared-batches.ts', from: "      this.#refuseCompleted(key, bid, 'builder()');", to: "      if (opts.participants !== undefined) this.#refuseCompleted(key, bid, 'builder()');" }, 'barrier');
+    expect(out).toMatch(/without a barrier after all reported: expected barrier-over-report, but it succeeded/);
+  });
+
   it('claims: a claim that reads its version back after a failed compare-and-set takes the racing claim\'s writer id', async () => {
     expect((await sweep('claims', 60)).wrong).toEqual([]);
     // The read-back as it was, and with its condition forced true (Stryker's surviving mutant of it).

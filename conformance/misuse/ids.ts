@@ -4,7 +4,8 @@
  * entries never collide: each gets its own batch, and a sweep removes each under its own sink). A
  * refusal about a namespaced id names it whole (`namespace#seq`: with several sinks on one registry
  * the number alone is ambiguous). And a registry of one sink given ids of several namespaces (the API
- * takes any id): its sweep lists what it removed in the map's order, by namespace, then number.
+ * takes any id): its sweep lists what it removed in the map's order, by namespace, then number. One id
+ * opened by two sinks of different shards is a conflicting description naming both shards.
  */
 import type { TraceEvent } from '../../vocab/index.ts';
 import { batchId } from '../../impl/shared/batch-id.ts';
@@ -83,6 +84,14 @@ export async function ids(j: Judge): Promise<void> {
       if (d.int(2) === 0) await j.call(`push() on ${o.sink.shard}#${seq} after finish()`, refused('push-after-finish', `push() on shared batch ${o.sink.shard}#${seq}`), () => o.handle.push(us1()));
     }
   }
+  // One id opened by both sinks (the API takes any id: a caller naming its ids without its shard): a
+  // description includes its shard (Materialize's `BatchDesc.shard_id`), so the second open is refused,
+  // naming both shards.
+  const common = batchId(1 + d.int(9), 'common');
+  const first = await j.call(`builder(common#${common.seq}, [0, 1)) by ${a.shard}`, OK, () => shared.builder(common, { lower: 0, upper: 1 }, { worker: 0, sink: a }));
+  if (first === undefined) return;
+  await j.call(`builder(common#${common.seq}, [0, 1)) by ${b.shard}`, refused('conflicting-descriptions', `live builder has shard ${a.shard} [0, 1)`, `asked for shard ${b.shard} [0, 1)`), () => shared.builder(common, { lower: 0, upper: 1 }, { worker: 1, sink: b }));
+  await j.call(`finish() of common#${common.seq}`, OK, () => first.finish());
   await j.call('every builder task ends', OK, () => tasks.whenAllDone());
   await oneSinkManyNamespaces(j, a);
 }

@@ -74,7 +74,7 @@ export class SharedBatches {
   readonly #contexts = new Map<number, SharedBatchesContext>();
 
   constructor(private readonly ctx: SharedBatchesContext) {
-    this.#sink0 = { sink: 0, writer: ctx.writer, trace: ctx.trace, shard: ctx.shard ?? '' };
+    this.#sink0 = { sink: 0, writer: ctx.writer, trace: ctx.trace, shard: ctx.shard };
     this.#contexts.set(0, ctx);
   }
 
@@ -121,7 +121,8 @@ export class SharedBatches {
     await this.#acquire(() => pointAt(this.ctx.scheduler, 'shared.open', where), opts.worker);
     try {
       const key = keyOf(bid);
-      if (opts.participants !== undefined) this.#refuseCompleted(key, bid, 'builder()');
+      // (any open: the id's barrier completed, so an open in either mode is a report after it)
+      this.#refuseCompleted(key, bid, 'builder()');
       // Amortized: the map is swept only once it has doubled since the last sweep, counting every
       // entry, live or dead, before this call inserts its own.
       if (this.#entries.size > 2 * this.#retained) {
@@ -142,7 +143,7 @@ export class SharedBatches {
         // replaced, but its receiver already closed the channel, so this handle pushes into nothing.
         requireSame(entry, sink.shard, range, participants);
       } else {
-        entry = this.#create(key, bid, range, participants, participants === undefined ? undefined : deadline, sink);
+        entry = this.#create(key, bid, range, participants, deadline, sink);
         created = true;
       }
       entry.refs += 1;
@@ -270,12 +271,6 @@ export class SharedBatches {
     const label = sink.sink === 0 ? `#${name}` : `s${sink.sink}#${name}`;
     // Set below, before the timer (armed at the first report, a task of its own) can fire.
     let entry: BuilderEntry | undefined;
-    const timer: Deadline | undefined =
-      deadline === undefined || !Number.isFinite(deadline)
-        ? undefined
-        : barrierDeadline(ctx, where, `r${ctx.replica}/p${ctx.process}/${label}`, deadline, () => {
-            if (entry !== undefined) this.#timerFired(key, entry);
-          });
     let barrier: BarrierState | undefined;
     if (participants !== undefined) {
       const record = this.#earlySkips.get(key);
@@ -286,6 +281,14 @@ export class SharedBatches {
       const skips = record?.count ?? 0;
       // BUG (barrier-skip-double-count): the recorded skips are applied twice.
       const applied = ctx.bugs.has('barrier-skip-double-count') ? 2 * skips : skips;
+      // (the deadline belongs to the barrier: a late worker's best-effort entry, made with its
+      // description's deadline, has none)
+      const timer: Deadline | undefined =
+        deadline === undefined || !Number.isFinite(deadline)
+          ? undefined
+          : barrierDeadline(ctx, where, `r${ctx.replica}/p${ctx.process}/${label}`, deadline, () => {
+              if (entry !== undefined) this.#timerFired(key, entry);
+            });
       barrier = new BarrierState(name, participants, participants - applied, timer);
     }
     const instance = new BuilderInstance(SHARED_CHANNEL_CAPACITY, sink.writer.metrics);
