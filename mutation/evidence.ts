@@ -277,4 +277,37 @@ export const EVIDENCE: readonly Evidence[] = [
     why: "A state made after early skips arms its timer at construction; unarmed, it arms at the next `arrive()` (`#arm` runs on every arrival). Without faults the opener that made the state always arrives (the probe counts such states that never see an arrival in the killer's plain check: none), and arming later only delays a timer the scheduler may delay anyway: the mutant's runs are runs the original can make, which the check cannot tell apart. In the fault world and under a gallery bug that drops a handle a state may see no arrival (its incarnation aborts first, or the bug drops the opener): there the killer's fault world and gallery stage still pass and catch every bug with the mutant, which is all Stryker's run shows; no probe covers that part.",
     proof: PROBES,
   },
+  // impl/shared/shared-batches.ts
+  {
+    file: 'impl/shared/shared-batches.ts',
+    mutator: 'ConditionalExpression',
+    original: 'c === undefined',
+    replacement: 'true',
+    why: "The per-sink context is memoized; made afresh on every call it is `{ ...ctx, writer, trace }` of the call's sink, and a registry's calls for one sink always pass that sink's writer and trace (sink 0's are the registry's own: probed over the killer's whole budget, no call differs), so every fresh context equals the kept one field by field, and nothing compares contexts by identity.",
+    proof: PROBES,
+  },
+  {
+    file: 'impl/shared/shared-batches.ts',
+    mutator: 'ConditionalExpression',
+    original: 'opts.participants !== undefined',
+    replacement: 'true',
+    why: "Asking an open without a barrier whether its id is late changes something only for an id a barrier used: no open of the kit's sink does that without a gallery bug (probed over the plain check and the fault world: none), and in the gallery only barrier-flag-read-per-worker does (the probe names it); with the mutant planted that bug is still caught.",
+    proof: { kind: 'test', file: 'mutation/probes.deep.test.ts', test: 'every open asked whether its id is late still shows barrier-flag-read-per-worker' },
+  },
+  ...([
+    ['ConditionalExpression', 'sink.sink === 0', 'false'],
+    ['ConditionalExpression', 'sink.sink === 0', 'true'],
+    ['EqualityOperator', 'sink.sink === 0', 'sink.sink !== 0'],
+    ['StringLiteral', '`#${name}`', '``'],
+    ['StringLiteral', '`s${sink.sink}#${name}`', '``'],
+    ['StringLiteral', '`r${ctx.replica}/p${ctx.process}/${label}`', '``'],
+    ['StringLiteral', '`builder r${ctx.replica}/p${ctx.process}/${label}`', '``'],
+  ] as const).map(([mutator, original, replacement]) => ({
+    file: 'impl/shared/shared-batches.ts',
+    mutator,
+    original,
+    replacement,
+    why: `The label of a shared batch's tasks (its builder task, its barrier's timer) names only those tasks. ${TASK_NAME}`,
+    proof: PROBES,
+  })),
 ];
