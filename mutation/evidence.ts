@@ -291,8 +291,8 @@ export const EVIDENCE: readonly Evidence[] = [
     mutator: 'ConditionalExpression',
     original: 'opts.participants !== undefined',
     replacement: 'true',
-    why: "Asking an open without a barrier whether its id is late changes something only for an id a barrier used: no open of the kit's sink does that without a gallery bug (probed over the plain check and the fault world: none), and in the gallery only barrier-flag-read-per-worker does (the probe names it); with the mutant planted that bug is still caught.",
-    proof: { kind: 'test', file: 'mutation/probes.deep.test.ts', test: 'every open asked whether its id is late still shows barrier-flag-read-per-worker' },
+    why: "Asking an open without a barrier whether its id is late changes something only when it meets a late id: one a barrier used, in a registry where a barrier was opened with a deadline (a late id needs its timer). The probe counts such opens over the killer's whole budget (plain, fault world, gallery): none. (The misuse programs open barrier ids without a barrier on purpose, never in a registry with a timer.)",
+    proof: PROBES,
   },
   ...([
     ['ConditionalExpression', 'sink.sink === 0', 'false'],
