@@ -159,8 +159,19 @@ export function judgeSinks(
  *   sinks, sweep-upgrade-race only: the batch goes to nobody). */
 export const SINK_REACH = ['two-sinks', 'cross-sink-removed', 'cross-sink-sweep'] as const;
 
-/** Every order, limit and sink counter a run reached (several sinks: over each sink's own trace). */
-export function reachOf(report: Pick<RunReport, 'trace' | 'workload'> & { readonly registry?: RegistryVerdict; readonly casRacesLost?: number; readonly timersIdle?: number }): Set<string> {
+type Reachable = Pick<RunReport, 'trace' | 'workload'> & { readonly registry?: RegistryVerdict; readonly casRacesLost?: number; readonly timersIdle?: number };
+
+/** Every order, limit and sink counter a run reached (several sinks: over each sink's own trace). Once
+ * per report: `sbkit check` tallies a run's counters and the steering reads them as features (steer-features.ts). */
+export function reachOf(report: Reachable): ReadonlySet<string> {
+  let reached = reachedBy.get(report);
+  if (reached === undefined) reachedBy.set(report, (reached = countReached(report)));
+  return reached;
+}
+
+const reachedBy = new WeakMap<Reachable, ReadonlySet<string>>();
+
+function countReached(report: Reachable): Set<string> {
   const sinks = sinksOf(report.workload);
   const reached = new Set<string>();
   if ((report.casRacesLost ?? 0) > 0) reached.add('cas-race-lost');
