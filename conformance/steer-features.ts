@@ -26,13 +26,19 @@ export function featuresOf(report: RunReport): Set<string> {
   for (const r of reach) out.add(`reach:${r}`);
   for (let i = 0; i < reach.length; i++) for (let j = i + 1; j < reach.length; j++) out.add(`pair:${reach[i]}+${reach[j]}`);
   for (const w of report.witnessed) out.add(`saw:${w}`);
-  const last = new Map<string, string>();
+  // The names are built once and looked up after (a run has about seventy events, most of them alike,
+  // and building and hashing three fresh strings per event was most of this function's cost).
+  const last = new Map<number, string>();
   const counts = new Map<string, number>();
   for (const e of report.trace) {
     const ev = eventFeature(e);
-    out.add(`ev:${ev}`);
+    const names = namesOf(ev);
+    out.add(names.ev);
     const actor = actorOf(e);
-    out.add(`tr:${last.get(actor) ?? 'start'}>${ev}`);
+    const before = last.get(actor) ?? 'start';
+    let tr = names.after.get(before);
+    if (tr === undefined) names.after.set(before, (tr = `tr:${before}>${ev}`));
+    out.add(tr);
     last.set(actor, ev);
     counts.set(e.kind, (counts.get(e.kind) ?? 0) + 1);
   }
@@ -40,48 +46,71 @@ export function featuresOf(report: RunReport): Set<string> {
   return out;
 }
 
+/** An event feature's names: `ev:<feature>`, and `tr:<before>><feature>` by the actor's previous one. */
+interface FeatureNames {
+  readonly ev: string;
+  readonly after: Map<string, string>;
+}
+const NAMES = new Map<string, FeatureNames>();
+function namesOf(ev: string): FeatureNames {
+  let n = NAMES.get(ev);
+  if (n === undefined) NAMES.set(ev, (n = { ev: `ev:${ev}`, after: new Map() }));
+  return n;
+}
+
 function bucket(n: number): string {
   return n <= 3 ? String(n) : n <= 7 ? '4-7' : '8+';
 }
 
-/** A worker's events by (sink, replica, worker); a replica's own (mint, append, faults) by (sink, replica). */
-function actorOf(e: TraceEvent): string {
-  const sink = e.sink ?? 0;
-  return 'worker' in e && typeof e.worker === 'number' ? `${sink}/${e.replica}/w${e.worker}` : `${sink}/${e.replica}`;
+/** A worker's events by (sink, replica, worker); a replica's own (mint, append, faults) by (sink,
+ * replica), as one number: worker + 1 (0 for the replica's own) in the low 16 bits. */
+function actorOf(e: TraceEvent): number {
+  const worker = 'worker' in e && typeof e.worker === 'number' ? e.worker + 1 : 0;
+  return ((e.sink ?? 0) * 65536 + e.replica) * 65536 + worker;
+}
+
+/** `kind/<detail>` for a detail that is a word (a route, a reason), built once per word. */
+const DETAILED = new Map<string, Map<string, string>>();
+function detailed(kind: string, detail: string): string {
+  let byDetail = DETAILED.get(kind);
+  if (byDetail === undefined) DETAILED.set(kind, (byDetail = new Map()));
+  let name = byDetail.get(detail);
+  if (name === undefined) byDetail.set(detail, (name = `${kind}/${detail}`));
+  return name;
 }
 
 /** The kind and the outcome that tells the transitions of one kind apart. */
 function eventFeature(e: TraceEvent): string {
   switch (e.kind) {
     case 'stage':
-      return `stage/${e.route}`;
+      return detailed('stage', e.route);
     case 'open':
-      return `open/${e.created ? 'new' : 'join'}${e.participants === null ? '' : '/participants'}`;
+      return e.created ? (e.participants === null ? 'open/new' : 'open/new/participants') : e.participants === null ? 'open/join' : 'open/join/participants';
     case 'finish-begin':
-      return `finish-begin/${e.last ? 'last' : 'not-last'}`;
+      return e.last ? 'finish-begin/last' : 'finish-begin/not-last';
     case 'finish-end':
-      return `finish-end/${e.received === null ? 'nothing' : 'received'}`;
+      return e.received === null ? 'finish-end/nothing' : 'finish-end/received';
     case 'skip':
-      return `skip/${e.early ? 'early' : 'late'}`;
+      return e.early ? 'skip/early' : 'skip/late';
     case 'timeout':
-      return `timeout/${e.completes ? 'completes' : 'waits'}`;
+      return e.completes ? 'timeout/completes' : 'timeout/waits';
     case 'mint':
-      return `mint/flag-${e.desc.barrier ? 'on' : 'off'}${e.desc.maxBytes === 0 ? '/unshared' : ''}`;
+      return e.desc.barrier ? (e.desc.maxBytes === 0 ? 'mint/flag-on/unshared' : 'mint/flag-on') : e.desc.maxBytes === 0 ? 'mint/flag-off/unshared' : 'mint/flag-off';
     case 'hand':
-      return `hand/${e.batches.length}`;
+      return detailed('hand', String(e.batches.length));
     case 'append':
-      return `append/${e.result.ok ? 'ok' : 'refused'}`;
+      return e.result.ok ? 'append/ok' : 'append/refused';
     case 'delete':
-      return `delete/${e.reason}/${e.batches > 0 ? 'some' : 'none'}`;
+      return detailed('delete', e.batches > 0 ? detailed(e.reason, 'some') : detailed(e.reason, 'none'));
     case 'sweep':
-      return `sweep/${e.removed.length > 0 ? 'removed' : 'none'}`;
+      return e.removed.length > 0 ? 'sweep/removed' : 'sweep/none';
     case 'sweep-release':
     case 'drop':
-      return `${e.kind}/${e.closed ? 'closed' : 'open'}`;
+      return detailed(e.kind, e.closed ? 'closed' : 'open');
     case 'fault':
-      return `fault/${e.op}/${e.fault}${e.by === undefined ? '' : '/supervisor'}`;
+      return detailed('fault', detailed(e.op, e.by === undefined ? e.fault : detailed(e.fault, 'supervisor')));
     case 'cleanup':
-      return `cleanup/${e.deleted > 0 ? 'some' : 'none'}`;
+      return e.deleted > 0 ? 'cleanup/some' : 'cleanup/none';
     default:
       return e.kind;
   }
