@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { TraceEvent } from '../vocab/index.ts';
 import type { RunResult } from '../impl/run.ts';
 import type { DriveOutcome } from './choice-scheduler.ts';
-import { formatEvent, judge, refinementCheck, runOnce } from './harness.ts';
+import { formatEvent, judge, refinementCheck, runOnce, RUN_PHASES, type RunPhases } from './harness.ts';
 import { FIFO } from './schedule.ts';
 import { workloadOf } from './test-support/workload.ts';
 
@@ -104,5 +104,26 @@ describe('judge', () => {
     expect(formatEvent({ kind: 'abort', replica: 1, reason: 'permanent storage failure: injected fault: blob.delete "w1-r1/part-2" failed (permanent)' })).toBe(
       'r1 abort (permanent storage failure: injected fault: blob.delete w1-r1/part-2 failed (permanent))',
     );
+  });
+});
+
+describe('runOnce phases', () => {
+  it('adds each phase of a run to the record given, and together no more than the run took', async () => {
+    const phases = Object.fromEntries(RUN_PHASES.map((p) => [p, 0])) as RunPhases;
+    const started = performance.now();
+    const report = await runOnce(base, FIFO, undefined, { phases });
+    const took = performance.now() - started;
+    expect(report.failures).toEqual([]);
+    expect(Object.keys(phases).sort()).toEqual([...RUN_PHASES].sort());
+    for (const p of RUN_PHASES) expect(phases[p]).toBeGreaterThanOrEqual(0);
+    // The implementation ran under the scheduler and the run was judged: both took some time.
+    expect(phases.implementation).toBeGreaterThan(0);
+    expect(phases.judge).toBeGreaterThan(0);
+    const sum = RUN_PHASES.reduce((n, p) => n + phases[p], 0);
+    expect(sum).toBeLessThanOrEqual(took);
+    // A second run adds to the same record.
+    const before = phases.implementation;
+    await runOnce(base, FIFO, undefined, { phases });
+    expect(phases.implementation).toBeGreaterThan(before);
   });
 });

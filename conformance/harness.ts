@@ -100,25 +100,46 @@ export interface RunOptions {
    * this run too, on the case its configuration picks (default true); `sbkit check` runs them as
    * streams of their own and leaves them off its runs unless asked to fold them. */
   readonly configChecks?: boolean;
+  /** Where the run's time goes: milliseconds added to each phase (conformance/bench-phases.ts). */
+  readonly phases?: RunPhases;
 }
 
+/** A run's phases in order: the implementation set up, run under the scheduler, judged (liveness,
+ * properties, audit, metrics, refinement), its cost held to the model's, its stored history corrupted,
+ * and the rest of the checks on its own objects and stores. */
+export const RUN_PHASES = ['setup', 'implementation', 'judge', 'cost', 'stored-corruption', 'other checks'] as const;
+export type RunPhase = (typeof RUN_PHASES)[number];
+export type RunPhases = Record<RunPhase, number>;
+
 export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugName, opts: RunOptions = {}): Promise<RunReport> {
+  const { phases } = opts;
+  let lapped = phases === undefined ? 0 : performance.now();
+  const lap = (phase: RunPhase): void => {
+    if (phases === undefined) return;
+    const now = performance.now();
+    phases[phase] += now - lapped;
+    lapped = now;
+  };
   const scheduler = schedulerFor(schedule);
   const plan = schedule.faults === undefined ? undefined : new SchedulePlan(schedule.faults, () => scheduler.steps);
   const { run, trace, updates, updatesBySink, config } = startRun(workload, scheduler, bug, plan);
+  lap('setup');
   const outcome = await scheduler.drive(run);
+  lap('implementation');
   const log = scheduler.log;
   const store = outcome.kind === 'settled' ? await storeTally(config) : undefined;
   // The model's configuration of each sink, once: the replay and the cost prediction both read it.
   const cfgs = modelConfigsOf(workload, updatesBySink, plan !== undefined);
   const judged = judgeRun(workload, trace, outcome, updates, plan !== undefined, store, cfgs);
   /** The impl's own objects and stores, checked beyond the run itself: each adds a failure or nothing. */
+  lap('judge');
   const more: Failure[] = [];
   // Cost (conformance/cost-check.ts): the stores' counts against the model's prediction from the trace
   // it accepted.
   if (outcome.kind === 'settled' && store !== undefined && !judged.failures.some((f) => f.kind === 'refinement')) {
     for (const f of costJudged(workload, updates, trace, outcome.value.metrics, store, log, plan !== undefined, cfgs).failed) more.push({ kind: 'cost', ...f });
   }
+  lap('cost');
   const fail = (check: string, why: string | undefined): void => {
     if (why !== undefined) more.push({ kind: 'impl-error', check, why });
   };
@@ -126,6 +147,7 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
   // way, must be refused by the implementation's readers (and one valid oddity accepted).
   const history = outcome.kind === 'settled' ? await storedHistory(config.consensus, shardIdOf(config.shardId ?? SHARD_ID, 0)) : undefined;
   const misread = history === undefined ? [] : (await corruptionsJudged(history)).wrong;
+  lap('stored-corruption');
   fail('corrupt-state-refused', misread.length === 0 ? undefined : misread.join('; '));
   // Bad input and misuse (streams.ts): derived from the configuration alone, folded into this run.
   if (opts.configChecks !== false) for (const f of await configFailures(config)) fail(f.check, f.why);
@@ -148,7 +170,7 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
         };
   // The judged fields named, not spread first: V8 gives an object spread followed by new fields a
   // fresh hidden class on every call (microseconds per run).
-  return {
+  const report: RunReport = {
     workload: judged.workload,
     trace: judged.trace,
     outcome: judged.outcome,
@@ -165,6 +187,8 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
     },
     ...(judged.registry === undefined ? {} : { registry: judged.registry }),
   };
+  lap('other checks');
+  return report;
 }
 
 /** Starts the implementation on `workload` under `scheduler`, recording its trace. */

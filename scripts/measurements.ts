@@ -45,6 +45,12 @@ const BENCHES: readonly Bench[] = [
     args: ['conformance/bench-streams.ts'],
   },
   {
+    name: 'phases',
+    title: "conformance: where a judged run's time goes",
+    what: "The runs of `sbkit check --variant best-effort --jobs 1` (mixed strategy, seed 1, 2,000 runs) timed by phase: the draw (fast-check and the steering), the implementation's setup and its run under the scheduler, judging (liveness, properties, audit, metrics, the refinement replay), cost, stored-history corruption, the other checks, the steering's and the check's tally; milliseconds per run and share of the whole.",
+    args: ['conformance/bench-phases.ts'],
+  },
+  {
     name: 'model',
     title: 'model check: states, states/s, bytes per state',
     what: 'The plain search beside the packed one with and without each reduction, the larger configurations on one thread, the swarm, and one search over threads beside one thread.',
