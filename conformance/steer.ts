@@ -82,8 +82,8 @@ export const STEERING: Readonly<Record<'steer' | 'mixed', { readonly share: numb
 };
 
 /**
- * The opening sweep: the first `SWEEP_RUNS` runs of a job alternate between a run drawn fresh and shaped
- * (rare.ts), the shapes taken in this order, over and over, and a run drawn as usual. Each shape is the
+ * The opening sweep: the first `SWEEP_RUNS` runs of a job alternate between a run drawn as usual, first, and a run
+ * drawn fresh and shaped (rare.ts), the shapes taken in this order, over and over. Each shape is the
  * one that exposes some bug fastest (`SBKIT_SEEDS=8 npx tsx conformance/gallery-stats.ts`): an id
  * reopened after the sweep, a worker exactly at the threshold, an empty finish that must return the
  * batch, a flag flipping under a late worker, a superseded description handed to the append worker.
@@ -184,8 +184,8 @@ export class Steering {
 
   /** The shape of the opening sweep for the run drawn `k`-th (from 0), if it is one of its shaped runs. */
   swept(k: number): RareCombination | undefined {
-    if (this.sweep.length === 0 || k % 2 === 1 || k >= SWEEP_RUNS) return undefined;
-    return this.sweep[(k / 2) % this.sweep.length];
+    if (this.sweep.length === 0 || k % 2 === 0 || k >= SWEEP_RUNS) return undefined;
+    return this.sweep[((k - 1) / 2) % this.sweep.length];
   }
 
   /** In one run in `rareOneIn`, the rare combination (rare.ts) whose path the runs so far reached
