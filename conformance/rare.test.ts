@@ -6,13 +6,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { runOnce } from './harness.ts';
 import { reachOf } from './multi-sink.ts';
-import { RARE_COMBINATIONS, RARE_PATH, STEERED_COMBINATIONS, rareArb, shapedFor } from './rare.ts';
+import { RARE_COMBINATIONS, RARE_PATH, STEERED_COMBINATIONS, SWEPT_COMBINATIONS, rareArb, shapedFor } from './rare.ts';
 import { scheduleArb } from './schedule.ts';
 import { DEFAULT_BOUNDS, workloadArb } from './workload.ts';
 
 
 describe('rare combinations, drawn on purpose', () => {
-  it.each([...RARE_COMBINATIONS, ...STEERED_COMBINATIONS].map((r) => [r]))('%s: its path in a good share of 40 shaped runs, every check holding', async (rare) => {
+  it.each([...RARE_COMBINATIONS, ...STEERED_COMBINATIONS, ...SWEPT_COMBINATIONS].map((r) => [r]))('%s: its path in a good share of 40 shaped runs, every check holding', async (rare) => {
     const draws = fc.sample(fc.tuple(workloadArb('best-effort', DEFAULT_BOUNDS), scheduleArb(DEFAULT_BOUNDS.maxReplicas, 16, 'mixed')), { numRuns: 40, seed: 5 });
     let reached = 0;
     for (const [w, s] of draws) {

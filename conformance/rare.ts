@@ -18,7 +18,11 @@
  *   worker: it stages descriptions minted under the flag the frontier has since flipped;
  * - `empty-last`: the no-data policy `finish` and a late worker with no data, whose empty finish drops
  *   the last reference or completes the barrier, so it returns the shared batch (`empty-finish-receives`).
- * The shapes hold for any variant that shares (off shares nothing: they are left undrawn there).
+ * And two only the steered strategies' opening sweep draws (steer.ts `QUICK_SWEEP`):
+ * - `threshold`: every worker stages exactly the threshold's bytes (`threshold=`);
+ * - `supersede-hand`: supersede-skip without the barrier, so the late worker hands the superseded
+ *   description to the append worker (`supersede`); it holds in a variant that shares nothing too.
+ * The other shapes hold for any variant that shares (off shares nothing: they are left undrawn there).
  *
  * The shaping is a function of the drawn workload and schedule, drawn after both, so every other run
  * draws exactly what it drew before; a replay token carries the shaped workload and schedule.
@@ -32,7 +36,11 @@ import { THRESHOLD, workloadArb, type LoadClass, type Workload, type WorkloadBou
 export const RARE_COMBINATIONS = ['supersede-skip', 'late-reopen'] as const;
 /** Shapes only the steered strategy draws (steer.ts), towards the paths its runs reached least. */
 export const STEERED_COMBINATIONS = ['flag-flip-in-flight', 'empty-last'] as const;
-export type RareCombination = (typeof RARE_COMBINATIONS)[number] | (typeof STEERED_COMBINATIONS)[number];
+/** Shapes only the steered strategies' opening sweep draws (steer.ts `QUICK_SWEEP`). */
+export const SWEPT_COMBINATIONS = ['threshold', 'supersede-hand'] as const;
+/** The shapes that hold in a variant that shares nothing too. */
+export const ANY_VARIANT: readonly RareCombination[] = ['supersede-hand'];
+export type RareCombination = (typeof RARE_COMBINATIONS)[number] | (typeof STEERED_COMBINATIONS)[number] | (typeof SWEPT_COMBINATIONS)[number];
 
 /** The path (reach.ts) each combination is shaped to take. */
 export const RARE_PATH: Readonly<Record<RareCombination, string>> = {
@@ -40,6 +48,8 @@ export const RARE_PATH: Readonly<Record<RareCombination, string>> = {
   'late-reopen': 'reopen-after-sweep',
   'flag-flip-in-flight': 'flag-flip-in-flight',
   'empty-last': 'empty-finish-receives',
+  threshold: 'threshold=',
+  'supersede-hand': 'supersede',
 };
 
 /** None in about five runs of six; each combination in about one run in twelve (sharing variants). */
@@ -110,6 +120,34 @@ export function shapedFor(rare: RareCombination | null, w: Workload, s: Schedule
         processes: 1,
         noData: 'finish',
         loads: loadsOf(workersPerProcess, (worker) => (worker === late.worker ? 'none' : 'tiny')),
+        sinkLoads: undefined,
+      };
+      break;
+    case 'supersede-hand':
+      // As supersede-skip, without the barrier: the late worker of replica 0 writes the description
+      // replica 1's append superseded and hands it to the append worker, which must delete it.
+      shaped = {
+        ...w,
+        ...common,
+        replicas: 2,
+        processes: 1,
+        pacing: 'free',
+        noData: 'skip',
+        barrierFlags: [false],
+        loads: loadsOf(workersPerProcess, () => 'tiny'),
+        sinkLoads: undefined,
+      };
+      break;
+    case 'threshold':
+      // Every worker stages exactly the threshold's bytes under the knob at the threshold: each must
+      // write its own batch (the rule is a strict `<`), the edge a route that shares at equality misses.
+      shaped = {
+        ...w,
+        ...common,
+        replicas: 1,
+        processes: 1,
+        noData: 'skip',
+        loads: loadsOf(workersPerProcess, () => 'boundary'),
         sinkLoads: undefined,
       };
       break;

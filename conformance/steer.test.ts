@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Variant } from '../vocab/index.ts';
 import { runCheck, tokenOf } from './check.ts';
 import { runOnce } from './harness.ts';
-import { Steering } from './steer.ts';
+import { QUICK_SWEEP, Steering } from './steer.ts';
 import { decodeToken } from './token.ts';
 import { DEFAULT_BOUNDS } from './workload.ts';
 
@@ -30,14 +30,32 @@ async function steered(variant: Variant, seed: number, runs: number): Promise<{ 
 }
 
 describe('steered runs', () => {
+  it('open with a sweep of shapes, each run of it between two drawn as usual; a variant sharing nothing sweeps only what holds there', () => {
+    const steering = new Steering('best-effort', DEFAULT_BOUNDS, 'mixed', undefined, 1);
+    const order = Array.from({ length: 24 }, (_, k) => steering.swept(k));
+    expect(order.filter((_, k) => k % 2 === 0).every((x) => x === undefined)).toBe(true);
+    expect(order.filter((_, k) => k % 2 === 1)).toEqual([...QUICK_SWEEP, ...QUICK_SWEEP, undefined, undefined]);
+    const off = new Steering('off', DEFAULT_BOUNDS, 'steer', undefined, 1);
+    expect(Array.from({ length: 4 }, (_, k) => off.swept(k))).toEqual([undefined, 'supersede-hand', undefined, 'supersede-hand']);
+    // The runs drawn carry their shape: what each one sets.
+    const runs = fc.sample(steering.arb, { numRuns: 2 * QUICK_SWEEP.length, seed: 1 });
+    const shaped = new Map(QUICK_SWEEP.map((shape, i) => [shape, runs[2 * i + 1]?.workload]));
+    expect(shaped.get('late-reopen')?.sinkLoads?.length).toBe(1);
+    expect(shaped.get('threshold')?.loads.flat().every((l) => l === 'boundary')).toBe(true);
+    expect(shaped.get('empty-last')?.noData).toBe('finish');
+    expect(new Set(shaped.get('flag-flip-in-flight')?.barrierFlags)).toEqual(new Set([true, false]));
+    expect([shaped.get('supersede-hand')?.replicas, shaped.get('supersede-hand')?.barrierFlags]).toEqual([2, [false]]);
+    for (const [i] of QUICK_SWEEP.entries()) expect(runs[2 * i + 1]?.schedule.starve).toEqual([{ replica: 0, worker: 1 }]);
+  });
+
   it('one seed gives the same runs, derived ones among them; another seed others', async () => {
-    const a = await steered('best-effort', 11, 40);
-    const b = await steered('best-effort', 11, 40);
+    const a = await steered('best-effort', 11, 60);
+    const b = await steered('best-effort', 11, 60);
     expect(b.tokens).toEqual(a.tokens);
     expect(b.derived).toEqual(a.derived);
     expect(a.derived.filter(Boolean).length).toBeGreaterThan(2);
     expect(a.steering.corpus.length).toBeGreaterThan(5);
-    expect((await steered('best-effort', 12, 40)).tokens).not.toEqual(a.tokens);
+    expect((await steered('best-effort', 12, 60)).tokens).not.toEqual(a.tokens);
   });
 
   it('a derived run replays from its token alone: the same trace', async () => {

@@ -19,7 +19,8 @@
  * features and pairs of features). An entry is picked with energy: how rare the rarest feature it
  * discovered still is (1 / the runs that reached it), lowered as it is picked again, so that the runs
  * crowd around the paths few runs took. And some runs (either kind) are shaped towards the rare
- * combination (rare.ts) whose path the runs reached least.
+ * combination (rare.ts) whose path the runs reached least. A job opens with a sweep of shapes
+ * (`QUICK_SWEEP`), each between two unshaped runs.
  *
  * Why not mutation alone: most gallery bugs fail within a handful of runs, before a corpus says much;
  * deriving three runs in four from the first entries found them later than fresh draws did
@@ -38,7 +39,7 @@ import type { Variant } from '../vocab/index.ts';
 import { hashInts, mulberry32, type Rng } from '../random/prng.ts';
 import { faultScheduleArb, type FaultSchedule } from './faults.ts';
 import type { RunReport } from './harness.ts';
-import { RARE_COMBINATIONS, RARE_PATH, STEERED_COMBINATIONS, rareArb, shapedFor, type RareCombination } from './rare.ts';
+import { ANY_VARIANT, RARE_COMBINATIONS, RARE_PATH, STEERED_COMBINATIONS, rareArb, shapedFor, type RareCombination } from './rare.ts';
 import { sharesAtAll } from '../impl/variants/index.ts';
 import { ordersArb, type Schedule, type Strategy } from './schedule.ts';
 import { configFeaturesOf, featuresOf } from './steer-features.ts';
@@ -80,6 +81,18 @@ export const STEERING: Readonly<Record<'steer' | 'mixed', { readonly share: numb
   mixed: { share: 10, candidates: 4, rareOneIn: 8 },
 };
 
+/**
+ * The opening sweep: the first `SWEEP_RUNS` runs of a job alternate between a run drawn as usual, first, and a run
+ * drawn fresh and shaped (rare.ts), the shapes taken in this order, over and over. Each shape is the
+ * one that exposes some bug fastest (`SBKIT_SEEDS=8 npx tsx conformance/gallery-stats.ts`): an id
+ * reopened after the sweep, a worker exactly at the threshold, an empty finish that must return the
+ * batch, a flag flipping under a late worker, a superseded description handed to the append worker.
+ * Random draws reach each in one run of twenty or fewer; a bug that any run exposes is still found by the
+ * runs in between. A variant that shares nothing sweeps only the shapes that hold there (`ANY_VARIANT`).
+ */
+export const QUICK_SWEEP: readonly RareCombination[] = ['late-reopen', 'threshold', 'empty-last', 'flag-flip-in-flight', 'supersede-hand'];
+const SWEEP_RUNS = 20;
+
 /** Whether a strategy steers (a share of its runs derived from the corpus). */
 export function steers(strategy: Strategy): strategy is 'steer' | 'mixed' {
   return strategy === 'steer' || strategy === 'mixed';
@@ -116,10 +129,14 @@ export class Steering {
 
   /** The rare combinations steered towards (in variants that share). */
   private readonly combinations: readonly RareCombination[];
+  /** Runs drawn so far (the opening sweep shapes every other one of the first), and the sweep's shapes. */
+  private drawn = 0;
+  private readonly sweep: readonly RareCombination[];
   private readonly rareOneIn: number;
 
   constructor(variant: Variant, bounds: WorkloadBounds, strategy: 'steer' | 'mixed', faults: number | undefined, seed: number) {
     this.rareOneIn = STEERING[strategy].rareOneIn;
+    this.sweep = sharesAtAll(variant) ? QUICK_SWEEP : QUICK_SWEEP.filter((c) => ANY_VARIANT.includes(c));
     this.combinations = this.rareOneIn > 0 && sharesAtAll(variant) ? [...RARE_COMBINATIONS, ...STEERED_COMBINATIONS] : [];
     this.arbs = {
       w: workloadArb(variant, bounds),
@@ -144,6 +161,8 @@ export class Steering {
   }
 
   draw(mrng: fc.Random, bias: number | undefined): fc.Value<Run> {
+    const swept = this.swept(this.drawn++);
+    if (swept !== undefined) return this.valueOf({ ...this.fresh(mrng, bias), r: new fc.Value(swept, undefined) });
     // Decided by the steering's own generator, so that a fresh run draws from fast-check's random
     // exactly what the base strategy draws.
     if (this.corpus.length > 0 && this.rng.below(100) < this.share) {
@@ -161,6 +180,12 @@ export class Steering {
       }
     }
     return this.valueOf(this.rare(best));
+  }
+
+  /** The shape of the opening sweep for the run drawn `k`-th (from 0), if it is one of its shaped runs. */
+  swept(k: number): RareCombination | undefined {
+    if (this.sweep.length === 0 || k % 2 === 0 || k >= SWEEP_RUNS) return undefined;
+    return this.sweep[((k - 1) / 2) % this.sweep.length];
   }
 
   /** In one run in `rareOneIn`, the rare combination (rare.ts) whose path the runs so far reached
