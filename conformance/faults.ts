@@ -53,7 +53,7 @@ export type FaultCode = (typeof FAULT_CODES)[number];
 export const DEFAULT_FAULT_RATE = 0.1;
 
 /** Storage calls and scheduling steps a fault schedule covers (runs rarely take more). */
-const HORIZON = 600;
+export const FAULT_HORIZON = 600;
 /** How much hotter a hot schedule's storage calls fail (see faultScheduleArb). */
 const HOT_STORAGE = 4;
 /** The compare-and-sets a hot schedule covers (see faultScheduleArb). */
@@ -81,7 +81,7 @@ export function faultScheduleArb(rate: number, maxReplicas: number): fc.Arbitrar
   const hotStorage = codeAt(faultWeights(Math.max(rate, Math.min(0.4, HOT_STORAGE * rate))));
   // A run's length is not known when its schedule is drawn (from a dozen steps to hundreds): abort steps
   // at three scales, so that short runs, the most common, are aborted too, mid-run rather than after.
-  const step = fc.oneof(fc.nat({ max: 40 }), fc.nat({ max: 150 }), fc.nat({ max: HORIZON }));
+  const step = fc.oneof(fc.nat({ max: 40 }), fc.nat({ max: 150 }), fc.nat({ max: FAULT_HORIZON }));
   // Replica 0 in half the aborts: every workload has it, and most have no other (swarm.ts), where an
   // abort of a missing replica does nothing.
   const replica = fc.oneof(fc.constant(0), fc.nat({ max: maxReplicas - 1 }));
@@ -105,11 +105,11 @@ export function faultScheduleArb(rate: number, maxReplicas: number): fc.Arbitrar
   const deletes = fc.oneof({ weight: 1, arbitrary: fc.constant([] as number[]) }, { weight: 1, arbitrary: fc.array(hotStorage, { minLength: HOT_DELETES, maxLength: HOT_DELETES }) });
   return fc
     .record({
-      storage: fc.oneof(fc.array(code, { maxLength: HORIZON, size: 'max' }), fc.array(hotStorage, { maxLength: HORIZON, size: 'max' })),
+      storage: fc.oneof(fc.array(code, { maxLength: FAULT_HORIZON, size: 'max' }), fc.array(hotStorage, { maxLength: FAULT_HORIZON, size: 'max' })),
       cas,
       deletes,
       aborts,
-      heal: fc.integer({ min: 0, max: HORIZON }),
+      heal: fc.integer({ min: 0, max: FAULT_HORIZON }),
     })
     .map(({ cas: first, deletes: dels, ...rest }): FaultSchedule => ({
       ...rest,

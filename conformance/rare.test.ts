@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runOnce } from './harness.ts';
 import { reachOf } from './multi-sink.ts';
 import { RARE_COMBINATIONS, RARE_PATH, STEERED_COMBINATIONS, SWEPT_COMBINATIONS, rareArb, shapedFor } from './rare.ts';
+import { DEFAULT_FAULT_RATE, FAULT_CODES } from './faults.ts';
 import { scheduleArb } from './schedule.ts';
 import { DEFAULT_BOUNDS, workloadArb } from './workload.ts';
 
@@ -22,6 +23,23 @@ describe('rare combinations, drawn on purpose', () => {
       if (reachOf(report).has(RARE_PATH[rare])) reached += 1;
     }
     expect(reached).toBeGreaterThanOrEqual(8);
+  });
+
+  it('lost-race-delete-fails, in the fault world: the losing append\'s blob deletes fail and are retried, every check holding; a swallowed delete error is caught', async () => {
+    const draws = fc.sample(fc.tuple(workloadArb('best-effort', DEFAULT_BOUNDS), scheduleArb(DEFAULT_BOUNDS.maxReplicas, 16, 'mixed', DEFAULT_FAULT_RATE)), { numRuns: 20, seed: 5 });
+    let failedDeletes = 0;
+    let caught = 0;
+    for (const [w, s] of draws) {
+      const { workload, schedule } = shapedFor('lost-race-delete-fails', w, s);
+      expect(schedule.faults?.aborts).toEqual([]);
+      expect(schedule.faults?.deletes?.every((c) => FAULT_CODES[c] === 'transient')).toBe(true);
+      const report = await runOnce(workload, schedule);
+      expect(report.failures, JSON.stringify(report.failures)).toEqual([]);
+      if (report.trace.some((e) => e.kind === 'fault' && e.op === 'blob.delete') && reachOf(report).has('mismatch-deleted')) failedDeletes += 1;
+      if ((await runOnce(workload, schedule, 'mismatch-delete-error-swallowed')).failures.length > 0) caught += 1;
+    }
+    expect(failedDeletes).toBeGreaterThanOrEqual(10);
+    expect(caught).toBeGreaterThanOrEqual(10);
   });
 
   it('leaves a run unshaped when none is drawn, and never shapes where nothing is shared', () => {

@@ -18,10 +18,14 @@
  *   worker: it stages descriptions minted under the flag the frontier has since flipped;
  * - `empty-last`: the no-data policy `finish` and a late worker with no data, whose empty finish drops
  *   the last reference or completes the barrier, so it returns the shared batch (`empty-finish-receives`).
- * And two only the steered strategies' opening sweep draws (steer.ts `QUICK_SWEEP`):
+ * And three only the steered strategies' opening sweep draws (steer.ts `QUICK_SWEEP`):
  * - `threshold`: every worker stages exactly the threshold's bytes (`threshold=`);
  * - `supersede-hand`: supersede-skip without the barrier, so the late worker hands the superseded
- *   description to the append worker (`supersede`); it holds in a variant that shares nothing too.
+ *   description to the append worker (`supersede`); it holds in a variant that shares nothing too;
+ * - `lost-race-delete-fails` (the fault world only): two replicas in lockstep race to append each
+ *   description with blob parts, the loser deletes its batches (`mismatch-deleted`), and the first blob
+ *   deletes fail transiently, with no abort and the faults lasting past them: the cleanup of a lost
+ *   race must retry, never leak.
  * The other shapes hold for any variant that shares (off shares nothing: they are left undrawn there).
  *
  * The shaping is a function of the drawn workload and schedule, drawn after both, so every other run
@@ -30,6 +34,7 @@
 import fc from 'fast-check';
 import type { Variant } from '../vocab/index.ts';
 import { sharesAtAll } from '../impl/variants/index.ts';
+import { FAULT_CODES, FAULT_HORIZON, type FaultSchedule } from './faults.ts';
 import { scheduleArb, type Schedule, type Strategy } from './schedule.ts';
 import { THRESHOLD, workloadArb, type LoadClass, type Workload, type WorkloadBounds } from './workload.ts';
 
@@ -37,9 +42,11 @@ export const RARE_COMBINATIONS = ['supersede-skip', 'late-reopen'] as const;
 /** Shapes only the steered strategy draws (steer.ts), towards the paths its runs reached least. */
 export const STEERED_COMBINATIONS = ['flag-flip-in-flight', 'empty-last'] as const;
 /** Shapes only the steered strategies' opening sweep draws (steer.ts `QUICK_SWEEP`). */
-export const SWEPT_COMBINATIONS = ['threshold', 'supersede-hand'] as const;
+export const SWEPT_COMBINATIONS = ['threshold', 'supersede-hand', 'lost-race-delete-fails'] as const;
 /** The shapes that hold in a variant that shares nothing too. */
-export const ANY_VARIANT: readonly RareCombination[] = ['supersede-hand'];
+export const ANY_VARIANT: readonly RareCombination[] = ['supersede-hand', 'lost-race-delete-fails'];
+/** The shapes about the fault world: swept only when the check injects faults. */
+export const FAULT_WORLD: readonly RareCombination[] = ['lost-race-delete-fails'];
 export type RareCombination = (typeof RARE_COMBINATIONS)[number] | (typeof STEERED_COMBINATIONS)[number] | (typeof SWEPT_COMBINATIONS)[number];
 
 /** The path (reach.ts) each combination is shaped to take. */
@@ -50,6 +57,7 @@ export const RARE_PATH: Readonly<Record<RareCombination, string>> = {
   'empty-last': 'empty-finish-receives',
   threshold: 'threshold=',
   'supersede-hand': 'supersede',
+  'lost-race-delete-fails': 'mismatch-deleted',
 };
 
 /** None in about five runs of six; each combination in about one run in twelve (sharing variants). */
@@ -151,6 +159,20 @@ export function shapedFor(rare: RareCombination | null, w: Workload, s: Schedule
         sinkLoads: undefined,
       };
       break;
+    case 'lost-race-delete-fails':
+      // Lockstep pacing: both replicas mint every description and race to append it, and the loser
+      // deletes its batches' blobs (large loads: parts above the inline limit).
+      shaped = {
+        ...w,
+        ...common,
+        replicas: 2,
+        processes: 1,
+        pacing: 'lockstep',
+        noData: 'skip',
+        loads: loadsOf(workersPerProcess, () => 'large'),
+        sinkLoads: undefined,
+      };
+      break;
     case 'late-reopen':
       shaped = {
         ...w,
@@ -166,5 +188,14 @@ export function shapedFor(rare: RareCombination | null, w: Workload, s: Schedule
   }
   const { sinkLoads, idOrder, ...rest } = shaped;
   const workload: Workload = { ...rest, ...(sinkLoads === undefined ? {} : { sinkLoads }), ...(idOrder === undefined ? {} : { idOrder }) };
-  return { workload, schedule: { ...s, starve: [late] } };
+  const faults = rare === 'lost-race-delete-fails' && s.faults !== undefined ? failingDeletes(s.faults) : s.faults;
+  return { workload, schedule: { ...s, starve: [late], ...(faults === undefined ? {} : { faults }) } };
+}
+
+/** The blob deletes a `lost-race-delete-fails` run fails transiently (a losing append's batches first). */
+const FAILING_DELETES = 8;
+
+/** A fault schedule whose first blob deletes fail transiently, without aborts, until past the horizon. */
+function failingDeletes(f: FaultSchedule): FaultSchedule {
+  return { ...f, aborts: [], deletes: Array.from({ length: FAILING_DELETES }, () => FAULT_CODES.indexOf('transient')), heal: Math.max(f.heal, FAULT_HORIZON) };
 }

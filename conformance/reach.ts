@@ -36,6 +36,8 @@
  *   that had not staged a description when a newer one came skipped it (`superseded`);
  *   `supersede-skip-reported`: under the barrier it reported that as a skip (barrier only);
  *   `stale-deleted`: the append worker deleted batches handed for a superseded description;
+ *   `mismatch-deleted`: an append refused on an upper mismatch (another replica appended first) deleted
+ *   the batches it carried;
  * - `ids-across-times`: a worker staged updates of several intervals whose ids are out of time order
  *   (workload `idOrder: 'reversed'`), so the staged order (by id) is not the time order: the sort by id
  *   was needed. Stryker found the gap: with ids always ascending in time, dropping the sort changed nothing.
@@ -77,6 +79,7 @@ export const LIMITS = [
   'skip-on-supersede',
   'supersede-skip-reported',
   'stale-deleted',
+  'mismatch-deleted',
   'ids-across-times',
   'cas-race-lost',
   'timeout-fired',
@@ -182,6 +185,7 @@ export function limitsReached(trace: readonly TraceEvent[], w: Workload): Set<Li
         break;
       case 'delete':
         if (e.reason === 'stale' && e.batches > 0) reached.add('stale-deleted');
+        if (e.reason === 'mismatch' && e.batches > 0) reached.add('mismatch-deleted');
         break;
       case 'abort':
         live.delete(e.replica);

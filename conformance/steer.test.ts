@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Variant } from '../vocab/index.ts';
 import { runCheck, tokenOf } from './check.ts';
 import { runOnce } from './harness.ts';
+import { FAULT_WORLD } from './rare.ts';
 import { QUICK_SWEEP, Steering } from './steer.ts';
 import { decodeToken } from './token.ts';
 import { DEFAULT_BOUNDS } from './workload.ts';
@@ -30,22 +31,30 @@ async function steered(variant: Variant, seed: number, runs: number): Promise<{ 
 }
 
 describe('steered runs', () => {
-  it('open with a sweep of shapes, each run of it between two drawn as usual; a variant sharing nothing sweeps only what holds there', () => {
+  it('open with a sweep of shapes, each run of it between two drawn as usual; a variant sharing nothing sweeps only what holds there, and only the fault world sweeps its shapes', () => {
     const steering = new Steering('best-effort', DEFAULT_BOUNDS, 'mixed', undefined, 1);
+    const plain = QUICK_SWEEP.filter((c) => !FAULT_WORLD.includes(c));
     const order = Array.from({ length: 24 }, (_, k) => steering.swept(k));
     expect(order.filter((_, k) => k % 2 === 0).every((x) => x === undefined)).toBe(true);
-    expect(order.filter((_, k) => k % 2 === 1)).toEqual([...QUICK_SWEEP, ...QUICK_SWEEP, undefined, undefined]);
+    expect(order.filter((_, k) => k % 2 === 1)).toEqual([...plain, ...plain, undefined, undefined]);
+    const faulty = new Steering('best-effort', DEFAULT_BOUNDS, 'mixed', 0.1, 1);
+    expect(Array.from({ length: 2 * QUICK_SWEEP.length }, (_, k) => faulty.swept(k)).filter((_, k) => k % 2 === 1)).toEqual([...QUICK_SWEEP]);
     const off = new Steering('off', DEFAULT_BOUNDS, 'steer', undefined, 1);
     expect(Array.from({ length: 4 }, (_, k) => off.swept(k))).toEqual([undefined, 'supersede-hand', undefined, 'supersede-hand']);
+    const offFaulty = new Steering('off', DEFAULT_BOUNDS, 'steer', 0.1, 1);
+    expect(Array.from({ length: 4 }, (_, k) => offFaulty.swept(k))).toEqual([undefined, 'lost-race-delete-fails', undefined, 'supersede-hand']);
     // The runs drawn carry their shape: what each one sets.
-    const runs = fc.sample(steering.arb, { numRuns: 2 * QUICK_SWEEP.length, seed: 1 });
-    const shaped = new Map(QUICK_SWEEP.map((shape, i) => [shape, runs[2 * i + 1]?.workload]));
+    const runs = fc.sample(steering.arb, { numRuns: 2 * plain.length, seed: 1 });
+    const shaped = new Map(plain.map((shape, i) => [shape, runs[2 * i + 1]?.workload]));
     expect(shaped.get('late-reopen')?.sinkLoads?.length).toBe(1);
     expect(shaped.get('threshold')?.loads.flat().every((l) => l === 'boundary')).toBe(true);
     expect(shaped.get('empty-last')?.noData).toBe('finish');
     expect(new Set(shaped.get('flag-flip-in-flight')?.barrierFlags)).toEqual(new Set([true, false]));
     expect([shaped.get('supersede-hand')?.replicas, shaped.get('supersede-hand')?.barrierFlags]).toEqual([2, [false]]);
-    for (const [i] of QUICK_SWEEP.entries()) expect(runs[2 * i + 1]?.schedule.starve).toEqual([{ replica: 0, worker: 1 }]);
+    for (const [i] of plain.entries()) expect(runs[2 * i + 1]?.schedule.starve).toEqual([{ replica: 0, worker: 1 }]);
+    // In the fault world the sweep opens with two replicas racing, the first deletes failing.
+    const first = fc.sample(faulty.arb, { numRuns: 2, seed: 1 })[1];
+    expect([first?.workload.replicas, first?.workload.pacing, first?.schedule.faults?.aborts]).toEqual([2, 'lockstep', []]);
   });
 
   it('one seed gives the same runs, derived ones among them; another seed others', async () => {

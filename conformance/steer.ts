@@ -39,7 +39,7 @@ import type { Variant } from '../vocab/index.ts';
 import { hashInts, mulberry32, type Rng } from '../random/prng.ts';
 import { faultScheduleArb, type FaultSchedule } from './faults.ts';
 import type { RunReport } from './harness.ts';
-import { ANY_VARIANT, RARE_COMBINATIONS, RARE_PATH, STEERED_COMBINATIONS, rareArb, shapedFor, type RareCombination } from './rare.ts';
+import { ANY_VARIANT, FAULT_WORLD, RARE_COMBINATIONS, RARE_PATH, STEERED_COMBINATIONS, rareArb, shapedFor, type RareCombination } from './rare.ts';
 import { sharesAtAll } from '../impl/variants/index.ts';
 import { ordersArb, type Schedule, type Strategy } from './schedule.ts';
 import { configFeaturesOf, featuresOf } from './steer-features.ts';
@@ -86,11 +86,13 @@ export const STEERING: Readonly<Record<'steer' | 'mixed', { readonly share: numb
  * drawn fresh and shaped (rare.ts), the shapes taken in this order, over and over. Each shape is the
  * one that exposes some bug fastest (`SBKIT_SEEDS=8 npx tsx conformance/gallery-stats.ts`): an id
  * reopened after the sweep, a worker exactly at the threshold, an empty finish that must return the
- * batch, a flag flipping under a late worker, a superseded description handed to the append worker.
+ * batch, a flag flipping under a late worker, a superseded description handed to the append worker,
+ * and in the fault world first a lost append race whose deletes fail.
  * Random draws reach each in one run of twenty or fewer; a bug that any run exposes is still found by the
- * runs in between. A variant that shares nothing sweeps only the shapes that hold there (`ANY_VARIANT`).
+ * runs in between. A variant that shares nothing sweeps only the shapes that hold there (`ANY_VARIANT`),
+ * and a check without faults none of the fault world's (`FAULT_WORLD`).
  */
-export const QUICK_SWEEP: readonly RareCombination[] = ['late-reopen', 'threshold', 'empty-last', 'flag-flip-in-flight', 'supersede-hand'];
+export const QUICK_SWEEP: readonly RareCombination[] = ['lost-race-delete-fails', 'late-reopen', 'threshold', 'empty-last', 'flag-flip-in-flight', 'supersede-hand'];
 const SWEEP_RUNS = 20;
 
 /** Whether a strategy steers (a share of its runs derived from the corpus). */
@@ -136,7 +138,7 @@ export class Steering {
 
   constructor(variant: Variant, bounds: WorkloadBounds, strategy: 'steer' | 'mixed', faults: number | undefined, seed: number) {
     this.rareOneIn = STEERING[strategy].rareOneIn;
-    this.sweep = sharesAtAll(variant) ? QUICK_SWEEP : QUICK_SWEEP.filter((c) => ANY_VARIANT.includes(c));
+    this.sweep = QUICK_SWEEP.filter((c) => (sharesAtAll(variant) || ANY_VARIANT.includes(c)) && (faults !== undefined || !FAULT_WORLD.includes(c)));
     this.combinations = this.rareOneIn > 0 && sharesAtAll(variant) ? [...RARE_COMBINATIONS, ...STEERED_COMBINATIONS] : [];
     this.arbs = {
       w: workloadArb(variant, bounds),
