@@ -41,7 +41,6 @@ export interface ResearchTask {
   readonly fold: boolean;
 }
 
-/** `found` (a minimized failing run), or a shorter run failing its first check found on small shapes. */
 /** Short enough to read: at most `SHORT_ENOUGH` events, diverging within `DIVERGES_SOON_ENOUGH`. */
 export function shortEnough(r: RunReport): boolean {
   return r.trace.length <= SHORT_ENOUGH && divergenceOf(r) <= DIVERGES_SOON_ENOUGH;
