@@ -66,31 +66,37 @@ export function shorter(a: RunReport, b: RunReport): boolean {
 }
 
 /** Greedy neighbours to a fixed point, then up to `scheduleRounds` rounds of fresh schedules for the
- * workload reached, each followed by the greedy passes again. */
+ * workload reached, each followed by the greedy passes again; last, the greedy passes with the reorders. */
 export async function minimize(start: RunReport, bug: BugName | undefined, maxRuns = MAX_RUNS, scheduleRounds = SCHEDULE_ROUNDS): Promise<Minimized> {
   const target = start.failures[0];
   if (target === undefined) return { report: start, kept: 0, tried: 0 };
   let best = start;
   let kept = 0;
-  let tried = 0;
+  // Runs of the neighbours and fresh schedules (at most `maxRuns`), and of the reorders (at most
+  // `REORDER_RUNS`, a budget of their own: they never take runs from the simplifications).
+  let greedy = 0;
+  let reordered = 0;
   const fails = (r: RunReport): boolean => r.failures.some((f) => sameFailure(target, f));
-  for (let round = 0; round <= scheduleRounds; round++) {
-    // Greedy, to a fixed point: the first neighbour failing the same way and no longer (a reorder: shorter) is kept, and the
-    // next pass goes on from where it was found (the neighbours before it were just tried), round the
-    // list, until a whole turn keeps nothing.
+  // Greedy, to a fixed point: the first neighbour failing the same way and no longer (a reorder:
+  // shorter) is kept, and the next pass goes on from where it was found (the neighbours before it were
+  // just tried), round the list, until a whole turn keeps nothing.
+  const descend = async (withReorders: boolean): Promise<void> => {
     let from = 0;
-    while (tried < maxRuns) {
-      const list = [...candidates({ workload: best.workload, schedule: best.schedule }), ...reorders(best, best.schedulerLog)];
+    const left = (): boolean => greedy < maxRuns || (withReorders && reordered < REORDER_RUNS);
+    while (left()) {
+      const list = [...candidates({ workload: best.workload, schedule: best.schedule }), ...(withReorders ? reorders(best, best.schedulerLog) : [])];
       let keptAt = -1;
-      for (let k = 0; k < list.length && keptAt < 0 && tried < maxRuns; k++) {
+      for (let k = 0; k < list.length && keptAt < 0 && left(); k++) {
         const i = (from + k) % list.length;
         const c = list[i] as Candidate;
-        const schedules = c.reshaped ? [c.schedule, ...shiftedFaults(c.schedule), ...reschedules(c.schedule, tried)] : [c.schedule];
+        const strict = c.strict === true;
+        const schedules = c.reshaped ? [c.schedule, ...shiftedFaults(c.schedule), ...reschedules(c.schedule, greedy)] : [c.schedule];
         for (const schedule of schedules) {
-          if (tried >= maxRuns) break;
-          tried += 1;
+          if (strict ? reordered >= REORDER_RUNS : greedy >= maxRuns) break;
+          if (strict) reordered += 1;
+          else greedy += 1;
           const r = await runOnce(c.workload, schedule, bug);
-          if (fails(r) && (c.strict === true ? shorter(r, best) : noLonger(r, best))) {
+          if (fails(r) && (strict ? shorter(r, best) : noLonger(r, best))) {
             best = r;
             kept += 1;
             keptAt = i;
@@ -101,13 +107,16 @@ export async function minimize(start: RunReport, bug: BugName | undefined, maxRu
       if (keptAt < 0) break;
       from = keptAt;
     }
+  };
+  for (let round = 0; round <= scheduleRounds; round++) {
+    await descend(false);
     if (round === scheduleRounds) break;
     // The same workload under fresh schedules: every neighbour above keeps the interleaving that failed,
     // which may reach the failure late; the shortest failing one of a few fresh ones (deterministic, from
     // the run's own workload and schedule) is kept when it is shorter, and the greedy passes go again.
     let found: RunReport | undefined;
     for (const schedule of freshSchedules(best.schedule, round)) {
-      tried += 1;
+      greedy += 1;
       const r = await runOnce(best.workload, schedule, bug);
       if (fails(r) && shorter(r, found ?? best)) found = r;
     }
@@ -115,8 +124,15 @@ export async function minimize(start: RunReport, bug: BugName | undefined, maxRu
     best = found;
     kept += 1;
   }
+  // Last, the reorders among the neighbours: other interleavings of the run reached, a pick or two
+  // away (kept only when shorter; taken earlier, they lead the simplifications elsewhere, not further).
+  await descend(true);
+  const tried = greedy + reordered;
   return { report: best, kept, tried };
 }
+
+/** Runs the reorders may spend, over all rounds (besides `maxRuns`). */
+const REORDER_RUNS = 160;
 
 /** Scheduling steps whose pick the reorders change: the first this many of the run. */
 const REORDER_STEPS = 40;
@@ -243,9 +259,13 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
   const defaults = Object.fromEntries(variantMeta(w.variant).options.map((o) => [o.name, o.default]));
   if (w.variantOptions !== undefined && Object.entries(w.variantOptions).some(([k, x]) => x !== defaults[k])) yield same({ ...w, variantOptions: defaults });
   if (w.inlineSingleMaxBytes !== INLINE_SINGLE_MAX) yield same({ ...w, inlineSingleMaxBytes: INLINE_SINGLE_MAX });
-  // Lockstep pacing drops the frontier and poll points of free pacing: the schedule's steps (and an
-  // abort's) fall elsewhere, so fresh schedules and shifted faults are tried too.
-  if (w.pacing !== 'lockstep') yield reshaped({ ...w, pacing: 'lockstep' });
+  if (w.pacing !== 'lockstep') {
+    const lockstep: Workload = { ...w, pacing: 'lockstep' };
+    yield same(lockstep);
+    // Lockstep pacing drops the frontier and poll points of free pacing: an abort falls at another
+    // point, so the aborts are moved too.
+    for (const schedule of shiftedAborts(s)) yield { workload: lockstep, schedule };
+  }
   if (w.noData !== DEFAULT_NO_DATA) yield same({ ...w, noData: DEFAULT_NO_DATA });
   if (w.sink !== DEFAULT_SINK) yield same({ ...w, sink: DEFAULT_SINK });
   if (w.idOrder !== undefined) {
@@ -315,6 +335,9 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
     const used = f.storage.findLastIndex((c) => c !== 0) + 1;
     if (used < f.storage.length) yield withFaults({ storage: f.storage.slice(0, used) });
     for (let i = 0; i < f.storage.length; i++) if (f.storage[i] !== 0) yield withFaults({ storage: f.storage.map((c, j) => (j === i ? 0 : c)) });
+    // A storage fault gone with the later ones a call earlier: a failed call is retried, so without it
+    // the run makes a call fewer and the later faults land on the calls they failed.
+    for (let i = 0; i < f.storage.length; i++) if (f.storage[i] !== 0 && f.storage.some((c, j) => j > i && c !== 0)) yield withFaults({ storage: without(f.storage, i) });
   }
   if (s.pct !== undefined) {
     const pct = s.pct;
@@ -344,12 +367,7 @@ export function shiftedFaults(s: Schedule): Schedule[] {
   if (failsStorage) for (const shift of [-1, 1, -2, 2, -3, 3, -4, 4, -6, 6, -8, 8]) out.push({ ...s, faults: { ...f, storage: storageShifted(shift) } });
   // Each abort a few scheduling steps earlier or later: a reshaped run takes other steps to the point
   // where the abort mattered.
-  for (const [i, a] of f.aborts.entries()) {
-    for (const shift of ABORT_SHIFTS) {
-      const step = a.step + shift;
-      if (step >= 0 && step < f.heal) out.push({ ...s, faults: { ...f, aborts: f.aborts.map((b, j) => (j === i ? { ...b, step } : b)) } });
-    }
-  }
+  out.push(...shiftedAborts(s));
   const overrides = (['cas', 'deletes'] as const).flatMap((field) => {
     const list = f[field] ?? [];
     if (!list.some((c) => c !== 0)) return [];
@@ -360,6 +378,18 @@ export function shiftedFaults(s: Schedule): Schedule[] {
   }
   // Bounded: each is a run for every reshaped neighbour.
   return out.slice(0, MAX_SHIFTED);
+}
+
+/** Each abort of `s` moved by a few scheduling steps (`ABORT_SHIFTS`), within the safety phase. */
+function shiftedAborts(s: Schedule): Schedule[] {
+  const f = s.faults;
+  if (f === undefined) return [];
+  return f.aborts.flatMap((a, i) =>
+    ABORT_SHIFTS.flatMap((shift) => {
+      const step = a.step + shift;
+      return step >= 0 && step < f.heal ? [{ ...s, faults: { ...f, aborts: f.aborts.map((b, j) => (j === i ? { ...b, step } : b)) } }] : [];
+    }),
+  );
 }
 
 /** The scheduling steps an abort is moved by after a reshape, nearest first. */
