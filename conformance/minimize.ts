@@ -5,12 +5,13 @@
  * a failing boundary load in the second interval cannot move to the first (that needs two changes at
  * once), a replica or a process that plays no part stays. These passes try structural simplifications
  * — drop an interval, any replica, a process, a worker; empty a load; reset a tunable; move a fault
- * earlier; drop schedule choices; pick another pending point at one step or two — and keep each one
- * after which the same failure (`sameFailure`) still shows. Greedy,
+ * earlier; drop schedule choices — and keep each one after which the same failure (`sameFailure`)
+ * still shows. Greedy,
  * to a fixed point, with a bounded number of runs; each pass goes on from the neighbour it kept. Every such neighbour keeps the interleaving that
  * failed, which may reach the failure late: then fresh schedules on the workload reached, the shortest
- * failing one kept, and the greedy passes again. Shorter means fewer events, or as many and an earlier
- * divergence (the events a reader follows to where the implementation went wrong).
+ * failing one kept, and the greedy passes again; last, once more with the reorders (another pending
+ * point picked at a step or two, kept only when shorter). Shorter means fewer events, or as many and an
+ * earlier divergence (the events a reader follows to where the implementation went wrong).
  */
 import type { BugName } from '../vocab/index.ts';
 import { sharesAtAll, variantMeta } from '../impl/variants/index.ts';
