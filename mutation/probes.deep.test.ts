@@ -56,6 +56,8 @@ const probe = vi.hoisted(() => ({
   earlyArrived: 0,
   sinkCalls: 0,
   sinkContextsDiffering: 0,
+  timedRegistries: 0,
+  bestEffortOpensWithTimer: 0,
   bestEffortOpensOfBarrierIds: 0,
 }));
 
@@ -155,8 +157,14 @@ function registryCall(registry: SharedBatches, id: SharedId | SharedBatchId, par
   barrierIds.set(registry, ids);
   if (participants !== undefined) {
     ids.add(key);
-    if (open && deadline !== undefined && deadline >= 0 && Number.isFinite(deadline)) timed.add(registry);
-  } else if (open && ids.has(key) && timed.has(registry)) probe.bestEffortOpensOfBarrierIds += 1;
+    if (open && deadline !== undefined && deadline >= 0 && Number.isFinite(deadline) && !timed.has(registry)) {
+      timed.add(registry);
+      probe.timedRegistries += 1;
+    }
+  } else if (open && timed.has(registry)) {
+    probe.bestEffortOpensWithTimer += 1;
+    if (ids.has(key)) probe.bestEffortOpensOfBarrierIds += 1;
+  }
   if (sink === undefined) return;
   probe.sinkCalls += 1;
   let seen = sinksSeen.get(registry);
@@ -198,7 +206,7 @@ const zeros = () => ({
 const ZEROS = { appendStartedReadUnwritten: 0, atThrows: 0, runningReads: 0, handsRejected: 0, lateReadUnfinalized: 0, lateReadAfterTimer: 0, sinkContextsDiffering: 0, bestEffortOpensOfBarrierIds: 0 };
 
 async function stage(faults: number | undefined): Promise<void> {
-  const before = { states: probe.states, atCalls: probe.atCalls, takes: probe.takes, lateReads: probe.lateReads, timerCompletions: probe.timerCompletions, earlyStates: probe.earlyStates, sinkCalls: probe.sinkCalls };
+  const before = { states: probe.states, atCalls: probe.atCalls, takes: probe.takes, lateReads: probe.lateReads, timerCompletions: probe.timerCompletions, earlyStates: probe.earlyStates, sinkCalls: probe.sinkCalls, timedRegistries: probe.timedRegistries, bestEffortOpensWithTimer: probe.bestEffortOpensWithTimer };
   const r = await runCheck({ variant: 'all', seed: 1, jobs: 1, shrink: false, ...(faults === undefined ? {} : { faults }) });
   expect(r.exitCode, r.output).toBe(0);
   expect(zeros()).toEqual(ZEROS);
@@ -211,6 +219,9 @@ async function stage(faults: number | undefined): Promise<void> {
   expect(probe.atCalls).toBeGreaterThan(before.atCalls);
   expect(probe.takes).toBeGreaterThan(before.takes);
   expect(probe.sinkCalls).toBeGreaterThan(before.sinkCalls);
+  // (the late-id probe's ground: registries with a timer, and opens without a barrier in them)
+  expect(probe.timedRegistries).toBeGreaterThan(before.timedRegistries);
+  expect(probe.bestEffortOpensWithTimer).toBeGreaterThan(before.bestEffortOpensWithTimer);
 }
 
 describe("the killer's budget, instrumented at the equivalent survivors' points", () => {
