@@ -42,6 +42,8 @@ export interface VariantOutcome {
    * shared machine (the gallery's figures; with one job, the process is this check). */
   readonly cpuMsToFailure?: number;
   readonly shrinks?: number;
+  /** Runs spent after the first failure: minimization's and the re-search's (not fast-check's shrinks). */
+  readonly shrinkRuns?: number;
   readonly report?: RunReport;
   /** How many runs witnessed each `sometimes` property. */
   readonly witnessed: Readonly<Record<string, number>>;
@@ -110,7 +112,8 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
   const first = await runOnce(workload, schedule, bug, { configChecks: fold });
   const minimized = shrink ? await minimize(first, bug) : { report: first, kept: 0, tried: 0 };
   // Still long: a shorter counterexample searched for on small shapes (research.ts).
-  const report = shrink ? (await researchSmaller(minimized.report, { variant, seed, bug, strategy, faults: task.faults, fold })).report : minimized.report;
+  const researched = shrink ? await researchSmaller(minimized.report, { variant, seed, bug, strategy, faults: task.faults, fold }) : { report: minimized.report, tried: 0 };
+  const report = researched.report;
   return {
     variant,
     runs: executed,
@@ -119,6 +122,7 @@ export async function checkVariant(task: VariantTask, hooks: VariantHooks): Prom
     msToFailure: firstFailure?.ms ?? 0,
     cpuMsToFailure: firstFailure?.cpuMs ?? 0,
     shrinks: details.numShrinks + minimized.kept,
+    shrinkRuns: minimized.tried + researched.tried,
     report,
     witnessed,
     reached,

@@ -4,7 +4,8 @@
  *   wall time and this process's CPU time (steadier when other work shares the machine),
  *   and the length of the shrunk counterexample in protocol events (median, worst): the whole executed
  *   trace, and the prefix up to the first event where the model diverged (the whole trace when only a
- *   property, the audit or liveness failed).
+ *   property, the audit or liveness failed); and the runs minimization and the re-search spent on it
+ *   (median, worst).
  */
 import { BUG_NAMES } from '../vocab/index.ts';
 import { VARIANTS } from '../impl/variants/index.ts';
@@ -25,13 +26,14 @@ function median(xs: number[]): number {
 
 async function gallery(strategy: Strategy): Promise<void> {
   console.log(`\ngallery, strategy ${strategy}: ${SEEDS} seeds per bug; runs and ms until the first failure, shrunk counterexample length`);
-  console.log('  bug                                  found  runs med/worst   ms med/worst  cpu ms med/worst   events med/worst   to divergence');
+  console.log('  bug                                  found  runs med/worst   ms med/worst  cpu ms med/worst   events med/worst   to divergence   shrink runs med/worst');
   for (const bug of BUGS) {
     const runs: number[] = [];
     const ms: number[] = [];
     const cpu: number[] = [];
     const events: number[] = [];
     const toDivergence: number[] = [];
+    const shrinkRuns: number[] = [];
     let found = 0;
     for (let seed = 1; seed <= SEEDS; seed++) {
       const r = await runCheck({ variant: 'all', bug, seed, strategy });
@@ -43,10 +45,11 @@ async function gallery(strategy: Strategy): Promise<void> {
       cpu.push(f.cpuMsToFailure ?? 0);
       events.push(f.report.trace.length);
       toDivergence.push(divergenceOf(f.report));
+      shrinkRuns.push(f.shrinkRuns ?? 0);
     }
     const pair = (xs: number[], digits = 0) => `${median(xs).toFixed(digits)} / ${Math.max(...xs).toFixed(digits)}`;
     console.log(
-      `  ${bug.padEnd(36)} ${`${found}/${SEEDS}`.padStart(5)}  ${pair(runs).padStart(14)}  ${pair(ms).padStart(13)}  ${pair(cpu).padStart(16)}  ${pair(events).padStart(16)}  ${pair(toDivergence).padStart(14)}`,
+      `  ${bug.padEnd(36)} ${`${found}/${SEEDS}`.padStart(5)}  ${pair(runs).padStart(14)}  ${pair(ms).padStart(13)}  ${pair(cpu).padStart(16)}  ${pair(events).padStart(16)}  ${pair(toDivergence).padStart(14)}  ${pair(shrinkRuns).padStart(21)}`,
     );
   }
 }

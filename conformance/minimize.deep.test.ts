@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { candidates, divergenceOf, freshSchedules, minimize, noLonger, shiftedFaults, shorter } from './minimize.ts';
+import { candidates, divergenceOf, freshSchedules, minimize, noLonger, reorders, sameFailure, shiftedFaults, shorter } from './minimize.ts';
 import { runOnce, type RunReport } from './harness.ts';
 import { decodeToken } from './token.ts';
 import { workloadArb, type LoadClass, type Workload } from './workload.ts';
@@ -46,6 +46,13 @@ describe('minimize: the decisive fault earlier', () => {
     expect(got).toContainEqual({ storage: [0, 4], aborts: [], heal: 9, cas: [2] });
     expect(got).toContainEqual({ storage: [4], aborts: [], heal: 9, cas: [2] });
     expect(got).toContainEqual({ storage: [], aborts: [], heal: 9, cas: [3] });
+  });
+
+  it('drops a storage fault with the later ones a call earlier (a failed call is retried: one call fewer without it)', () => {
+    const got = faultNeighbours({ storage: [0, 1, 0, 0, 1], aborts: [], heal: 9 });
+    expect(got).toContainEqual({ storage: [0, 0, 0, 1], aborts: [], heal: 9 });
+    // The last fault has no later one to move: made ok, as before, but not dropped.
+    expect(got.filter((f) => f.storage.length === 4 && f.storage[1] === 1)).toEqual([]);
   });
 
   it('moves every storage fault one call earlier past a leading ok, and an abort to an earlier step', () => {
@@ -272,5 +279,84 @@ describe('minimize: each pass goes on from the neighbour it kept', () => {
     expect(m.tried).toBeLessThan(600);
     expect(m.report.trace.length).toBeLessThanOrEqual(16);
     expect(divergenceOf(m.report)).toBeLessThanOrEqual(11);
+  });
+});
+
+describe('minimize: another pending point picked at a step or two', () => {
+  const log = (steps: number): string => Array.from({ length: steps }, (_, i) => `${i} r0 w0 stage`).join('\n');
+
+  it('changes one pick (the second-oldest for the oldest, else the one before), or two in a row; strict; none under PCT', () => {
+    const c = { workload, schedule: { choices: [0, 3], starve: [] } };
+    const got = [...reorders(c, log(3))];
+    expect(got.every((r) => r.strict && r.workload === workload)).toBe(true);
+    expect(got.map((r) => r.schedule.choices)).toEqual([
+      [1, 3],
+      [0, 2],
+      [0, 3, 1],
+      [1, 2],
+      [0, 2, 1],
+    ]);
+    expect([...reorders({ workload, schedule: { choices: [], starve: [], pct: { priorities: [1], changes: [2] } } }, log(3))]).toEqual([]);
+  });
+
+  // sbkit check --bug empty-finish-hands-nothing --seed 1, as the passes without reorders left it: 15
+  // events, the receiver's empty hand at the 13th, another worker's finish-end before it.
+  const EMPTY = 'sb1.eyJ2IjoiYmVzdC1lZmZvcnQiLCJzIjpbMSwxLDIsMSw4MTkyLDEzNDIxNzcyOCwxMDQ4NTc2LDI1Nl0sImsiOls4MTkyXSwiZyI6IjAiLCJsIjpbIjAyIl0sInAiOiJsb2Nrc3RlcCIsIm4iOiJmaW5pc2giLCJjIjpbMCwwLDAsMCwyNywwLDAsNSw0NSw0MywxMCwwLDAsMCwwLDYxXSwieiI6W10sImIiOiJlbXB0eS1maW5pc2gtaGFuZHMtbm90aGluZyJ9';
+
+  it('moves the divergence earlier on the same workload, two picks away', async () => {
+    const c = decodeToken(EMPTY);
+    const start = await runOnce(c.workload, c.schedule, c.bug);
+    expect([start.trace.length, divergenceOf(start)]).toEqual([15, 13]);
+    const m = await minimize(start, c.bug, 600, 0);
+    expect(m.report.trace.length).toBe(15);
+    expect(divergenceOf(m.report)).toBe(12);
+    expect(m.report.workload).toEqual(start.workload);
+    expect(m.report.failures[0]?.check).toBe(start.failures[0]?.check);
+    // At most two picks were changed to another than the oldest (the choices past the start's list were
+    // the oldest, 0; the other neighbours drop choices or set them to 0).
+    const at = (xs: readonly number[], i: number) => xs[i] ?? 0;
+    const len = Math.max(m.report.schedule.choices.length, start.schedule.choices.length);
+    const differ = Array.from({ length: len }, (_, i) => i).filter((i) => at(m.report.schedule.choices, i) !== 0 && at(m.report.schedule.choices, i) !== at(start.schedule.choices, i));
+    expect(differ.length).toBeGreaterThan(0);
+    expect(differ.length).toBeLessThanOrEqual(2);
+  });
+});
+
+describe('minimize: lockstep pacing with the aborts moved', () => {
+  it('tries each abort a few steps earlier and later, within the safety phase', () => {
+    const s = { choices: [], starve: [], faults: { storage: [], aborts: [{ step: 11, replica: 0 }], heal: 14 } };
+    const steps = shiftedFaults(s).map((x) => x.faults?.aborts[0]?.step);
+    expect(steps).toEqual([10, 12, 9, 13, 8, 7, 5]);
+    // Lockstep pacing: with the same schedule, and with each abort moved.
+    const lockstep = [...candidates({ workload: { ...workload, pacing: 'free' }, schedule: s })].filter((c) => c.workload.pacing === 'lockstep');
+    expect(lockstep.map((c) => c.schedule.faults?.aborts[0]?.step)).toEqual([11, 10, 12, 9, 13, 8, 7, 5]);
+  });
+
+  // sbkit check --bug restart-rewrites-appended-interval --seed 4, as the passes without the shifted aborts
+  // left it: free pacing (a frontier and a poll more), the abort at step 11; under lockstep pacing the
+  // same abort lands at step 8.
+  const FREE = 'sb1.eyJ2Ijoib2ZmIiwicyI6WzEsMSwxLDIsODE5MiwxMzQyMTc3MjgsMTA0ODU3NiwyNTZdLCJrIjpbODE5Miw4MTkyXSwiZyI6IjAiLCJsIjpbIjAiLCIyIl0sInAiOiJmcmVlIiwiYyI6WzAsMTNdLCJ6IjpbXSwiZiI6eyJzIjoiIiwiYSI6W1sxMSwwXV0sImgiOjIzM30sImIiOiJyZXN0YXJ0LXJld3JpdGVzLWFwcGVuZGVkLWludGVydmFsIn0';
+
+  it('drops free pacing with the abort a few steps earlier', async () => {
+    const c = decodeToken(FREE);
+    const start = await runOnce(c.workload, c.schedule, c.bug);
+    expect([start.trace.length, divergenceOf(start)]).toEqual([18, 13]);
+    const m = await minimize(start, c.bug, 600, 0);
+    expect(m.report.workload.pacing).toBe('lockstep');
+    expect(m.report.schedule.faults?.aborts.map((a) => a.step)).toEqual([8]);
+    expect(m.report.trace.length).toBeLessThanOrEqual(16);
+    expect(divergenceOf(m.report)).toBeLessThanOrEqual(11);
+    expect(m.report.failures[0]?.check).toBe(start.failures[0]?.check);
+  });
+});
+
+describe('minimize: the same failure', () => {
+  it('is the same check; for a cost check, the model refusing the trace stands in (cost is judged only on a trace it accepts)', () => {
+    const cost = { kind: 'cost', check: 'cost-compaction.rewrites' } as const;
+    expect(sameFailure(cost, cost)).toBe(true);
+    expect(sameFailure(cost, { kind: 'refinement', check: 'trace-refines-model' })).toBe(true);
+    expect(sameFailure(cost, { kind: 'cost', check: 'cost-blob.deletes' })).toBe(false);
+    expect(sameFailure({ kind: 'refinement', check: 'trace-refines-model' }, cost)).toBe(false);
+    expect(sameFailure({ kind: 'property', check: 'no-loss-no-duplication' }, { kind: 'refinement', check: 'trace-refines-model' })).toBe(false);
   });
 });

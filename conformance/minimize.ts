@@ -5,16 +5,18 @@
  * a failing boundary load in the second interval cannot move to the first (that needs two changes at
  * once), a replica or a process that plays no part stays. These passes try structural simplifications
  * — drop an interval, any replica, a process, a worker; empty a load; reset a tunable; move a fault
- * earlier; drop schedule choices — and keep each one after which the same check still fails. Greedy,
+ * earlier; drop schedule choices — and keep each one after which the same failure (`sameFailure`)
+ * still shows. Greedy,
  * to a fixed point, with a bounded number of runs; each pass goes on from the neighbour it kept. Every such neighbour keeps the interleaving that
  * failed, which may reach the failure late: then fresh schedules on the workload reached, the shortest
- * failing one kept, and the greedy passes again. Shorter means fewer events, or as many and an earlier
- * divergence (the events a reader follows to where the implementation went wrong).
+ * failing one kept, and the greedy passes again; last, once more with the reorders (another pending
+ * point picked at a step or two, kept only when shorter). Shorter means fewer events, or as many and an
+ * earlier divergence (the events a reader follows to where the implementation went wrong).
  */
 import type { BugName } from '../vocab/index.ts';
 import { sharesAtAll, variantMeta } from '../impl/variants/index.ts';
 import { defaultBarrier } from '../model/variants/index.ts';
-import { runOnce, type RunReport } from './harness.ts';
+import { runOnce, type Failure, type RunReport } from './harness.ts';
 import { PCT_HORIZON, PCT_SHORT_HORIZON, type Schedule } from './schedule.ts';
 import { DEFAULT_NO_DATA, DEFAULT_SINK, INLINE_SINGLE_MAX, THRESHOLD, type LoadClass, type Workload } from './workload.ts';
 import { xorshift32 } from '../random/prng.ts';
@@ -26,6 +28,8 @@ export interface Candidate {
   /** The shape changed (an interval, replica, process or worker fewer): the old choices index
    * different points now, so fresh schedules are tried too. */
   readonly reshaped?: boolean;
+  /** Kept only when strictly shorter (a neighbour that is no simpler, only another interleaving). */
+  readonly strict?: boolean;
 }
 
 /** Fresh schedules tried for a reshaped candidate whose old schedule no longer fails. */
@@ -45,6 +49,13 @@ export function divergenceOf(r: Pick<RunReport, 'trace' | 'failures'>): number {
   return at === undefined ? r.trace.length : Math.min(at + 1, r.trace.length);
 }
 
+/** `f` is the failure `target` was, for a shorter counterexample: the same check; or, for a cost check,
+ * the model refusing the trace (harness.ts judges cost only on a trace the model accepted, from the
+ * model's prediction: where a shorter run shows the same fault as a refused event, no cost is judged). */
+export function sameFailure(target: Pick<Failure, 'check' | 'kind'>, f: Pick<Failure, 'check' | 'kind'>): boolean {
+  return f.check === target.check || (target.kind === 'cost' && f.kind === 'refinement');
+}
+
 /** `a` is no longer than `b`: fewer events, or as many and a divergence no later. */
 export function noLonger(a: RunReport, b: RunReport): boolean {
   return a.trace.length < b.trace.length || (a.trace.length === b.trace.length && divergenceOf(a) <= divergenceOf(b));
@@ -56,31 +67,37 @@ export function shorter(a: RunReport, b: RunReport): boolean {
 }
 
 /** Greedy neighbours to a fixed point, then up to `scheduleRounds` rounds of fresh schedules for the
- * workload reached, each followed by the greedy passes again. */
+ * workload reached, each followed by the greedy passes again; last, the greedy passes with the reorders. */
 export async function minimize(start: RunReport, bug: BugName | undefined, maxRuns = MAX_RUNS, scheduleRounds = SCHEDULE_ROUNDS): Promise<Minimized> {
-  const target = start.failures[0]?.check;
+  const target = start.failures[0];
   if (target === undefined) return { report: start, kept: 0, tried: 0 };
   let best = start;
   let kept = 0;
-  let tried = 0;
-  const fails = (r: RunReport): boolean => r.failures.some((f) => f.check === target);
-  for (let round = 0; round <= scheduleRounds; round++) {
-    // Greedy, to a fixed point: the first neighbour failing the same check and no longer is kept, and the
-    // next pass goes on from where it was found (the neighbours before it were just tried), round the
-    // list, until a whole turn keeps nothing.
+  // Runs of the neighbours and fresh schedules (at most `maxRuns`), and of the reorders (at most
+  // `REORDER_RUNS`, a budget of their own: they never take runs from the simplifications).
+  let greedy = 0;
+  let reordered = 0;
+  const fails = (r: RunReport): boolean => r.failures.some((f) => sameFailure(target, f));
+  // Greedy, to a fixed point: the first neighbour failing the same way and no longer (a reorder:
+  // shorter) is kept, and the next pass goes on from where it was found (the neighbours before it were
+  // just tried), round the list, until a whole turn keeps nothing.
+  const descend = async (withReorders: boolean): Promise<void> => {
     let from = 0;
-    while (tried < maxRuns) {
-      const list = [...candidates({ workload: best.workload, schedule: best.schedule })];
+    const left = (): boolean => greedy < maxRuns || (withReorders && reordered < REORDER_RUNS);
+    while (left()) {
+      const list = [...candidates({ workload: best.workload, schedule: best.schedule }), ...(withReorders ? reorders(best, best.schedulerLog) : [])];
       let keptAt = -1;
-      for (let k = 0; k < list.length && keptAt < 0 && tried < maxRuns; k++) {
+      for (let k = 0; k < list.length && keptAt < 0 && left(); k++) {
         const i = (from + k) % list.length;
         const c = list[i] as Candidate;
-        const schedules = c.reshaped ? [c.schedule, ...shiftedFaults(c.schedule), ...reschedules(c.schedule, tried)] : [c.schedule];
+        const strict = c.strict === true;
+        const schedules = c.reshaped ? [c.schedule, ...shiftedFaults(c.schedule), ...reschedules(c.schedule, greedy)] : [c.schedule];
         for (const schedule of schedules) {
-          if (tried >= maxRuns) break;
-          tried += 1;
+          if (strict ? reordered >= REORDER_RUNS : greedy >= maxRuns) break;
+          if (strict) reordered += 1;
+          else greedy += 1;
           const r = await runOnce(c.workload, schedule, bug);
-          if (fails(r) && noLonger(r, best)) {
+          if (fails(r) && (strict ? shorter(r, best) : noLonger(r, best))) {
             best = r;
             kept += 1;
             keptAt = i;
@@ -91,13 +108,16 @@ export async function minimize(start: RunReport, bug: BugName | undefined, maxRu
       if (keptAt < 0) break;
       from = keptAt;
     }
+  };
+  for (let round = 0; round <= scheduleRounds; round++) {
+    await descend(false);
     if (round === scheduleRounds) break;
     // The same workload under fresh schedules: every neighbour above keeps the interleaving that failed,
     // which may reach the failure late; the shortest failing one of a few fresh ones (deterministic, from
     // the run's own workload and schedule) is kept when it is shorter, and the greedy passes go again.
     let found: RunReport | undefined;
     for (const schedule of freshSchedules(best.schedule, round)) {
-      tried += 1;
+      greedy += 1;
       const r = await runOnce(best.workload, schedule, bug);
       if (fails(r) && shorter(r, found ?? best)) found = r;
     }
@@ -105,7 +125,36 @@ export async function minimize(start: RunReport, bug: BugName | undefined, maxRu
     best = found;
     kept += 1;
   }
+  // Last, the reorders among the neighbours: other interleavings of the run reached, a pick or two
+  // away (kept only when shorter; taken earlier, they lead the simplifications elsewhere, not further).
+  await descend(true);
+  const tried = greedy + reordered;
   return { report: best, kept, tried };
+}
+
+/** Runs the reorders may spend, over all rounds (besides `maxRuns`). */
+const REORDER_RUNS = 160;
+
+/** Scheduling steps whose pick the reorders change: the first this many of the run. */
+const REORDER_STEPS = 40;
+
+/** Other interleavings one or two picks away, for a schedule of choices (not PCT): at each of the run's
+ * first steps the pending point next to the one picked (the second-oldest for the oldest), alone and
+ * together with the next step's. Strict (kept only when shorter): a failure that waits on a point
+ * the choices postpone is reached sooner, or the events of another actor leave the prefix up to the
+ * divergence. `log`: the run's scheduler log, one line per step. Exported for tests. */
+export function* reorders({ workload, schedule: s }: Candidate, log: string): Generator<Candidate & { readonly strict: true }> {
+  if (s.pct !== undefined || log === '') return;
+  const steps = Math.min(REORDER_STEPS, log.split('\n').length);
+  const at = (i: number): number => s.choices[i] ?? 0;
+  const other = (i: number): number => (at(i) === 0 ? 1 : at(i) - 1);
+  const set = (changes: readonly (readonly [number, number])[]): number[] => {
+    const choices = Array.from({ length: Math.max(s.choices.length, ...changes.map(([i]) => i + 1)) }, (_, i) => at(i));
+    for (const [i, v] of changes) choices[i] = v;
+    return choices;
+  };
+  for (let i = 0; i < steps; i++) yield { workload, schedule: { ...s, choices: set([[i, other(i)]]) }, strict: true };
+  for (let i = 0; i + 1 < steps; i++) yield { workload, schedule: { ...s, choices: set([[i, other(i)], [i + 1, other(i + 1)]]) }, strict: true };
 }
 
 /** The code of a permanent storage failure (faults.ts FAULT_CODES). */
@@ -211,7 +260,13 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
   const defaults = Object.fromEntries(variantMeta(w.variant).options.map((o) => [o.name, o.default]));
   if (w.variantOptions !== undefined && Object.entries(w.variantOptions).some(([k, x]) => x !== defaults[k])) yield same({ ...w, variantOptions: defaults });
   if (w.inlineSingleMaxBytes !== INLINE_SINGLE_MAX) yield same({ ...w, inlineSingleMaxBytes: INLINE_SINGLE_MAX });
-  if (w.pacing !== 'lockstep') yield same({ ...w, pacing: 'lockstep' });
+  if (w.pacing !== 'lockstep') {
+    const lockstep: Workload = { ...w, pacing: 'lockstep' };
+    yield same(lockstep);
+    // Lockstep pacing drops the frontier and poll points of free pacing: an abort falls at another
+    // point, so the aborts are moved too.
+    for (const schedule of shiftedAborts(s)) yield { workload: lockstep, schedule };
+  }
   if (w.noData !== DEFAULT_NO_DATA) yield same({ ...w, noData: DEFAULT_NO_DATA });
   if (w.sink !== DEFAULT_SINK) yield same({ ...w, sink: DEFAULT_SINK });
   if (w.idOrder !== undefined) {
@@ -281,6 +336,9 @@ function* oneSinkCandidates({ workload: w, schedule: s }: Candidate): Generator<
     const used = f.storage.findLastIndex((c) => c !== 0) + 1;
     if (used < f.storage.length) yield withFaults({ storage: f.storage.slice(0, used) });
     for (let i = 0; i < f.storage.length; i++) if (f.storage[i] !== 0) yield withFaults({ storage: f.storage.map((c, j) => (j === i ? 0 : c)) });
+    // A storage fault gone with the later ones a call earlier: a failed call is retried, so without it
+    // the run makes a call fewer and the later faults land on the calls they failed.
+    for (let i = 0; i < f.storage.length; i++) if (f.storage[i] !== 0 && f.storage.some((c, j) => j > i && c !== 0)) yield withFaults({ storage: without(f.storage, i) });
   }
   if (s.pct !== undefined) {
     const pct = s.pct;
@@ -308,6 +366,9 @@ export function shiftedFaults(s: Schedule): Schedule[] {
   const storageShifted = (shift: number): readonly number[] => (shift < 0 ? f.storage.slice(-shift) : [...Array<number>(shift).fill(0), ...f.storage]);
   const failsStorage = f.storage.some((c) => c !== 0);
   if (failsStorage) for (const shift of [-1, 1, -2, 2, -3, 3, -4, 4, -6, 6, -8, 8]) out.push({ ...s, faults: { ...f, storage: storageShifted(shift) } });
+  // Each abort a few scheduling steps earlier or later: a reshaped run takes other steps to the point
+  // where the abort mattered.
+  out.push(...shiftedAborts(s));
   const overrides = (['cas', 'deletes'] as const).flatMap((field) => {
     const list = f[field] ?? [];
     if (!list.some((c) => c !== 0)) return [];
@@ -319,6 +380,21 @@ export function shiftedFaults(s: Schedule): Schedule[] {
   // Bounded: each is a run for every reshaped neighbour.
   return out.slice(0, MAX_SHIFTED);
 }
+
+/** Each abort of `s` moved by a few scheduling steps (`ABORT_SHIFTS`), within the safety phase. */
+function shiftedAborts(s: Schedule): Schedule[] {
+  const f = s.faults;
+  if (f === undefined) return [];
+  return f.aborts.flatMap((a, i) =>
+    ABORT_SHIFTS.flatMap((shift) => {
+      const step = a.step + shift;
+      return step >= 0 && step < f.heal ? [{ ...s, faults: { ...f, aborts: f.aborts.map((b, j) => (j === i ? { ...b, step } : b)) } }] : [];
+    }),
+  );
+}
+
+/** The scheduling steps an abort is moved by after a reshape, nearest first. */
+const ABORT_SHIFTS = [-1, 1, -2, 2, -3, 3, -4, 4, -6, 6];
 
 /** At most this many shifted fault schedules per reshaped neighbour. */
 const MAX_SHIFTED = 48;

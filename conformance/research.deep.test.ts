@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runOnce, type RunReport } from './harness.ts';
 import { divergenceOf } from './minimize.ts';
 import { decodeToken } from './token.ts';
-import { DIVERGES_SOON_ENOUGH, researchSmaller, SHORT_ENOUGH } from './research.ts';
+import { DIVERGES_SOON_ENOUGH, researchSmaller, SHORT_ENOUGH, withTunables } from './research.ts';
 import { scheduleArb } from './schedule.ts';
 import { DEFAULT_BOUNDS, workloadArb } from './workload.ts';
 
@@ -72,5 +72,31 @@ describe('researchSmaller', () => {
     expect(a.tried).toBeGreaterThan(0);
     expect(a.report.trace.length).toBeLessThanOrEqual(late.trace.length);
     expect(divergenceOf(a.report)).toBeLessThanOrEqual(DIVERGES_SOON_ENOUGH);
+  });
+
+  // sbkit check --bug own-batch-ignores-max-runs --seed 15, as minimization left it: 30 events, two
+  // replicas, three intervals under free pacing, a run limit of 2; only the cost check sees the batch of
+  // three runs (the replica that built it was superseded and never appended it).
+  const RUNS = 'sb1.eyJ2Ijoib2ZmIiwicyI6WzIsMSwxLDMsODE5MiwxLDEwNDg1NzYsMjU2XSwiayI6WzgxOTJdLCJnIjoiMCIsImwiOlsiMCIsIjAiLCIwIl0sInAiOiJmcmVlIiwibXIiOjIsImMiOlsyNSw2Miw1OCw1MywzMSw1NSwxNiw2Myw1Nyw1Niw0Niw1MiwxOSw2MCw1NiwzMSwxMCwzMCw2MSw2Myw2MywzMCwyNF0sInoiOltdLCJiIjoib3duLWJhdGNoLWlnbm9yZXMtbWF4LXJ1bnMifQ';
+
+  it('draws the smallest shape again with the rare settings of the counterexample; a refused trace stands in for a cost failure', async () => {
+    const c = decodeToken(RUNS);
+    const long = await runOnce(c.workload, c.schedule, c.bug);
+    expect(long.trace.length).toBe(30);
+    expect(long.failures.map((f) => f.kind)).toEqual(['cost']);
+    const a = await researchSmaller(long, { variant: 'off', seed: 15, bug: c.bug, strategy: 'mixed', fold: false });
+    expect(a.report.trace.length).toBeLessThanOrEqual(8);
+    expect(a.report.workload.replicas).toBe(1);
+    expect(a.report.workload.maxRuns).toBe(2);
+    expect(a.report.failures.map((f) => f.kind)).toContain('refinement');
+    const again = await runOnce(a.report.workload, a.report.schedule, c.bug);
+    expect(again.failures.map((f) => f.check)).toEqual(a.report.failures.map((f) => f.check));
+  });
+
+  it('keeps the drawn shape and loads and every other setting of the counterexample', () => {
+    const c = decodeToken(RUNS);
+    const drawn = { ...c.workload, replicas: 1, intervals: 1, knob: [4096], threshold: 4096, loads: [['cut-edge' as const]], maxRuns: undefined, pacing: 'lockstep' as const, blobTargetSize: 1000 };
+    const w = withTunables(drawn, { ...c.workload, sinkLoads: [[['tiny']]] });
+    expect(w).toEqual({ ...c.workload, replicas: 1, intervals: 1, knob: [4096], threshold: 4096, loads: [['cut-edge']] });
   });
 });
