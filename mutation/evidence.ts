@@ -139,6 +139,14 @@ export const EVIDENCE: readonly Evidence[] = [
     },
   },
   {
+    file: 'impl/sink/mint.ts',
+    mutator: 'ConditionalExpression',
+    original: 'r.live === null',
+    replacement: 'true',
+    why: "The mint's first test (the loop head: lower reached K and no description live, so it closes the queues and ends). A live description with lower ≥ K is one whose append another replica's seal refused: its append worker has taken every hand and deletes its batches before ending it. The mutant closes the queues during that delete rather than after it; nothing sends on them any more, and the tasks the close wakes end without a scheduling point, so the schedule and every output are the same. (The mint's second `r.live === null`, forced true, mints over a live description: the check kills it.)",
+    proof: { kind: 'test' as const, file: 'mutation/sink-equivalents.deep.test.ts', test: "prints word for word the kit's output in the killer's three commands, its branch taken where the kit's is not" },
+  },
+  {
     file: 'impl/sink/replica-state.ts',
     mutator: 'BooleanLiteral',
     original: 'false',
