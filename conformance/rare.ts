@@ -16,8 +16,8 @@
  * Two more only the steered strategy draws (steer.ts), towards whichever path its runs reached least:
  * - `flag-flip-in-flight`: the barrier flag flipping with every interval under free pacing, with a late
  *   worker: it stages descriptions minted under the flag the frontier has since flipped;
- * - `empty-last`: the no-data policy `finish` and a late worker with no data, whose empty finish drops
- *   the last reference or completes the barrier, so it returns the shared batch (`empty-finish-receives`).
+ * - `empty-last`: the no-data policy `finish`, the barrier flag on and a late worker with no data, whose
+ *   empty finish completes the barrier, so it returns the shared batch (`empty-finish-receives`).
  * And three only the steered strategies' opening sweep draws (steer.ts `QUICK_SWEEP`):
  * - `threshold`: every worker stages exactly the threshold's bytes (`threshold=`);
  * - `supersede-hand`: supersede-skip without the barrier, so the late worker hands the superseded
@@ -66,7 +66,6 @@ export function rareArb(variant: Variant): fc.Arbitrary<RareCombination | null> 
   return fc.oneof({ weight: 10, arbitrary: fc.constant(null) }, { weight: 2, arbitrary: fc.constantFrom(...RARE_COMBINATIONS) });
 }
 
-/** `w` and `s` shaped towards `rare` (unchanged for null). */
 /** One run of the check as drawn: a workload within `bounds`, a schedule for it, then a rare
  * combination shaped onto both (drawn last, so the first two are what they would be without it). */
 export function runArb(variant: Variant, bounds: WorkloadBounds, strategy: Strategy, faults: number | undefined): fc.Arbitrary<{ workload: Workload; schedule: Schedule }> {
@@ -74,6 +73,7 @@ export function runArb(variant: Variant, bounds: WorkloadBounds, strategy: Strat
   return fc.tuple(workloadArb(variant, bounds), schedules, rareArb(variant)).map(([w, s, rare]) => shapedFor(rare, w, s));
 }
 
+/** `w` and `s` shaped towards `rare` (unchanged for null). */
 export function shapedFor(rare: RareCombination | null, w: Workload, s: Schedule): { workload: Workload; schedule: Schedule } {
   if (rare === null) return { workload: w, schedule: s };
   const workersPerProcess = Math.max(2, w.workersPerProcess);
@@ -119,14 +119,17 @@ export function shapedFor(rare: RareCombination | null, w: Workload, s: Schedule
       };
       break;
     case 'empty-last':
-      // The late worker has no data and finishes empty: it drops the last reference (best-effort), or
-      // its report completes the barrier, so its empty finish returns the shared batch.
+      // Under the barrier (the flag on), the late worker has no data and finishes empty: its report
+      // completes the barrier, so its empty finish returns the shared batch. Without the barrier the
+      // starved worker mostly opens after the others finished, on an instance of its own, and its
+      // finish returns nothing.
       shaped = {
         ...w,
         ...common,
         replicas: 1,
         processes: 1,
         noData: 'finish',
+        barrierFlags: [true],
         loads: loadsOf(workersPerProcess, (worker) => (worker === late.worker ? 'none' : 'tiny')),
         sinkLoads: undefined,
       };
