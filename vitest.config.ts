@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
@@ -14,31 +14,64 @@ export const NOT_TESTS = ['node_modules/**', 'scratch/**', 'report/**', '.stryke
 // coverage gate rather than failing it. `.ci/run` starts the server, so CI covers it.
 const pgAvailable = (process.env['SBKIT_PG_URL'] ?? '') !== '' || existsSync(new URL('.sbkit/pg/url', import.meta.url));
 
+/** The settings both tiers share. */
+export const TIER = {
+  // One test file per core. vitest's default, cores − 1 (a core kept for its own process), is one file at
+  // a time on a 2-core machine, while that process mostly waits; two forks keep both cores busy.
+  maxWorkers: availableParallelism(),
+  // No test depends on wall-clock speed: every search and check is bounded by its budget in runs or
+  // states, and a run that cannot finish reports a deadlock instead of waiting. A slow or busy machine
+  // makes the suite slower, never red, so there is no per-test time limit. This one guard is only
+  // against a true hang (a bug that awaits forever), far above any test's time on a loaded machine.
+  testTimeout: 30 * 60_000,
+  hookTimeout: 30 * 60_000,
+};
+
+/**
+ * The fast tier's test files that mock a module (`vi.mock`, `vi.doMock`): they run each in a process of
+ * its own. The others share their fork's modules from file to file (`isolate: false`): the kit is loaded
+ * and compiled by the JIT once per fork rather than once per file, which halves the tier's time on two
+ * cores. A module mock needs a fresh module graph, so those files stay isolated; found by reading the
+ * files, so a new mocking test is isolated without a word here. (A test that changes process-wide state —
+ * a spy, an environment variable — restores it, as every test here does.)
+ */
+function mockingTests(): string[] {
+  const root = new URL('.', import.meta.url);
+  return readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.test.ts') && !f.endsWith('.deep.test.ts') && !/^(node_modules|scratch|report|\.stryker-tmp)/.test(f))
+    .filter((f) => /\bvi\.(mock|doMock)\(/.test(readFileSync(new URL(f, root), 'utf8')))
+    .sort();
+}
+
 // The coverage gate: vitest's V8 provider fails the run, with a clear message, when a threshold is
 // missed. c8 wrapped around `vitest run` is no gate: measured with c8 12.0.0 and vitest 4.1.12, it
 // reported no data with the default `forks` pool and too high numbers with `threads`, and exited 0
 // both times. (c8 around a plain `tsx` script is correct: scripts/reach.ts uses it.)
+const coverage = {
+  provider: 'v8' as const,
+  include: ['impl/**/*.ts', 'model/**/*.ts', 'spec/**/*.ts', 'conformance/**/*.ts'],
+  // The benchmark entry scripts of `npm run bench` print figures and are never run by a test.
+  exclude: ['**/*.test.ts', '**/test-support/**', 'conformance/bench-speed.ts', 'conformance/gallery-stats.ts', ...(pgAvailable ? [] : ['impl/persist/pg-consensus.ts'])],
+  reporter: ['text-summary'],
+  thresholds: { lines: 95, branches: 90 },
+};
+
+const isolated = mockingTests();
+// SBKIT_VITEST_ISOLATE=1 (mutation/vitest.stryker.mjs sets it): every file isolated, one project —
+// Stryker's vitest runner adds its per-test coverage hooks to the config it is given.
+const oneProject = process.env['SBKIT_VITEST_ISOLATE'] === '1';
+
 export default defineConfig({
   test: {
-    include: ['**/*.test.ts'],
-    exclude: [...NOT_TESTS, DEEP_TESTS],
-    // One test file per core. vitest's default, cores − 1 (a core kept for its own process), is one file at
-    // a time on a 2-core machine, while that process mostly waits; two forks, each a test file in its own
-    // process (isolation: several files mock modules or set process.env), keep both cores busy.
-    maxWorkers: availableParallelism(),
-    // No test depends on wall-clock speed: every search and check is bounded by its budget in runs or
-    // states, and a run that cannot finish reports a deadlock instead of waiting. A slow or busy machine
-    // makes the suite slower, never red, so there is no per-test time limit. This one guard is only
-    // against a true hang (a bug that awaits forever), far above any test's time on a loaded machine.
-    testTimeout: 30 * 60_000,
-    hookTimeout: 30 * 60_000,
-    coverage: {
-      provider: 'v8',
-      include: ['impl/**/*.ts', 'model/**/*.ts', 'spec/**/*.ts', 'conformance/**/*.ts'],
-      // The benchmark entry scripts of `npm run bench` print figures and are never run by a test.
-      exclude: ['**/*.test.ts', '**/test-support/**', 'conformance/bench-speed.ts', 'conformance/gallery-stats.ts', ...(pgAvailable ? [] : ['impl/persist/pg-consensus.ts'])],
-      reporter: ['text-summary'],
-      thresholds: { lines: 95, branches: 90 },
-    },
+    ...TIER,
+    coverage,
+    ...(oneProject
+      ? { include: ['**/*.test.ts'], exclude: [...NOT_TESTS, DEEP_TESTS] }
+      : {
+          projects: [
+            { extends: true, test: { name: 'shared', include: ['**/*.test.ts'], exclude: [...NOT_TESTS, DEEP_TESTS, ...isolated], isolate: false } },
+            { extends: true, test: { name: 'isolated', include: isolated, exclude: NOT_TESTS } },
+          ],
+        }),
   },
 });

@@ -12,6 +12,9 @@ if (tests !== 'all' && tests !== 'unit') {
   throw new Error(`SBKIT_MUTATION_TESTS must be all or unit, got ${JSON.stringify(tests)}`);
 }
 const killer = tests === 'unit' ? 'vitest-unit' : 'vitest';
+// vitest.config.ts as one project, every file isolated: the runner's per-test coverage hooks go into
+// the config it is given.
+process.env.SBKIT_VITEST_ISOLATE = '1';
 
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
