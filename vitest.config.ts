@@ -37,8 +37,11 @@ export const TIER = {
  */
 function mockingTests(): string[] {
   const root = new URL('.', import.meta.url);
-  return readdirSync(root, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.test.ts') && !f.endsWith('.deep.test.ts') && !/^(node_modules|scratch|report|\.stryker-tmp)/.test(f))
+  const skipped = new Set(NOT_TESTS.map((p) => p.split('/')[0]));
+  return readdirSync(root, { withFileTypes: true })
+    .filter((d) => !d.name.startsWith('.') && !skipped.has(d.name))
+    .flatMap((d) => (d.isDirectory() ? readdirSync(new URL(`${d.name}/`, root), { recursive: true, encoding: 'utf8' }).map((f) => `${d.name}/${f}`) : [d.name]))
+    .filter((f) => f.endsWith('.test.ts') && !f.endsWith('.deep.test.ts'))
     .filter((f) => /\bvi\.(mock|doMock)\(/.test(readFileSync(new URL(f, root), 'utf8')))
     .sort();
 }
