@@ -229,41 +229,6 @@ describe('sbkit bugs and model', () => {
   });
 });
 
-describe('sbkit report', () => {
-  it('writes a self-contained report, prints its path, and says in JSON and on stderr why it exits non-zero', async () => {
-    const out = join(dir, 'sub', 'r.html');
-    // the three variants the criteria below are about (a variant's own report section: the main job's test)
-    const r = await run(['report', ...SMALL, '--variants', 'off,best-effort,barrier', '--sweep', 'workers=1,2', '--sweep-intervals', '3', '--runs', '3', '--hydration-rows', '400', '--threshold', '8KiB', '--out', out, '--json', '--skip-gallery']);
-    const j = JSON.parse(r.out) as { exitCode: number; path: string; reasons: string[]; criteria: { name: string; ok: boolean; detail: string }[]; gallery: unknown };
-    // the gallery (every bug found and drawn) is the main job's test's and cli.deep.test.ts's: here its skipped section
-    expect(j.gallery).toEqual({ ran: false, reason: '--skip-gallery was given' });
-    const { validate } = await import('./json-schema.ts');
-    const schema = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'docs', 'reference', 'report.schema.json'), 'utf8')) as Record<string, unknown>;
-    expect(validate(schema, j)).toEqual([]);
-    expect(j.path).toBe(out);
-    expect(existsSync(out)).toBe(true);
-    const html = readFileSync(out, 'utf8');
-    expect(html).toContain('<svg');
-    expect(html).toContain('Sweep: workers');
-    expect(html).toContain('Hydration');
-    expect(html).toContain('Not run: --skip-gallery was given');
-    expect(html).not.toMatch(/<script|<link|src=/i);
-    // 80 updates of ~100 B over 4 workers stay below the 4 KiB inline limit, so off writes no blob at all
-    // while the barrier's combined part does: that criterion misses, and a missed criterion is exit 1.
-    expect(j.criteria.filter((c) => !c.ok)).toEqual([{ name: 'barrier blob PUTs at most 20% of off', ok: false, detail: expect.stringMatching(/^\d+ of 0 = —$/) }]);
-    expect(r.code).toBe(1);
-    expect(j.exitCode).toBe(1);
-    expect(j.reasons).toContainEqual(expect.stringMatching(/^done-criterion missed: barrier blob PUTs at most 20% of off \(/));
-    // three runs per variant cannot take every reachable transition: incomplete, and the reason says the budget
-    expect(j.reasons).toContainEqual(expect.stringMatching(/^model coverage: \d+ reachable transitions? never taken in 3 runs per variant .*\(a small budget: --runs 500, the default, takes every one\)$/));
-    expect(r.err).toMatch(/^sbkit report: exit 1:\n {2}- violation: done-criterion missed: /);
-    expect(r.err).toMatch(/^ {2}- incomplete: model coverage: /m);
-    // the report's headline says the same, each line in the colour of what it says
-    expect(html).toMatch(/<div class="findings missed"><p class="verdict"><strong class="miss">Failed: done-criterion missed: barrier blob PUTs/);
-    expect(html).toMatch(/<strong class="warn">Incomplete: model coverage: /);
-  });
-});
-
 describe('sbkit check', () => {
   it('runs the conformance check and exits by its verdict', async () => {
     const r = await run(['check', '--variant', 'barrier', '--runs', '5', '--seed', '3', '--jobs', '1']);
