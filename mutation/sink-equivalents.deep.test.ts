@@ -8,26 +8,17 @@
  *   feeds the write and append queues, every write worker has sent its hand), and the tasks that wake
  *   to the close end without passing a scheduling point — so the schedule, and every output, is the same.
  *   Here the mutant is planted in a copy of the kit with a probe that counts the loop heads where its
- *   branch is taken and the kit's is not; the killer's three commands print word for word what they
- *   print in the kit.
+ *   branch is taken and the kit's is not; the killer's three commands (mutation/killer-output.ts) print
+ *   there word for word what they print in the kit.
  */
-import { spawnSync } from 'node:child_process';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { plant } from '../conformance/test-support/plant.ts';
+import { killerOutputs, type KillerOutput } from './killer-output.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-/** The killer's commands (mutation/check.stryker.mjs), seed 1, one job, unshrunk. */
-const KILLER = [
-  ['check', '--jobs', '1', '--seed', '1', '--no-shrink'],
-  ['check', '--jobs', '1', '--seed', '1', '--no-shrink', '--faults'],
-  ['bugs', '--check', '--seed', '1', '--no-shrink'],
-] as const;
 const PROBE = /^mint probe: (\d+)\n/m;
 
 describe('mint.ts: the queues closed once lower reached K, a description live or not', () => {
-  it("prints word for word the kit's output in the killer's three commands, its branch taken where the kit's is not", () => {
+  it("prints word for word the kit's output in the killer's three commands, its branch taken where the kit's is not", async () => {
     const p = plant({
       file: 'impl/sink/mint.ts',
       from: '    if (r.live === null && r.lower >= r.settings.intervals) {',
@@ -41,15 +32,17 @@ describe('mint.ts: the queues closed once lower reached K, a description live or
       ].join('\n'),
     });
     try {
-      let taken = 0;
-      for (const args of KILLER) {
-        const kit = spawnSync(process.execPath, ['bin/sbkit.js', ...args], { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 << 20 });
-        const mutant = p.sbkit(args);
-        const probe = PROBE.exec(mutant.output);
-        taken += Number(probe?.[1] ?? 0);
-        expect(kit.status, args.join(' ')).toBe(0);
-        expect([args.join(' '), mutant.code, mutant.output.replace(PROBE, '')]).toEqual([args.join(' '), kit.status, `${kit.stdout}${kit.stderr}`]);
-      }
+      const planted = p.tsx('mutation/killer-output.ts', []);
+      expect(planted.code, planted.output).toBe(0);
+      const taken = Number(PROBE.exec(planted.output)?.[1] ?? 0);
+      const mutant = JSON.parse(planted.output.replace(PROBE, '')) as KillerOutput[];
+      const kit = await killerOutputs();
+      expect(kit.map((k) => [k.command, k.code])).toEqual([
+        ['sbkit check --jobs 1 --seed 1 --no-shrink', 0],
+        ['sbkit check --jobs 1 --seed 1 --no-shrink --faults', 0],
+        ['sbkit bugs --check --seed 1 --no-shrink', 0],
+      ]);
+      expect(mutant).toEqual(kit);
       expect(taken).toBeGreaterThan(100);
     } finally {
       p.dispose();
