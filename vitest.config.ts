@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectConfiguration } from 'vitest/config';
 
 // Two tiers. `npm test` runs this config: every `*.test.ts` but the `*.deep.test.ts`, with the coverage
 // gate. `npm run test:deep` (vitest.deep.config.ts) runs the `*.deep.test.ts`: the long exhaustive and
@@ -28,22 +28,31 @@ export const TIER = {
 };
 
 /**
- * The fast tier's test files that mock a module (`vi.mock`, `vi.doMock`): they run each in a process of
- * its own. The others share their fork's modules from file to file (`isolate: false`): the kit is loaded
- * and compiled by the JIT once per fork rather than once per file, which halves the tier's time on two
- * cores. A module mock needs a fresh module graph, so those files stay isolated; found by reading the
- * files, so a new mocking test is isolated without a word here. (A test that changes process-wide state —
- * a spy, an environment variable — restores it, as every test here does.)
+ * The test files of a tier (`deep`: the `*.deep.test.ts`, else the others) that mock a module (`vi.mock`,
+ * `vi.doMock`): they run each in a process of its own. The others share their fork's modules from file
+ * to file (`isolate: false`): the kit is loaded and compiled by the JIT once per fork rather than once
+ * per file, which halves a tier's time on two cores. A module mock needs a fresh module graph, so those
+ * files stay isolated; found by reading the files, so a new mocking test is isolated without a word
+ * here. (A test that changes process-wide state — a spy, an environment variable — restores it, as every
+ * test here does.)
  */
-function mockingTests(): string[] {
+export function mockingTests(deep: boolean): string[] {
   const root = new URL('.', import.meta.url);
   const skipped = new Set(NOT_TESTS.map((p) => p.split('/')[0]));
   return readdirSync(root, { withFileTypes: true })
     .filter((d) => !d.name.startsWith('.') && !skipped.has(d.name))
     .flatMap((d) => (d.isDirectory() ? readdirSync(new URL(`${d.name}/`, root), { recursive: true, encoding: 'utf8' }).map((f) => `${d.name}/${f}`) : [d.name]))
-    .filter((f) => f.endsWith('.test.ts') && !f.endsWith('.deep.test.ts'))
+    .filter((f) => f.endsWith('.test.ts') && f.endsWith('.deep.test.ts') === deep)
     .filter((f) => /\bvi\.(mock|doMock)\(/.test(readFileSync(new URL(f, root), 'utf8')))
     .sort();
+}
+
+/** A tier's files as two projects: those that mock a module isolated, the rest sharing modules. */
+export function tierProjects(include: string, exclude: readonly string[], isolated: readonly string[]): TestProjectConfiguration[] {
+  return [
+    { extends: true, test: { name: 'shared', include: [include], exclude: [...NOT_TESTS, ...exclude, ...isolated], isolate: false } },
+    { extends: true, test: { name: 'isolated', include: [...isolated], exclude: NOT_TESTS } },
+  ];
 }
 
 // The coverage gate: vitest's V8 provider fails the run, with a clear message, when a threshold is
@@ -59,7 +68,6 @@ const coverage = {
   thresholds: { lines: 95, branches: 90 },
 };
 
-const isolated = mockingTests();
 // SBKIT_VITEST_ISOLATE=1 (mutation/vitest.stryker.mjs sets it): every file isolated, one project —
 // Stryker's vitest runner adds its per-test coverage hooks to the config it is given.
 const oneProject = process.env['SBKIT_VITEST_ISOLATE'] === '1';
@@ -68,13 +76,6 @@ export default defineConfig({
   test: {
     ...TIER,
     coverage,
-    ...(oneProject
-      ? { include: ['**/*.test.ts'], exclude: [...NOT_TESTS, DEEP_TESTS] }
-      : {
-          projects: [
-            { extends: true, test: { name: 'shared', include: ['**/*.test.ts'], exclude: [...NOT_TESTS, DEEP_TESTS, ...isolated], isolate: false } },
-            { extends: true, test: { name: 'isolated', include: isolated, exclude: NOT_TESTS } },
-          ],
-        }),
+    ...(oneProject ? { include: ['**/*.test.ts'], exclude: [...NOT_TESTS, DEEP_TESTS] } : { projects: tierProjects('**/*.test.ts', [DEEP_TESTS], mockingTests(false)) }),
   },
 });
