@@ -31,7 +31,7 @@ export const TIER = {
  * The test files of a tier (`deep`: the `*.deep.test.ts`, else the others) that mock a module (`vi.mock`,
  * `vi.doMock`): they run each in a process of its own. The others share their fork's modules from file
  * to file (`isolate: false`): the kit is loaded and compiled by the JIT once per fork rather than once
- * per file, which halves a tier's time on two cores. A module mock needs a fresh module graph, so those
+ * per file (the fast tier's time nearly halves on two cores, the deep tier's falls by a tenth or more). A module mock needs a fresh module graph, so those
  * files stay isolated; found by reading the files, so a new mocking test is isolated without a word
  * here. (A test that changes process-wide state — a spy, an environment variable — restores it, as every
  * test here does.)

@@ -131,8 +131,8 @@ export async function runOnce(workload: Workload, schedule: Schedule, bug?: BugN
   // The model's configuration of each sink, once: the replay and the cost prediction both read it.
   const cfgs = modelConfigsOf(workload, updatesBySink, plan !== undefined);
   const judged = judgeRun(workload, trace, outcome, updates, plan !== undefined, store, cfgs);
-  /** The impl's own objects and stores, checked beyond the run itself: each adds a failure or nothing. */
   lap('judge');
+  /** The impl's own objects and stores, checked beyond the run itself: each adds a failure or nothing. */
   const more: Failure[] = [];
   // Cost (conformance/cost-check.ts): the stores' counts against the model's prediction from the trace
   // it accepted.

@@ -31,7 +31,7 @@ describe('sbkit report', () => {
     // the three variants the criteria below are about (a variant's own report section: the main job's test)
     const r = await run(['report', ...SMALL, '--variants', 'off,best-effort,barrier', '--sweep', 'workers=1,2', '--sweep-intervals', '3', '--runs', '3', '--hydration-rows', '400', '--threshold', '8KiB', '--out', out, '--json', '--skip-gallery']);
     const j = JSON.parse(r.out) as { exitCode: number; path: string; reasons: string[]; criteria: { name: string; ok: boolean; detail: string }[]; gallery: unknown };
-    // the gallery (every bug found and drawn) is the main job's test's and cli.deep.test.ts's: here its skipped section
+    // the gallery (every bug found and drawn) is the main job's test's and the next test's: here its skipped section
     expect(j.gallery).toEqual({ ran: false, reason: '--skip-gallery was given' });
     const { validate } = await import('./json-schema.ts');
     const schema = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'docs', 'reference', 'report.schema.json'), 'utf8')) as Record<string, unknown>;

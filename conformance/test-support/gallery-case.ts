@@ -32,7 +32,8 @@ export function shrunkBound(bug: BugName): number {
  */
 export const SHRUNK_IN_DEEP_TIER: readonly BugName[] = ['mismatch-delete-error-swallowed', 'stale-hand-appended', 'restart-rewrites-appended-interval'];
 
-async function sbkit(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+/** `sbkit ARGV` in this process: its exit code and what it printed. */
+export async function gallerySbkit(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const io = captureIo({});
   const code = await main(argv, io);
   return { code, out: io.stdout(), err: io.stderr() };
@@ -40,7 +41,7 @@ async function sbkit(...argv: string[]): Promise<{ code: number; out: string; er
 
 /** Finds `bug` (with `extra` flags), checks the report, its replay and the clean run; the executed events. */
 export async function galleryCase(bug: BugName, extra: readonly string[] = []): Promise<number> {
-  const found = await sbkit('check', '--bug', bug, '--seed', String(GALLERY_SEED), ...extra);
+  const found = await gallerySbkit('check', '--bug', bug, '--seed', String(GALLERY_SEED), ...extra);
   expect(found.code, found.out + found.err).toBe(1);
   for (const part of [`seed ${GALLERY_SEED}`, 'workload:', 'schedule:', 'what failed:', 'executed protocol events', 'scheduler log', 'replay: sbkit check --replay sb1.']) {
     expect(found.out).toContain(part);
@@ -52,7 +53,7 @@ export async function galleryCase(bug: BugName, extra: readonly string[] = []): 
   const token = /--replay (\S+)/.exec(found.out)?.[1] ?? '';
   const counterexample = decodeToken(token);
   expect(counterexample.bug).toBe(bug);
-  const replayed = await sbkit('check', '--replay', token);
+  const replayed = await gallerySbkit('check', '--replay', token);
   expect(replayed.code).toBe(1);
   const whatFailed = (out: string) => out.slice(out.indexOf('what failed:'), out.indexOf('replay:'));
   expect(whatFailed(replayed.out)).toBe(whatFailed(found.out));
@@ -61,6 +62,3 @@ export async function galleryCase(bug: BugName, extra: readonly string[] = []): 
   expect(clean.failures, `${bug}'s counterexample without the bug`).toEqual([]);
   return events;
 }
-
-/** `sbkit check` itself, for a case of its own. */
-export { sbkit as gallerySbkit };
